@@ -1,0 +1,293 @@
+"""explain_trim explains trim_messages without ever disagreeing with it."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+
+from course_utils.tokens import dummy_token_counter
+from course_utils.trimming import (
+    AFTER_END_ON,
+    BEFORE_START_ON,
+    OVER_BUDGET,
+    explain_trim,
+    list_token_counter,
+    table_token_counter,
+    trim_walkthrough,
+)
+
+TEN = "This is a 4 token text. The full message is 10 tokens."
+
+
+def reference_messages():
+    """The five messages of the trim_messages reference page."""
+    return [
+        SystemMessage(TEN),
+        HumanMessage(TEN, id="first"),
+        AIMessage(
+            [
+                {"type": "text", "text": "This is the FIRST 4 token block."},
+                {"type": "text", "text": "This is the SECOND 4 token block."},
+            ],
+            id="second",
+        ),
+        HumanMessage(TEN, id="third"),
+        AIMessage(TEN, id="fourth"),
+    ]
+
+
+FIRST_BLOCK = [{"type": "text", "text": "This is the FIRST 4 token block."}]
+SECOND_BLOCK = [{"type": "text", "text": "This is the SECOND 4 token block."}]
+
+# The page's seven examples: arguments and the output the page prints, as
+# (id, content) pairs. The page is the source document under test here.
+PAGE_EXAMPLES = [
+    (dict(max_tokens=30, strategy="first"), [(None, TEN), ("first", TEN)]),
+    (dict(max_tokens=30, strategy="first", allow_partial=True), [(None, TEN), ("first", TEN), ("second", FIRST_BLOCK)]),
+    (dict(max_tokens=30, strategy="first", allow_partial=True, end_on="human"), [(None, TEN), ("first", TEN)]),
+    (dict(max_tokens=30, include_system=True, strategy="last"), [(None, TEN), ("third", TEN), ("fourth", TEN)]),
+    (
+        dict(max_tokens=40, strategy="last", allow_partial=True, include_system=True),
+        [(None, TEN), ("second", FIRST_BLOCK), ("third", TEN), ("fourth", TEN)],
+    ),
+    (
+        dict(max_tokens=30, strategy="last", end_on="human", include_system=True, allow_partial=True),
+        [(None, TEN), ("second", FIRST_BLOCK), ("third", TEN)],
+    ),
+    (
+        dict(max_tokens=40, strategy="last", include_system=True, allow_partial=True, start_on="human"),
+        [(None, TEN), ("third", TEN), ("fourth", TEN)],
+    ),
+]
+
+
+def as_pairs(messages):
+    return [(m.id, m.content) for m in messages]
+
+
+@pytest.mark.parametrize("kwargs,page_output", PAGE_EXAMPLES)
+def test_reference_examples_match_trim_messages(kwargs, page_output):
+    messages = reference_messages()
+    report = explain_trim(messages, token_counter=dummy_token_counter, **kwargs)
+    assert report.result == trim_messages(reference_messages(), token_counter=dummy_token_counter, **kwargs)
+    assert len(report.rows) == len(messages)
+    library = as_pairs(report.result)
+    if kwargs["strategy"] == "last" and kwargs.get("allow_partial"):
+        # The page shows the FIRST block; the library keeps the LAST one, as
+        # the allow_partial text says ("the last part of the content").
+        expected = [(i, SECOND_BLOCK if c == FIRST_BLOCK else c) for i, c in page_output]
+        assert library != page_output or FIRST_BLOCK not in [c for _, c in page_output]
+        assert library == expected
+    else:
+        assert library == page_output
+
+
+def test_reference_rows_and_reasons():
+    report = explain_trim(reference_messages(), token_counter=dummy_token_counter, **PAGE_EXAMPLES[6][0])
+    assert [r.status for r in report.rows] == ["kept", "dropped", "dropped", "kept", "kept"]
+    assert [r.tokens for r in report.rows] == [10, 10, 14, 10, 10]
+    assert report.rows[0].reason == "system kept by include_system"
+    assert report.rows[1].reason == OVER_BUDGET
+    # The AI message fit partly (10 of 40), but start_on="human" removed it.
+    assert report.rows[2].reason == BEFORE_START_ON
+    assert report.result_tokens == 30 <= report.max_tokens
+
+
+def test_partial_row_keeps_last_block_with_last_strategy():
+    report = explain_trim(reference_messages(), token_counter=dummy_token_counter, **PAGE_EXAMPLES[4][0])
+    row = report.rows[2]
+    assert row.status == "partial"
+    assert row.kept.content == SECOND_BLOCK
+    assert row.kept_tokens == 10 and row.tokens == 14
+    assert "last 1 of 2 content blocks" in row.reason
+
+
+def test_end_on_reasons_for_both_strategies():
+    first = explain_trim(reference_messages(), token_counter=dummy_token_counter, **PAGE_EXAMPLES[2][0])
+    assert first.rows[2].reason == AFTER_END_ON  # the partial AI message was cut by end_on
+    last = explain_trim(reference_messages(), token_counter=dummy_token_counter, **PAGE_EXAMPLES[5][0])
+    assert last.rows[4].reason == AFTER_END_ON  # removed before counting
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(max_tokens=30, strategy="first", start_on="human"),
+        dict(max_tokens=30, strategy="first", include_system=True),
+        dict(max_tokens=30, strategy="middle"),
+        dict(max_tokens=30, token_counter="exactly"),
+    ],
+)
+def test_errors_are_trim_messages_own(kwargs):
+    kwargs = {"token_counter": dummy_token_counter, **kwargs}
+    with pytest.raises(ValueError) as theirs:
+        trim_messages(reference_messages(), **kwargs)
+    with pytest.raises(ValueError) as ours:
+        explain_trim(reference_messages(), **kwargs)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_bad_messages_argument():
+    with pytest.raises(TypeError, match="messages must be a list"):
+        explain_trim("hello", max_tokens=10, token_counter=dummy_token_counter)
+    with pytest.raises(TypeError, match="token_counter"):
+        list_token_counter(42)
+
+
+def test_empty_conversation():
+    report = explain_trim([], max_tokens=10, token_counter=dummy_token_counter)
+    assert report.rows == [] and report.result == []
+
+
+def test_per_message_counter_and_dicts_are_accepted():
+    def per_message(message: BaseMessage) -> int:
+        return len(message.text)
+
+    messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi there"}]
+    report = explain_trim(messages, max_tokens=8, token_counter=per_message)
+    assert [r.status for r in report.rows] == ["dropped", "kept"]
+    assert [r.tokens for r in report.rows] == [5, 8]
+
+
+# --- the slide's walkthrough ---------------------------------------------------
+
+
+def slide_conversation():
+    return [
+        HumanMessage("Find me a flight to Paris.", id="human1"),
+        AIMessage("Here are three options.", id="ai1"),
+        HumanMessage("What's the weather there?", id="human2"),
+        ToolMessage("Sunny, 24 C", tool_call_id="call_weather", id="tool2"),
+        AIMessage("It will be sunny and warm.", id="ai2"),
+    ]
+
+
+SLIDE_COSTS = {"human1": 40, "ai1": 60, "human2": 50, "tool2": 30, "ai2": 70}
+
+
+def test_slide_walkthrough_numbers():
+    walk = trim_walkthrough(slide_conversation(), 150, table_token_counter(SLIDE_COSTS))
+    assert walk.lines == ["70 <= 150", "70 + 30 = 100 <= 150", "100 + 50 = 150 <= 150", "150 + 60 = 210 > 150: stop"]
+    assert [m.id for m in walk.kept] == ["human2", "tool2", "ai2"]
+
+
+def test_walkthrough_agrees_with_trim_messages():
+    counter = table_token_counter(SLIDE_COSTS)
+    report = explain_trim(slide_conversation(), max_tokens=150, token_counter=counter)
+    walk = trim_walkthrough(slide_conversation(), 150, counter)
+    assert report.result == walk.kept
+
+
+def test_walkthrough_and_table_counter_validate():
+    with pytest.raises(TypeError, match="max_tokens"):
+        trim_walkthrough(slide_conversation(), "150", dummy_token_counter)
+    with pytest.raises(ValueError, match="max_tokens"):
+        trim_walkthrough(slide_conversation(), -1, dummy_token_counter)
+    with pytest.raises(ValueError, match="costs\\['x'\\]"):
+        table_token_counter({"x": -3})
+    with pytest.raises(ValueError, match="no cost"):
+        table_token_counter({})([HumanMessage("hi", id="nope")])
+
+
+# --- property-based: any conversation, any arguments -------------------------------
+
+TEXT = st.text(alphabet="ab \nسلام你好", min_size=0, max_size=40)
+
+
+@st.composite
+def conversations(draw):
+    messages = []
+    if draw(st.booleans()):
+        messages.append(SystemMessage(draw(TEXT)))
+    for n in range(draw(st.integers(0, 12))):
+        kind = draw(st.sampled_from(["human", "ai", "ai_blocks", "tool_turn"]))
+        if kind == "human":
+            messages.append(HumanMessage(draw(TEXT), id=f"h{n}"))
+        elif kind == "ai":
+            messages.append(AIMessage(draw(TEXT), id=f"a{n}"))
+        elif kind == "ai_blocks":
+            blocks = [{"type": "text", "text": draw(TEXT)} for _ in range(draw(st.integers(1, 3)))]
+            messages.append(AIMessage(blocks, id=f"b{n}"))
+        else:
+            call = {"name": "lookup", "args": {"q": draw(TEXT)}, "id": f"call{n}"}
+            messages.append(AIMessage("", tool_calls=[call], id=f"c{n}"))
+            messages.append(ToolMessage(draw(TEXT), tool_call_id=f"call{n}", id=f"t{n}"))
+    return messages
+
+
+def per_message_len(message: BaseMessage) -> int:
+    return 1 + len(message.text)
+
+
+ROLES = st.one_of(st.none(), st.sampled_from(["human", "ai", "tool", ("human", "ai"), HumanMessage]))
+
+
+@st.composite
+def trim_arguments(draw):
+    strategy = draw(st.sampled_from(["first", "last"]))
+    kwargs = dict(
+        max_tokens=draw(st.integers(0, 120)),
+        strategy=strategy,
+        token_counter=draw(st.sampled_from([dummy_token_counter, "approximate", per_message_len])),
+        allow_partial=draw(st.booleans()),
+        end_on=draw(ROLES),
+    )
+    if strategy == "last":
+        kwargs["start_on"] = draw(ROLES)
+        kwargs["include_system"] = draw(st.booleans())
+    return kwargs
+
+
+def boundary_oracle(messages, kwargs):
+    """Indices the budget allowed but start_on/end_on removed, from full second calls."""
+    if kwargs["strategy"] == "last":
+        if not kwargs.get("start_on"):
+            return set()
+        without = trim_messages(messages, **{**kwargs, "start_on": None})
+        final = trim_messages(messages, **kwargs)
+        head = 1 if kwargs.get("include_system") and messages and isinstance(messages[0], SystemMessage) else 0
+        end = len(messages)
+        while kwargs.get("end_on") and end > 0 and not _matches(messages[end - 1], kwargs["end_on"]):
+            end -= 1
+        head = head if end else 0
+        return set(range(end - (len(without) - head), end - (len(final) - head)))
+    if not kwargs.get("end_on"):
+        return set()
+    without = trim_messages(messages, **{**kwargs, "end_on": None})
+    final = trim_messages(messages, **kwargs)
+    return set(range(len(final), len(without)))
+
+
+def _matches(message, types):
+    types = [types] if isinstance(types, (str, type)) else list(types)
+    return any(message.type == t if isinstance(t, str) else isinstance(message, t) for t in types)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(conversations(), trim_arguments())
+def test_explain_trim_agrees_with_trim_messages(messages, kwargs):
+    report = explain_trim(messages, **kwargs)
+    assert report.result == trim_messages(messages, **kwargs)
+    assert [row.index for row in report.rows] == list(range(len(messages)))
+    assert all(row.message is m for row, m in zip(report.rows, messages))
+    # The kept rows, in input order, are exactly the result.
+    assert [row.kept for row in report.kept] == report.result
+    assert sum(row.status == "partial" for row in report.rows) <= 1
+    counter = list_token_counter(kwargs["token_counter"])
+    for row in report.rows:
+        assert row.status in ("kept", "partial", "dropped")
+        assert row.tokens == counter([row.message])
+        assert (row.kept is None) == (row.status == "dropped")
+    # Boundary reasons agree with an independent pair of full calls.
+    cut = {row.index for row in report.rows if row.reason in (BEFORE_START_ON, AFTER_END_ON)}
+    assert cut == boundary_oracle(messages, kwargs) | _popped_by_end_on(messages, kwargs)
+
+
+def _popped_by_end_on(messages, kwargs):
+    """strategy="last" removes trailing messages after end_on before counting."""
+    if kwargs["strategy"] != "last" or not kwargs.get("end_on"):
+        return set()
+    end = len(messages)
+    while end > 0 and not _matches(messages[end - 1], kwargs["end_on"]):
+        end -= 1
+    return set(range(end, len(messages)))
