@@ -368,3 +368,29 @@ def table_token_counter(costs: Mapping[str, int]) -> Callable[[list[BaseMessage]
         return sum(costs[m.id] for m in messages)
 
     return count
+
+
+# --- the slides' worked example -------------------------------------------------
+
+#: Token costs of the slides' trimming example (budget 150): counting from the
+#: end, 70 <= 150; 70 + 30 = 100; 100 + 50 = 150; 150 + 60 = 210 > 150.
+SLIDE_COSTS = {"human1": 40, "ai1": 60, "human2": 50, "tool2": 30, "ai2": 70}
+SLIDE_BUDGET = 150
+
+
+def slide_conversation() -> list[BaseMessage]:
+    """The slides' five messages, named as the slides name them.
+
+    As on the slide, ``tool2`` follows ``human2`` directly; in a real agent an
+    AIMessage with the tool call would sit between them (lesson 03 asks why
+    that matters).
+    """
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    return [
+        HumanMessage("Find me a flight to Paris for next week.", id="human1"),
+        AIMessage("I found three flights; the cheapest leaves Tuesday at 9:40.", id="ai1"),
+        HumanMessage("What will the weather be like there?", id="human2"),
+        ToolMessage("Paris, next week: sunny, 24 C", tool_call_id="call_weather", id="tool2"),
+        AIMessage("It will be sunny and warm, about 24 C.", id="ai2"),
+    ]

@@ -10,8 +10,11 @@ from course_utils.trimming import (
     AFTER_END_ON,
     BEFORE_START_ON,
     OVER_BUDGET,
+    SLIDE_BUDGET,
+    SLIDE_COSTS,
     explain_trim,
     list_token_counter,
+    slide_conversation,
     table_token_counter,
     trim_walkthrough,
 )
@@ -152,21 +155,8 @@ def test_per_message_counter_and_dicts_are_accepted():
 # --- the slide's walkthrough ---------------------------------------------------
 
 
-def slide_conversation():
-    return [
-        HumanMessage("Find me a flight to Paris.", id="human1"),
-        AIMessage("Here are three options.", id="ai1"),
-        HumanMessage("What's the weather there?", id="human2"),
-        ToolMessage("Sunny, 24 C", tool_call_id="call_weather", id="tool2"),
-        AIMessage("It will be sunny and warm.", id="ai2"),
-    ]
-
-
-SLIDE_COSTS = {"human1": 40, "ai1": 60, "human2": 50, "tool2": 30, "ai2": 70}
-
-
 def test_slide_walkthrough_numbers():
-    walk = trim_walkthrough(slide_conversation(), 150, table_token_counter(SLIDE_COSTS))
+    walk = trim_walkthrough(slide_conversation(), SLIDE_BUDGET, table_token_counter(SLIDE_COSTS))
     assert walk.lines == ["70 <= 150", "70 + 30 = 100 <= 150", "100 + 50 = 150 <= 150", "150 + 60 = 210 > 150: stop"]
     assert [m.id for m in walk.kept] == ["human2", "tool2", "ai2"]
 
