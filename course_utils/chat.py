@@ -1,0 +1,630 @@
+"""An offline chat model, so every lesson runs with no network and no API key.
+
+:class:`OfflineChatModel` is a real langchain_core ``BaseChatModel``. It answers
+with a few small, table-driven rules and uses **only the messages it is sent
+in that call**, so a lesson can show what a model forgets when the history is
+trimmed, and what it still knows from a summary:
+
+>>> from langchain_core.messages import HumanMessage
+>>> model = OfflineChatModel()
+>>> model.invoke([HumanMessage("hi! I'm bob")]).content
+'Hi Bob! Nice to meet you. How can I help you today?'
+>>> model.invoke([HumanMessage("what's my name?")]).content
+"I don't know your name: you haven't told me."
+
+Like a provider's model it reports ``usage_metadata``, refuses input larger
+than its ``context_window`` (:class:`ContextWindowExceededError`), writes a
+summary when asked to, and calls tools bound with ``bind_tools``. Unlike one,
+it records what every call was sent in ``model.calls``.
+
+:func:`get_chat_model` returns it, or a real provider's model when the
+environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import PrivateAttr, field_validator
+
+from course_utils.tokens import COUNTER_NAMES, exact_counter, get_token_counter
+
+TokenCounter = Callable[[list[BaseMessage]], int]
+
+# --- the rule tables ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Team:
+    """A sports team the model recognises when the user says they like it."""
+
+    name: str
+    city: str
+    league: str
+    sport: str
+
+    @property
+    def full_name(self) -> str:
+        return f"the {self.city} {self.name}"
+
+
+#: Keys are what a user types ("i like the celtics!").
+TEAMS = {
+    "patriots": Team("Patriots", "New England", "NFL", "football"),
+    "chiefs": Team("Chiefs", "Kansas City", "NFL", "football"),
+    "eagles": Team("Eagles", "Philadelphia", "NFL", "football"),
+    "cowboys": Team("Cowboys", "Dallas", "NFL", "football"),
+    "packers": Team("Packers", "Green Bay", "NFL", "football"),
+    "49ers": Team("49ers", "San Francisco", "NFL", "football"),
+    "celtics": Team("Celtics", "Boston", "NBA", "basketball"),
+    "lakers": Team("Lakers", "Los Angeles", "NBA", "basketball"),
+    "warriors": Team("Warriors", "Golden State", "NBA", "basketball"),
+    "red sox": Team("Red Sox", "Boston", "MLB", "baseball"),
+    "yankees": Team("Yankees", "New York", "MLB", "baseball"),
+    "bruins": Team("Bruins", "Boston", "NHL", "hockey"),
+}
+
+#: Where a name is stated: by the user, or in a summary the model wrote.
+NAME_PATTERNS = (
+    re.compile(r"\bmy name is ([a-z]+)", re.I),
+    re.compile(r"\bcall me ([a-z]+)", re.I),
+    re.compile(r"\bi(?:'m| am) ([a-z]+)\s*(?:[,.!?]|$)", re.I),
+    re.compile(r"\bthe user's name is ([a-z]+)", re.I),
+)
+#: "I'm fine" states a mood, not a name.
+NOT_NAMES = frozenset(
+    "a an the fine good great ok okay here back sorry happy glad sure tired bored "
+    "hungry ready done new lost confused well excited busy interested not".split()
+)
+
+#: Where a like is stated ("i like the celtics!", "The user likes the Celtics.").
+LIKE_PATTERN = re.compile(r"\b(?:i|the user) (?:really )?(?:like|likes|love|loves) (.+)", re.I)
+#: "i like how much they win" likes a clause, not a thing to remember.
+NOT_THINGS = frozenset("how that this it them when what where why to you your".split())
+
+#: A question recorded in a summary ("The user asked: what's my name?").
+ASKED_PREFIX = re.compile(r"^the user asked:\s*", re.I)
+
+#: What the last human message asks for.
+ASKS_SUMMARY = re.compile(r"\b(?:create|extend|write)\b.*\bsummary\b|\bsummari[sz]e\b", re.I)
+ASKS_NAME = re.compile(r"\b(?:what's|what is|do you know|do you remember) my name\b", re.I)
+ASKS_TEAM = re.compile(r"\b(?:what|which) (?:(\w+) )?team\b", re.I)
+ASKS_LIKES = re.compile(r"\bwhat do i (?:like|love)\b", re.I)
+GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b", re.I)
+
+#: Words of a tool's name that say nothing about what it is for.
+GENERIC_TOOL_WORDS = frozenset("get fetch find search lookup look up tool current the for of".split())
+#: How to fill a tool argument from the question, by argument name.
+PLACE_PATTERN = re.compile(r"\b(?:in|for|at) ([a-z][\w .'-]*?)\s*(?:[?!.,]|$)", re.I)
+ARGUMENT_PATTERNS = {"city": PLACE_PATTERN, "location": PLACE_PATTERN, "place": PLACE_PATTERN}
+NUMBER_PATTERN = re.compile(r"-?\d+(?:\.\d+)?")
+
+FALLBACK_ECHO_CHARS = 60
+
+#: Guards the call records of every model (one lock, so a model stays copyable).
+_CALLS_LOCK = threading.Lock()
+
+
+# --- reading facts from the messages -----------------------------------------
+
+
+@dataclass
+class Facts:
+    """What the user has told the model, as far as the visible messages show."""
+
+    name: str | None = None
+    likes: list[str] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+
+
+def message_text(message: BaseMessage) -> str:
+    """A message's text, with typographic apostrophes made plain."""
+    return message.text.replace("\u2019", "'")
+
+
+def sentences(text: str) -> list[str]:
+    """Split text after . ! or ? ("hi! I'm bob" -> ["hi!", "I'm bob"])."""
+    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+
+
+def stated_name(sentence: str) -> str | None:
+    """The name a sentence states, if any ("I'm bob" -> "Bob")."""
+    for pattern in NAME_PATTERNS:
+        match = pattern.search(sentence)
+        if match and match.group(1).lower() not in NOT_NAMES:
+            word = match.group(1)
+            return word[0].upper() + word[1:]
+    return None
+
+
+def stated_like(sentence: str) -> str | None:
+    """The thing a (non-question) sentence says is liked ("the celtics")."""
+    match = LIKE_PATTERN.search(sentence)
+    if not match or sentence.endswith("?"):
+        return None
+    thing = match.group(1).strip().rstrip(".!? ")
+    if not thing or thing.split()[0].lower() in NOT_THINGS:
+        return None
+    return thing
+
+
+def read_facts(texts: Sequence[str]) -> Facts:
+    """Collect the name (the last one stated), likes and questions, in order."""
+    facts = Facts()
+    for text in texts:
+        for sentence in sentences(text):
+            facts.name = stated_name(sentence) or facts.name
+            thing = stated_like(sentence)
+            if thing and thing.lower() not in {like.lower() for like in facts.likes}:
+                facts.likes.append(thing)
+            question = ASKED_PREFIX.sub("", sentence)
+            if question.endswith("?") and question not in facts.questions:
+                facts.questions.append(question)
+    return facts
+
+
+def teams_in(text: str) -> list[Team]:
+    """The teams of :data:`TEAMS` named in a text."""
+    return [team for key, team in TEAMS.items() if re.search(rf"\b{re.escape(key)}\b", text, re.I)]
+
+
+def pretty(thing: str) -> str:
+    """Capitalise known team names ("the celtics" -> "the Celtics")."""
+    for key, team in TEAMS.items():
+        thing = re.sub(rf"\b{re.escape(key)}\b", team.name, thing, flags=re.I)
+    return thing
+
+
+def join_words(items: Sequence[str]) -> str:
+    """["a"] -> "a"; ["a", "b", "c"] -> "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# --- the conversation rules ---------------------------------------------------
+# Each rule looks at the last human text and the facts; it returns a reply or
+# None to let the next rule try. The first reply wins.
+
+
+def reply_name(text: str, facts: Facts) -> str | None:
+    if not ASKS_NAME.search(text):
+        return None
+    return f"Your name is {facts.name}." if facts.name else "I don't know your name: you haven't told me."
+
+
+def reply_team(text: str, facts: Facts) -> str | None:
+    match = ASKS_TEAM.search(text)
+    if not match:
+        return None
+    kind = (match.group(1) or "").lower()  # "nfl", "football" or "" for any team
+    liked = [team for like in facts.likes for team in teams_in(like)]
+    wanted = [t for t in liked if kind in ("", t.league.lower(), t.sport)]
+    label = f"{match.group(1)} team" if kind else "team"
+    if wanted:
+        return f"You like {join_words([t.full_name for t in wanted])}: you told me so."
+    if liked:
+        others = join_words([f"{t.full_name} ({t.league})" for t in liked])
+        return f"I don't know which {label} you like. You've only mentioned {others}."
+    return f"I don't know which {label} you like: you haven't told me."
+
+
+def reply_likes(text: str, facts: Facts) -> str | None:
+    if not ASKS_LIKES.search(text):
+        return None
+    if not facts.likes:
+        return "I don't know what you like: you haven't told me."
+    return f"You told me you like {join_words([pretty(like) for like in facts.likes])}."
+
+
+def reply_introduction(text: str, facts: Facts) -> str | None:
+    name = read_facts([text]).name
+    return f"Hi {name}! Nice to meet you. How can I help you today?" if name else None
+
+
+def reply_like_statement(text: str, facts: Facts) -> str | None:
+    if text.endswith("?") or not re.search(r"\bi (?:really )?(?:like|love)\b", text, re.I):
+        return None
+    likes = read_facts([text]).likes
+    teams = teams_in(likes[-1]) if likes else []
+    if teams:
+        return f"That's great, the {teams[0].name} are a fun {teams[0].sport} team to follow!"
+    if likes:
+        return f"Nice! I'll remember that you like {likes[-1]}."
+    return "I can see why you like that!"
+
+
+def reply_greeting(text: str, facts: Facts) -> str | None:
+    return "Hello! How can I help you today?" if GREETING.search(text) else None
+
+
+def reply_fallback(text: str, facts: Facts) -> str:
+    echo = text if len(text) <= FALLBACK_ECHO_CHARS else text[: FALLBACK_ECHO_CHARS - 3].rstrip() + "..."
+    if text.endswith("?"):
+        return f'You asked: "{echo}" I\'m a small offline model: I only know what you\'ve told me.'
+    return f'You said: "{echo}" Tell me more!'
+
+
+RULES = (reply_name, reply_team, reply_likes, reply_introduction, reply_like_statement, reply_greeting)
+
+
+def conversation_reply(messages: Sequence[BaseMessage]) -> str:
+    """Reply to the last human message using the facts in human and system messages."""
+    facts = read_facts([message_text(m) for m in messages if isinstance(m, (HumanMessage, SystemMessage))])
+    text = last_human_text(messages)
+    for rule in RULES:
+        reply = rule(text, facts)
+        if reply is not None:
+            return reply
+    return reply_fallback(text, facts)
+
+
+def last_human_text(messages: Sequence[BaseMessage]) -> str:
+    humans = [message_text(m) for m in messages if isinstance(m, HumanMessage)]
+    return humans[-1].strip() if humans else ""
+
+
+# --- summaries ----------------------------------------------------------------
+
+
+def write_summary(facts: Facts) -> str:
+    """A summary that states every fact, so a later call can answer from it."""
+    lines = []
+    if facts.name:
+        lines.append(f"The user's name is {facts.name}.")
+    lines += [f"The user likes {pretty(like)}." for like in facts.likes]
+    lines += [f"The user asked: {question}" for question in facts.questions]
+    return " ".join(lines) or "The user has not shared their name, likes or questions yet."
+
+
+def summary_reply(messages: Sequence[BaseMessage]) -> str:
+    """Create or extend a summary. The request (which holds any existing
+    summary) is read first, then the conversation, so older facts come first."""
+    request = last_human_text(messages)
+    earlier = [message_text(m) for m in messages[:-1] if isinstance(m, (HumanMessage, SystemMessage))]
+    return write_summary(read_facts([request, *earlier]))
+
+
+# --- tools --------------------------------------------------------------------
+
+
+def tool_name(tool: dict) -> str:
+    return tool["function"]["name"]
+
+
+def tool_keywords(tool: dict) -> set[str]:
+    """get_weather -> {"weather"}: the words of a tool's name that say what it does."""
+    return set(re.split(r"[_\W]+", tool_name(tool).lower())) - GENERIC_TOOL_WORDS - {""}
+
+
+def choose_tool(text: str, tools: Sequence[dict], tool_choice: str | None) -> dict | None:
+    """The tool to call: the one tool_choice names, else the first whose keywords the text uses."""
+    if not tools or tool_choice == "none":
+        return None
+    named = [t for t in tools if tool_name(t) == tool_choice]
+    if named:
+        return named[0]
+    words = set(re.findall(r"[a-z0-9]+", text.lower()))
+    matching = [t for t in tools if tool_keywords(t) & words]
+    if matching:
+        return matching[0]
+    return tools[0] if tool_choice in ("any", "required") else None
+
+
+def tool_arguments(text: str, tool: dict) -> dict[str, Any]:
+    """Fill each argument from the question: a place after "in", a number, or the text."""
+    arguments = {}
+    properties = tool["function"].get("parameters", {}).get("properties", {})
+    for name, schema in properties.items():
+        kind = schema.get("type")
+        if name in ARGUMENT_PATTERNS and (match := ARGUMENT_PATTERNS[name].search(text)):
+            arguments[name] = match.group(1)
+        elif kind in ("integer", "number") and (match := NUMBER_PATTERN.search(text)):
+            arguments[name] = int(float(match.group())) if kind == "integer" else float(match.group())
+        elif kind in ("string", None):
+            arguments[name] = text
+    return arguments
+
+
+def tool_results_reply(messages: Sequence[BaseMessage]) -> str:
+    """Answer from the trailing ToolMessages, naming the tool each came from."""
+    names = {call["id"]: call["name"] for m in messages if isinstance(m, AIMessage) for call in m.tool_calls}
+    results = []
+    for message in reversed(messages):
+        if not isinstance(message, ToolMessage):
+            break
+        name = message.name or names.get(message.tool_call_id, "the tool")
+        results.insert(0, f"{name} says: {message_text(message)}")
+    return "Here's what I found. " + " ".join(results)
+
+
+# --- the model ----------------------------------------------------------------
+
+
+class ContextWindowExceededError(ValueError):
+    """The input is larger than the model's context window, worded like OpenAI's error.
+
+    ``limit`` is the window, ``requested`` what the messages cost, ``overflow``
+    the difference (1080 requested with a limit of 1000: 80 over).
+    """
+
+    code = "context_length_exceeded"
+
+    def __init__(self, limit: int, requested: int):
+        self.limit = limit
+        self.requested = requested
+        super().__init__(
+            f"This model's maximum context length is {limit} tokens. However, your messages "
+            f"resulted in {requested} tokens. Please reduce the length of the messages. "
+            f"(code: '{self.code}')"
+        )
+
+    @property
+    def overflow(self) -> int:
+        return self.requested - self.limit
+
+    def __reduce__(self):
+        return (type(self), (self.limit, self.requested))
+
+
+def check_messages(messages: Any, parameter: str = "messages") -> list[BaseMessage]:
+    """Return messages as a list, or raise TypeError naming the first bad item."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TypeError(
+            f"{parameter} must be a list of BaseMessage objects, got {type(messages).__name__}: {messages!r:.80}"
+        )
+    for i, message in enumerate(messages):
+        if not isinstance(message, BaseMessage):
+            raise TypeError(f"{parameter}[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    return list(messages)
+
+
+def input_digest(messages: Sequence[BaseMessage]) -> str:
+    """A short, stable hash of what a call was sent.
+
+    Message ids are part of it: in a graph, add_messages gives every input
+    message a unique id, so two different calls never produce the same reply
+    id, even from two model instances writing to one checkpointed thread.
+    """
+    payload = [
+        (m.type, m.id, m.content, getattr(m, "tool_calls", None), getattr(m, "tool_call_id", None)) for m in messages
+    ]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+class OfflineChatModel(BaseChatModel):
+    """A small, deterministic chat model that runs offline (see the module docstring).
+
+    Args:
+        context_window: the most input tokens it accepts (default 4096).
+        token_counter: ``"exact"`` (default), ``"approximate"``, ``"dummy"`` or a
+            function over a list of messages; used for ``usage_metadata``, the
+            context window and ``get_num_tokens_from_messages``.
+
+    >>> model = OfflineChatModel(context_window=50, token_counter="dummy")
+    >>> model.invoke("hello").usage_metadata
+    {'input_tokens': 10, 'output_tokens': 10, 'total_tokens': 20}
+    """
+
+    context_window: int = 4096
+    token_counter: TokenCounter = exact_counter
+    model_name: str = "offline-chat"
+
+    _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _count: int = PrivateAttr(default=0)
+
+    @field_validator("context_window", mode="before")
+    @classmethod
+    def _check_context_window(cls, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"context_window must be a positive int, got {type(value).__name__}: {value!r}")
+        if value <= 0:
+            raise ValueError(f"context_window must be a positive int, got {value!r}")
+        return value
+
+    @field_validator("token_counter", mode="before")
+    @classmethod
+    def _resolve_token_counter(cls, value: Any) -> TokenCounter:
+        if isinstance(value, str):
+            if value not in COUNTER_NAMES:
+                raise ValueError(f"token_counter must be one of {COUNTER_NAMES} or a function, got {value!r}")
+            return get_token_counter(value)
+        if not callable(value):
+            raise TypeError(
+                f"token_counter must be a counter name or a function, got {type(value).__name__}: {value!r}"
+            )
+        return value
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-chat"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        counter = getattr(self.token_counter, "__name__", type(self.token_counter).__name__)
+        return {"model_name": self.model_name, "context_window": self.context_window, "token_counter": counter}
+
+    # -- what was sent -------------------------------------------------------
+
+    @property
+    def calls(self) -> list[list[BaseMessage]]:
+        """What each call was sent, oldest first (a copy)."""
+        with _CALLS_LOCK:
+            return [list(call) for call in self._calls]
+
+    def clear_calls(self) -> None:
+        """Forget the recorded calls (reply ids stay unique: the call counter keeps going)."""
+        with _CALLS_LOCK:
+            self._calls.clear()
+
+    def _record(self, messages: list[BaseMessage]) -> int:
+        with _CALLS_LOCK:
+            self._calls.append(list(messages))
+            self._count += 1
+            return self._count
+
+    # -- counting --------------------------------------------------------------
+
+    def get_num_tokens_from_messages(self, messages: list[BaseMessage], tools: Sequence[Any] | None = None) -> int:
+        """Count with this model's ``token_counter``. Tools cost what a system
+        message holding their JSON schemas costs. Works offline."""
+        messages = check_messages(messages)
+        if tools:
+            schemas = [convert_to_openai_tool(tool) for tool in tools]
+            messages = [*messages, SystemMessage(json.dumps(schemas, sort_keys=True))]
+        return self.token_counter(messages)
+
+    def get_num_tokens(self, text: str) -> int:
+        """Tokens of a text sent as one human message (the base class would download a tokenizer)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        return self.token_counter([HumanMessage(text)])
+
+    # -- tools -------------------------------------------------------------------
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any):
+        """Bind tools (BaseTool, functions or dicts); the model calls one when the
+        question uses a word of its name ("weather" for get_weather).
+
+        ``tool_choice``: None or "auto" (match), "none", "any"/"required" (always
+        call one) or a tool's name.
+        """
+        if isinstance(tools, (str, bytes, dict)) or not isinstance(tools, Sequence):
+            raise TypeError(f"tools must be a list of tools, got {type(tools).__name__}: {tools!r:.80}")
+        schemas = [convert_to_openai_tool(tool) for tool in tools]
+        choices = {None, "auto", "none", "any", "required", *(tool_name(s) for s in schemas)}
+        if tool_choice not in choices:
+            allowed = sorted(c for c in choices if c)
+            raise ValueError(f"tool_choice must be one of {allowed} or None, got {tool_choice!r}")
+        return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
+
+    # -- generating ----------------------------------------------------------------
+
+    def _convert_input(self, model_input: Any):
+        # The base class's entry point for invoke / stream / batch: make a bad
+        # input a TypeError, as for any other wrongly typed argument.
+        try:
+            return super()._convert_input(model_input)
+        except (ValueError, NotImplementedError, TypeError) as exc:
+            raise TypeError(
+                f"input must be a str, a PromptValue or a list of messages, got "
+                f"{type(model_input).__name__}: {model_input!r:.80} ({exc})"
+            ) from exc
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        *,
+        tools: Sequence[dict] | None = None,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        messages = check_messages(messages)
+        number = self._record(messages)
+        input_tokens = self.get_num_tokens_from_messages(messages, tools)
+        if input_tokens > self.context_window:
+            raise ContextWindowExceededError(self.context_window, input_tokens)
+        reply_id = f"offline-{number}-{input_digest(messages)}"
+        reply = self._respond(messages, list(tools or []), tool_choice, reply_id)
+        for word in stop or []:
+            reply.content = reply.content.split(word)[0]
+        output_tokens = self.token_counter([reply])
+        reply.usage_metadata = {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        }
+        reply.response_metadata = {
+            "model_name": self.model_name,
+            "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+        }
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    @staticmethod
+    def _respond(messages: list[BaseMessage], tools: list[dict], tool_choice: str | None, reply_id: str) -> AIMessage:
+        """Pick what kind of answer the last message calls for."""
+        if messages and isinstance(messages[-1], ToolMessage):
+            return AIMessage(tool_results_reply(messages), id=reply_id)
+        text = last_human_text(messages)
+        if ASKS_SUMMARY.search(text):
+            return AIMessage(summary_reply(messages), id=reply_id)
+        tool = choose_tool(text, tools, tool_choice)
+        if tool is not None:
+            call = {"name": tool_name(tool), "args": tool_arguments(text, tool), "id": f"call-{reply_id}"}
+            return AIMessage("", tool_calls=[{**call, "type": "tool_call"}], id=reply_id)
+        return AIMessage(conversation_reply(messages), id=reply_id)
+
+
+# --- choosing a model ---------------------------------------------------------
+
+#: The pip package each provider of ``init_chat_model`` needs.
+PROVIDER_PACKAGES = {
+    "openai": "langchain-openai",
+    "anthropic": "langchain-anthropic",
+    "ollama": "langchain-ollama",
+    "google_genai": "langchain-google-genai",
+    "mistralai": "langchain-mistralai",
+    "groq": "langchain-groq",
+}
+#: Options only the offline model understands; a provider's own limits apply instead.
+OFFLINE_ONLY_OPTIONS = ("context_window", "token_counter")
+
+
+def missing_packages(provider: str) -> list[str]:
+    """The pip packages a provider model needs that are not installed here."""
+    package = PROVIDER_PACKAGES.get(provider, f"langchain-{provider.replace('_', '-')}")
+    needed = ["langchain", package]
+    return [name for name in needed if importlib.util.find_spec(name.replace("-", "_")) is None]
+
+
+def get_chat_model(spec: str | None = None, **kwargs: Any) -> BaseChatModel:
+    """The course's chat model: offline by default, a real one when asked.
+
+    ``spec`` (or, when it is None, the environment variable ``COURSE_CHAT_MODEL``)
+    is empty or ``"offline"`` for :class:`OfflineChatModel` (``kwargs`` go to it),
+    or ``"provider:model"`` such as ``"openai:gpt-4o-mini"`` for
+    ``langchain.chat_models.init_chat_model`` (``context_window`` and
+    ``token_counter`` are then dropped; other ``kwargs`` go to the provider).
+
+    >>> get_chat_model("offline", context_window=512).context_window
+    512
+    """
+    if spec is None:
+        spec = os.environ.get("COURSE_CHAT_MODEL", "")
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a str like 'openai:gpt-4o-mini' or None, got {type(spec).__name__}: {spec!r}")
+    spec = spec.strip()
+    if spec in ("", "offline"):
+        return OfflineChatModel(**kwargs)
+    provider, _, model = spec.partition(":")
+    if not provider or not model:
+        raise ValueError(
+            f"COURSE_CHAT_MODEL / spec must look like 'provider:model' (e.g. 'openai:gpt-4o-mini'), got {spec!r}"
+        )
+    missing = missing_packages(provider)
+    if missing:
+        raise ImportError(
+            f"The chat model {spec!r} needs packages that are not installed: pip install {' '.join(missing)}"
+        )
+    from langchain.chat_models import init_chat_model
+
+    options = {key: value for key, value in kwargs.items() if key not in OFFLINE_ONLY_OPTIONS}
+    return init_chat_model(model, model_provider=provider, **options)

@@ -1,0 +1,318 @@
+"""LangGraph chatbots for lesson 04: keep the whole history, send the model less.
+
+Two builders, both compiled with a real checkpointer (SQLite by default, a
+file you can open), so each ``thread_id`` keeps its own conversation:
+
+- :func:`build_trimming_chatbot`: the state keeps every message; the node
+  sends ``model.invoke`` only what ``trim_messages`` keeps.
+- :func:`build_summarizing_chatbot`: the LangGraph how-to "add a summary of
+  the conversation history": past six messages, summarise and delete all but
+  the last two.
+
+Small helpers keep a lesson short: :func:`chat` runs one turn, :func:`replay`
+a whole dialogue, :func:`stored_messages` reads a thread back, and
+:func:`graph_mermaid` draws the graph as Mermaid text.
+
+>>> from langgraph.checkpoint.memory import InMemorySaver
+>>> graph = build_summarizing_chatbot(checkpointer=InMemorySaver())
+>>> chat(graph, "bob", "hi! I'm bob")
+'Hi Bob! Nice to meet you. How can I help you today?'
+"""
+
+import os
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, trim_messages
+from langchain_core.runnables import Runnable
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.pregel import Pregel
+
+from course_utils.chat import get_chat_model
+from course_utils.tokens import get_token_counter
+
+DEFAULT_DB_PATH = "course_checkpoints.sqlite"
+
+#: The how-to's prompts, word for word.
+SUMMARY_PREFIX = "Summary of conversation earlier: "
+CREATE_SUMMARY_PROMPT = "Create a summary of the conversation above:"
+EXTEND_SUMMARY_PROMPT = (
+    "This is summary of the conversation to date: {summary}\n\n"
+    "Extend the summary by taking into account the new messages above:"
+)
+
+#: Message type names trim_messages' start_on understands.
+MESSAGE_TYPES = ("human", "ai", "system", "tool", "function", "chat")
+
+
+# --- checking arguments -------------------------------------------------------
+
+
+def _check_positive_int(value: Any, parameter: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{parameter} must be an int, got {type(value).__name__}: {value!r}")
+    if value < minimum:
+        raise ValueError(f"{parameter} must be at least {minimum}, got {value!r}")
+    return value
+
+
+def _check_text(value: Any, parameter: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{parameter} must be a str, got {type(value).__name__}: {value!r:.80}")
+    if not value.strip():
+        raise ValueError(f"{parameter} must not be empty, got {value!r}")
+    return value
+
+
+def _check_path(path: Any, parameter: str = "path") -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{parameter} must be a str or a path, got {type(path).__name__}: {path!r}")
+    path = os.fspath(path)
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError(f"{parameter} must be a non-empty file path, got {path!r}")
+    if path != ":memory:" and not Path(path).parent.is_dir():
+        raise ValueError(f"{parameter} must be in an existing folder, got {path!r}")
+    return path
+
+
+def _check_graph(graph: Any, needs_checkpointer: bool = False) -> Pregel:
+    if not isinstance(graph, Pregel):
+        raise TypeError(f"graph must be a compiled LangGraph graph, got {type(graph).__name__}: {graph!r:.80}")
+    if needs_checkpointer and not isinstance(graph.checkpointer, BaseCheckpointSaver):
+        raise ValueError("graph has no checkpointer, so it keeps no threads: compile it with checkpointer=...")
+    return graph
+
+
+def _resolve_model(model: Any) -> Runnable:
+    if model is None:
+        return get_chat_model()
+    if not isinstance(model, Runnable):
+        raise TypeError(f"model must be a chat model (a Runnable) or None, got {type(model).__name__}: {model!r:.80}")
+    return model
+
+
+def _resolve_checkpointer(checkpointer: Any, db_path: Any) -> BaseCheckpointSaver:
+    db_path = _check_path(db_path, "db_path")
+    if checkpointer is None:
+        return sqlite_checkpointer(db_path)
+    if not isinstance(checkpointer, BaseCheckpointSaver):
+        raise TypeError(
+            f"checkpointer must be a LangGraph checkpointer (e.g. InMemorySaver()) or None, "
+            f"got {type(checkpointer).__name__}: {checkpointer!r:.80}"
+        )
+    return checkpointer
+
+
+def _resolve_token_counter(token_counter: Any) -> Any:
+    """A counter name becomes the course's counter; functions and chat models pass through."""
+    if isinstance(token_counter, str):
+        return get_token_counter(token_counter)
+    if callable(token_counter) or hasattr(token_counter, "get_num_tokens_from_messages"):
+        return token_counter
+    raise TypeError(
+        f"token_counter must be a counter name, a function or a chat model, "
+        f"got {type(token_counter).__name__}: {token_counter!r:.80}"
+    )
+
+
+def _check_start_on(start_on: Any) -> Any:
+    names = start_on if isinstance(start_on, (list, tuple)) else [start_on]
+    for name in names:
+        if start_on is None or isinstance(name, type):
+            continue
+        if not isinstance(name, str):
+            raise TypeError(
+                f"start_on must be a message type name, a message class, a list of them or None, got {start_on!r}"
+            )
+        if name not in MESSAGE_TYPES:
+            raise ValueError(f"start_on must name one of {MESSAGE_TYPES}, got {start_on!r}")
+    return start_on
+
+
+# --- checkpointer -----------------------------------------------------------------
+
+
+def sqlite_checkpointer(path: str | os.PathLike = DEFAULT_DB_PATH) -> SqliteSaver:
+    """A SqliteSaver on a file: threads outlive the kernel, and any process can read them.
+
+    >>> saver = sqlite_checkpointer(":memory:")
+    """
+    path = _check_path(path)
+    return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
+
+
+# --- the trimming chatbot -----------------------------------------------------------
+
+
+def build_trimming_chatbot(
+    model: Any = None,
+    *,
+    max_tokens: int = 128,
+    token_counter: Any = "approximate",
+    strategy: str = "last",
+    start_on: Any = "human",
+    include_system: bool = True,
+    db_path: str | os.PathLike = DEFAULT_DB_PATH,
+    checkpointer: BaseCheckpointSaver | None = None,
+):
+    """A one-node chatbot that trims what it sends, not what it keeps.
+
+    The node calls ``trim_messages(state["messages"], max_tokens=..., ...)`` and
+    passes only the result to ``model.invoke``; it returns only the reply, so the
+    stored state keeps every message. ``trim_messages`` rejects ``start_on`` and
+    ``include_system`` with ``strategy="first"``: pass ``start_on=None,
+    include_system=False`` there. ``token_counter`` is a name of
+    ``course_utils.tokens`` ("approximate", "exact", "dummy"), a function or a
+    chat model.
+    """
+    model = _resolve_model(model)
+    if strategy not in ("first", "last"):
+        raise ValueError(f"strategy must be 'first' or 'last', got {strategy!r}")
+    if not isinstance(include_system, bool):
+        raise TypeError(f"include_system must be True or False, got {include_system!r}")
+    trim_options = {
+        "max_tokens": _check_positive_int(max_tokens, "max_tokens"),
+        "token_counter": _resolve_token_counter(token_counter),
+        "strategy": strategy,
+        "start_on": _check_start_on(start_on),
+        "include_system": include_system,
+    }
+    trim_messages([HumanMessage("check the options now, not at the first turn")], **trim_options)
+    saver = _resolve_checkpointer(checkpointer, db_path)
+
+    def chatbot(state: MessagesState) -> dict:
+        sent = trim_messages(state["messages"], **trim_options)
+        if not sent:
+            raise ValueError(
+                f"trimming left no messages to send: max_tokens={max_tokens} is too small "
+                f"for the last valid sequence of this conversation"
+            )
+        return {"messages": [model.invoke(sent)]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("chatbot", chatbot)
+    builder.add_edge(START, "chatbot")
+    builder.add_edge("chatbot", END)
+    return builder.compile(checkpointer=saver)
+
+
+# --- the summarising chatbot (the LangGraph how-to) -------------------------------
+
+
+class SummaryState(MessagesState):
+    """The how-to's ``State``: the messages, plus a running summary."""
+
+    summary: str
+
+
+def build_summarizing_chatbot(
+    model: Any = None,
+    *,
+    max_messages: int = 6,
+    keep_last: int = 2,
+    db_path: str | os.PathLike = DEFAULT_DB_PATH,
+    checkpointer: BaseCheckpointSaver | None = None,
+):
+    """The how-to's chatbot: answer, and past ``max_messages`` summarise and keep the last ``keep_last``.
+
+    Nodes ``conversation`` (prepends "Summary of conversation earlier: ..." as a
+    SystemMessage when a summary exists) and ``summarize_conversation`` (asks
+    the model to create or extend the summary, then removes the older messages
+    with ``RemoveMessage``).
+    """
+    model = _resolve_model(model)
+    max_messages = _check_positive_int(max_messages, "max_messages")
+    keep_last = _check_positive_int(keep_last, "keep_last", minimum=0)
+    if keep_last >= max_messages:
+        raise ValueError(f"keep_last must be smaller than max_messages={max_messages}, got {keep_last!r}")
+    saver = _resolve_checkpointer(checkpointer, db_path)
+
+    def call_model(state: SummaryState) -> dict:
+        summary = state.get("summary", "")
+        messages = state["messages"]
+        if summary:
+            messages = [SystemMessage(content=SUMMARY_PREFIX + summary), *messages]
+        return {"messages": [model.invoke(messages)]}
+
+    def should_continue(state: SummaryState) -> Literal["summarize_conversation", "__end__"]:
+        return "summarize_conversation" if len(state["messages"]) > max_messages else END
+
+    def summarize_conversation(state: SummaryState) -> dict:
+        summary = state.get("summary", "")
+        prompt = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
+        response = model.invoke([*state["messages"], HumanMessage(content=prompt)])
+        older = state["messages"][: len(state["messages"]) - keep_last]
+        return {"summary": response.content, "messages": [RemoveMessage(id=m.id) for m in older]}
+
+    workflow = StateGraph(SummaryState)
+    workflow.add_node("conversation", call_model)
+    workflow.add_node(summarize_conversation)
+    workflow.add_edge(START, "conversation")
+    workflow.add_conditional_edges("conversation", should_continue)
+    workflow.add_edge("summarize_conversation", END)
+    return workflow.compile(checkpointer=saver)
+
+
+# --- running a dialogue ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a replayed dialogue, and the thread's state after it."""
+
+    number: int
+    human: str
+    reply: str
+    messages: int  #: messages stored in the thread after the turn
+    summary: str  #: the thread's summary after the turn ("" when there is none)
+
+
+def thread_config(thread_id: str) -> dict:
+    """The config that selects a conversation thread: ``{"configurable": {"thread_id": ...}}``."""
+    return {"configurable": {"thread_id": _check_text(thread_id, "thread_id")}}
+
+
+def chat(graph: Any, thread_id: str, text: str) -> str:
+    """Send one human message on a thread and return the reply's text."""
+    graph = _check_graph(graph, needs_checkpointer=True)
+    config = thread_config(thread_id)
+    text = _check_text(text, "text")
+    reply = None
+    for update in graph.stream({"messages": [HumanMessage(text)]}, config, stream_mode="updates"):
+        for node_output in update.values():
+            new = node_output.get("messages", []) if isinstance(node_output, dict) else []
+            reply = next((m for m in reversed(new) if isinstance(m, AIMessage)), reply)
+    if reply is None:
+        raise RuntimeError(f"the graph gave no AI reply on thread {thread_id!r}")
+    return reply.text
+
+
+def stored_messages(graph: Any, thread_id: str) -> list[BaseMessage]:
+    """The messages a thread's checkpoint holds now (empty for a new thread)."""
+    graph = _check_graph(graph, needs_checkpointer=True)
+    return list(graph.get_state(thread_config(thread_id)).values.get("messages", []))
+
+
+def replay(graph: Any, thread_id: str, texts: Sequence[str]) -> list[Turn]:
+    """Run a dialogue turn by turn on one thread; one :class:`Turn` per text."""
+    graph = _check_graph(graph, needs_checkpointer=True)
+    if isinstance(texts, str) or not isinstance(texts, Sequence):
+        raise TypeError(f"texts must be a list of str, got {type(texts).__name__}: {texts!r:.80}")
+    for i, text in enumerate(texts):
+        _check_text(text, f"texts[{i}]")
+    turns = []
+    for number, text in enumerate(texts, start=1):
+        reply = chat(graph, thread_id, text)
+        values = graph.get_state(thread_config(thread_id)).values
+        turns.append(Turn(number, text, reply, len(values.get("messages", [])), values.get("summary", "")))
+    return turns
+
+
+def graph_mermaid(graph: Any) -> str:
+    """The graph as Mermaid text (offline; ``draw_mermaid_png`` would call a web service)."""
+    return _check_graph(graph).get_graph().draw_mermaid()

@@ -1,0 +1,417 @@
+"""Tests for course_utils.chat: the offline chat model and get_chat_model()."""
+
+import importlib.util
+import pickle
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+from langchain_core.tools import tool
+
+from course_utils.chat import (
+    NOT_NAMES,
+    TEAMS,
+    ContextWindowExceededError,
+    OfflineChatModel,
+    get_chat_model,
+)
+from course_utils.samples import load_conversation
+from course_utils.tokens import approximate_counter, dummy_token_counter, exact_counter
+
+CREATE = "Create a summary of the conversation above:"
+EXTEND = (
+    "This is summary of the conversation to date: {summary}\n\n"
+    "Extend the summary by taking into account the new messages above:"
+)
+NFL_QUESTION = "what NFL team do you think I like?"
+NFL_TEAMS = [t for t in TEAMS.values() if t.league == "NFL"]
+
+
+def ask(model, *messages):
+    return model.invoke(list(messages))
+
+
+def text_of(reply):
+    return reply.content
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Get the current weather in a city."""
+    return f"It's 18 degrees and sunny in {city}."
+
+
+# --- it is a real chat model, deterministic, with fresh ids ------------------------
+
+
+def test_is_a_real_chat_model():
+    assert isinstance(OfflineChatModel(), BaseChatModel)
+
+
+def test_same_input_gives_same_reply_across_instances():
+    history = load_conversation("bob")[:5]
+    first, second = OfflineChatModel().invoke(history), OfflineChatModel().invoke(history)
+    assert first.content == second.content
+    assert first.id == second.id  # deterministic, not a random uuid
+
+
+def test_every_reply_gets_a_fresh_id():
+    model = OfflineChatModel()
+    replies = [model.invoke("hello") for _ in range(5)] + [model.invoke("what's my name?")]
+    assert len({r.id for r in replies}) == len(replies)
+    assert len({r.content for r in replies[:5]}) == 1  # same text, different ids
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_gets_a_deterministic_non_empty_reply(text):
+    a = OfflineChatModel(token_counter="approximate").invoke([HumanMessage(text)])
+    b = OfflineChatModel(token_counter="approximate").invoke([HumanMessage(text)])
+    assert isinstance(a.content, str) and a.content.strip()
+    assert (a.content, a.id) == (b.content, b.id)
+
+
+def test_generic_question_fallback_mentions_the_question():
+    question = "what is the capital of France?"
+    reply = ask(OfflineChatModel(), HumanMessage(question)).content
+    assert question in reply
+
+
+# --- usage metadata and the context window -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, counter", [("exact", exact_counter), ("approximate", approximate_counter), ("dummy", dummy_token_counter)]
+)
+def test_usage_metadata_uses_the_configured_counter(name, counter):
+    messages = load_conversation("bob")[:3]
+    reply = OfflineChatModel(token_counter=name).invoke(messages)
+    usage = reply.usage_metadata
+    assert usage["input_tokens"] == counter(messages)
+    assert usage["output_tokens"] == counter([AIMessage(reply.content)])
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+
+
+def test_default_counter_is_exact_and_a_callable_counter_is_used():
+    messages = [HumanMessage("hello there")]
+    assert OfflineChatModel().invoke(messages).usage_metadata["input_tokens"] == exact_counter(messages)
+
+    def characters(msgs):
+        return sum(len(m.text) for m in msgs)
+
+    reply = OfflineChatModel(token_counter=characters).invoke(messages)
+    assert reply.usage_metadata["input_tokens"] == len("hello there")
+    assert reply.usage_metadata["output_tokens"] == len(reply.content)
+
+
+def test_context_window_is_enforced_with_a_provider_shaped_error():
+    messages = load_conversation("bob")
+    needed = exact_counter(messages)
+    assert OfflineChatModel(context_window=needed).invoke(messages).content  # exactly at the limit: fine
+
+    model = OfflineChatModel(context_window=needed - 1)
+    with pytest.raises(ContextWindowExceededError) as info:
+        model.invoke(messages)
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert (error.limit, error.requested, error.overflow) == (needed - 1, needed, 1)
+    assert error.code == "context_length_exceeded"
+    assert str(error).startswith(
+        f"This model's maximum context length is {needed - 1} tokens. "
+        f"However, your messages resulted in {needed} tokens. Please reduce the length of the messages."
+    )
+    assert model.calls == [messages]  # what it was sent is still on record
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), copy.limit, copy.requested) == (type(error), error.limit, error.requested)
+    assert str(copy) == str(error)
+
+
+def test_calls_record_exactly_what_was_sent():
+    model = OfflineChatModel()
+    first = [HumanMessage("hi! I'm bob")]
+    second = [HumanMessage("i like the celtics!")]
+    model.invoke(first)
+    model.invoke(second)
+    assert model.calls == [first, second]
+    model.calls.append("tampering with the copy")
+    assert len(model.calls) == 2
+    model.clear_calls()
+    assert model.calls == []
+    assert model.invoke(first).id != OfflineChatModel().invoke(first).id  # the counter kept going
+
+
+# --- it only knows what it is sent ---------------------------------------------------
+
+
+def test_greets_bob_by_name():
+    assert "Bob" in ask(OfflineChatModel(), HumanMessage("hi! I'm bob")).content
+
+
+@pytest.mark.parametrize("intro", ["hi! I'm bob", "my name is bob", "Hello, I am Bob.", "call me bob"])
+def test_name_is_answered_when_a_human_message_states_it(intro):
+    reply = ask(OfflineChatModel(), HumanMessage(intro), AIMessage("Hello!"), HumanMessage("what's my name?"))
+    assert reply.content == "Your name is Bob."
+
+
+def test_name_is_unknown_when_not_sent():
+    reply = ask(OfflineChatModel(), HumanMessage("what's my name?"))
+    assert "Bob" not in reply.content
+    assert "don't know" in reply.content
+
+
+@pytest.mark.parametrize("ai_text", ["Hello! I'm Claude.", "Noted: the user's name is Bob."])
+def test_a_name_in_an_ai_message_does_not_count(ai_text):
+    reply = ask(OfflineChatModel(), AIMessage(ai_text), HumanMessage("what's my name?"))
+    assert "don't know" in reply.content
+
+
+def test_a_mood_is_not_a_name():
+    reply = ask(OfflineChatModel(), HumanMessage("I'm tired."), HumanMessage("what's my name?"))
+    assert "Tired" not in reply.content and "don't know" in reply.content
+
+
+def test_name_is_answered_from_a_summary_system_message():
+    summary = SystemMessage("Summary of conversation earlier: The user's name is Bob. The user likes the Celtics.")
+    assert ask(OfflineChatModel(), summary, HumanMessage("what's my name?")).content == "Your name is Bob."
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=12).filter(lambda n: n not in NOT_NAMES))
+def test_any_stated_name_is_remembered(name):
+    model = OfflineChatModel(token_counter="approximate")
+    reply = ask(model, HumanMessage(f"hi! I'm {name}"), HumanMessage("what's my name?"))
+    assert reply.content == f"Your name is {name.capitalize()}."
+
+
+def test_nfl_team_is_unknown_when_only_the_celtics_are_liked():
+    reply = ask(OfflineChatModel(), HumanMessage("i like the celtics!"), HumanMessage(NFL_QUESTION))
+    assert not any(team.name in reply.content for team in NFL_TEAMS)
+    assert "don't know" in reply.content and "Celtics" in reply.content and "NBA" in reply.content
+
+
+def test_nfl_team_is_unknown_when_nothing_is_liked():
+    reply = ask(OfflineChatModel(), HumanMessage(NFL_QUESTION))
+    assert "don't know" in reply.content
+    assert not any(team.name in reply.content for team in TEAMS.values())
+
+
+@pytest.mark.parametrize("key", ["patriots", "chiefs", "eagles"])
+def test_nfl_team_is_named_when_the_user_likes_one(key):
+    reply = ask(OfflineChatModel(), HumanMessage(f"i like the {key}!"), HumanMessage(NFL_QUESTION))
+    assert TEAMS[key].name in reply.content
+    assert "don't know" not in reply.content
+
+
+def test_a_like_statement_is_acknowledged():
+    assert "Celtics" in ask(OfflineChatModel(), HumanMessage("i like the celtics!")).content
+    assert "pizza" in ask(OfflineChatModel(), HumanMessage("i like pizza")).content
+
+
+def test_likes_are_answered_from_visible_messages_or_a_summary():
+    model = OfflineChatModel()
+    assert "Celtics" in ask(model, HumanMessage("i like the celtics!"), HumanMessage("what do i like?")).content
+    summary = SystemMessage("Summary of conversation earlier: The user likes the Patriots.")
+    assert "Patriots" in ask(model, summary, HumanMessage("what do i like?")).content
+    assert "don't know" in ask(model, HumanMessage("what do i like?")).content
+
+
+# --- summaries -------------------------------------------------------------------------
+
+
+def test_summary_is_created_from_the_visible_facts():
+    messages = load_conversation("bob")[:8] + [HumanMessage(CREATE)]
+    summary = OfflineChatModel().invoke(messages).content
+    assert "Bob" in summary and "Celtics" in summary
+    assert "Patriots" not in summary  # not said yet
+    # A later call that only sees the summary can still answer.
+    system = SystemMessage(f"Summary of conversation earlier: {summary}")
+    later = OfflineChatModel().invoke([system, HumanMessage("what's my name?")])
+    assert later.content == "Your name is Bob."
+
+
+def test_summary_is_extended_with_new_facts():
+    model = OfflineChatModel()
+    first = model.invoke(load_conversation("bob")[:8] + [HumanMessage(CREATE)]).content
+    new = [
+        HumanMessage(NFL_QUESTION),
+        AIMessage("I don't know."),
+        HumanMessage("i like the patriots!"),
+        AIMessage("Great!"),
+    ]
+    extended = model.invoke(new + [HumanMessage(EXTEND.format(summary=first))]).content
+    assert extended != first
+    assert "Bob" in extended and "Celtics" in extended and "Patriots" in extended
+    assert extended.index("Celtics") < extended.index("Patriots")  # older facts first
+    answer = model.invoke([SystemMessage(f"Summary of conversation earlier: {extended}"), HumanMessage(NFL_QUESTION)])
+    assert "Patriots" in answer.content
+
+
+def test_summary_without_facts_says_so():
+    summary = OfflineChatModel().invoke([HumanMessage("hello"), AIMessage("Hi!"), HumanMessage(CREATE)]).content
+    assert summary and "Bob" not in summary
+
+
+# --- tools ---------------------------------------------------------------------------------
+
+
+def test_bound_tool_is_called_for_a_matching_question():
+    model = OfflineChatModel()
+    reply = model.bind_tools([get_weather]).invoke([HumanMessage("what's the weather in Paris?")])
+    assert len(reply.tool_calls) == 1
+    call = reply.tool_calls[0]
+    assert call["name"] == "get_weather" and call["args"] == {"city": "Paris"}
+    again = OfflineChatModel().bind_tools([get_weather]).invoke([HumanMessage("what's the weather in Paris?")])
+    assert again.tool_calls[0]["id"] == call["id"]  # deterministic
+    assert reply.response_metadata["finish_reason"] == "tool_calls"
+
+
+def test_tool_result_is_used_in_the_answer():
+    bound = OfflineChatModel().bind_tools([get_weather])
+    question = HumanMessage("what's the weather in Paris?")
+    call_message = bound.invoke([question])
+    result = get_weather.invoke(call_message.tool_calls[0])
+    assert isinstance(result, ToolMessage)
+    answer = bound.invoke([question, call_message, result])
+    assert not answer.tool_calls
+    assert result.content in answer.content
+
+
+def test_tools_are_not_called_for_unrelated_questions_or_with_tool_choice_none():
+    bound = OfflineChatModel().bind_tools([get_weather])
+    assert bound.invoke("hi! I'm bob").tool_calls == []
+    none = OfflineChatModel().bind_tools([get_weather], tool_choice="none")
+    assert none.invoke("what's the weather in Paris?").tool_calls == []
+    forced = OfflineChatModel().bind_tools([get_weather], tool_choice="get_weather")
+    assert forced.invoke("hello").tool_calls[0]["name"] == "get_weather"
+
+
+def test_bind_tools_accepts_functions_and_dicts():
+    def get_population(city: str) -> int:
+        """Get the population of a city."""
+        return 1
+
+    schema = {
+        "type": "function",
+        "function": {
+            "name": "get_time",
+            "description": "Current time in a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        },
+    }
+    bound = OfflineChatModel().bind_tools([get_population, schema])
+    assert bound.invoke("what is the population of Tokyo?").tool_calls[0]["name"] == "get_population"
+    assert bound.invoke("what time is it in Tokyo?").tool_calls[0]["args"] == {"city": "Tokyo"}
+
+
+# --- counting tokens offline, and trim_messages with the model as counter ---------------
+
+
+def test_get_num_tokens_from_messages_uses_the_counter_offline():
+    messages = load_conversation("bob")
+    for name, counter in [("exact", exact_counter), ("dummy", dummy_token_counter)]:
+        assert OfflineChatModel(token_counter=name).get_num_tokens_from_messages(messages) == counter(messages)
+    model = OfflineChatModel()
+    with_tools = model.get_num_tokens_from_messages(messages, tools=[get_weather])
+    assert with_tools > model.get_num_tokens_from_messages(messages)
+    assert model.get_num_tokens("hello world") == exact_counter([HumanMessage("hello world")])
+
+
+def test_tools_count_towards_the_input():
+    model = OfflineChatModel()
+    messages = [HumanMessage("what's the weather in Paris?")]
+    reply = model.bind_tools([get_weather]).invoke(messages)
+    assert reply.usage_metadata["input_tokens"] == model.get_num_tokens_from_messages(messages, tools=[get_weather])
+
+
+def test_trim_messages_accepts_the_model_as_token_counter():
+    messages = load_conversation("bob")
+    model = OfflineChatModel(token_counter="dummy")
+    trimmed = trim_messages(messages, max_tokens=40, token_counter=model, start_on="human")
+    expected = trim_messages(messages, max_tokens=40, token_counter=dummy_token_counter, start_on="human")
+    assert trimmed == expected
+    assert trimmed and trimmed[0].type == "human" and dummy_token_counter(trimmed) <= 40
+    assert len(trimmed) < len(messages)
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"context_window": "4096"}, TypeError, "context_window"),
+        ({"context_window": 1.5}, TypeError, "context_window"),
+        ({"context_window": True}, TypeError, "context_window"),
+        ({"context_window": 0}, ValueError, "context_window"),
+        ({"context_window": -10}, ValueError, "-10"),
+        ({"token_counter": "bogus"}, ValueError, "bogus"),
+        ({"token_counter": 42}, TypeError, "token_counter"),
+    ],
+)
+def test_bad_constructor_arguments(kwargs, error, words):
+    with pytest.raises(error, match=re.escape(words)):
+        OfflineChatModel(**kwargs)
+
+
+@pytest.mark.parametrize("bad", [123, [1, 2], [{"x": 1}], None])
+def test_wrongly_typed_input_is_a_type_error(bad):
+    with pytest.raises(TypeError, match="input must be"):
+        OfflineChatModel().invoke(bad)
+
+
+def test_bad_arguments_to_the_other_methods():
+    model = OfflineChatModel()
+    with pytest.raises(TypeError, match="messages"):
+        model.get_num_tokens_from_messages("hello")
+    with pytest.raises(TypeError, match=r"messages\[1\]"):
+        model.get_num_tokens_from_messages([HumanMessage("a"), "b"])
+    with pytest.raises(TypeError, match="text"):
+        model.get_num_tokens(5)
+    with pytest.raises(TypeError, match="tools"):
+        model.bind_tools(get_weather)
+    with pytest.raises(ValueError, match="'nope'"):
+        model.bind_tools([get_weather], tool_choice="nope")
+    with pytest.raises(TypeError, match="messages"):
+        model._generate("not messages")
+
+
+# --- get_chat_model ----------------------------------------------------------------------------
+
+
+def test_get_chat_model_defaults_to_the_offline_model(monkeypatch):
+    monkeypatch.delenv("COURSE_CHAT_MODEL", raising=False)
+    model = get_chat_model(context_window=512)
+    assert isinstance(model, OfflineChatModel) and model.context_window == 512
+    monkeypatch.setenv("COURSE_CHAT_MODEL", "offline")
+    assert isinstance(get_chat_model(), OfflineChatModel)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("langchain") is not None, reason="langchain is installed here")
+@pytest.mark.parametrize(
+    "spec, command",
+    [
+        ("openai:gpt-4o-mini", "pip install langchain langchain-openai"),
+        ("anthropic:claude-3-5-haiku-latest", "pip install langchain langchain-anthropic"),
+        ("ollama:llama3.2", "pip install langchain langchain-ollama"),
+    ],
+)
+def test_a_provider_model_without_its_packages_says_what_to_install(monkeypatch, spec, command):
+    monkeypatch.setenv("COURSE_CHAT_MODEL", spec)
+    with pytest.raises(ImportError) as info:
+        get_chat_model()
+    assert str(info.value).endswith(command)
+
+
+def test_get_chat_model_bad_specs(monkeypatch):
+    monkeypatch.setenv("COURSE_CHAT_MODEL", "gpt-4o-mini")
+    with pytest.raises(ValueError, match="'gpt-4o-mini'"):
+        get_chat_model()
+    with pytest.raises(TypeError, match="spec"):
+        get_chat_model(42)
+    with pytest.raises(ValueError, match="openai:"):
+        get_chat_model(":gpt")
+    with pytest.raises(TypeError, match="context_window"):
+        get_chat_model("offline", context_window="big")
