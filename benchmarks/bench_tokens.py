@@ -1,0 +1,98 @@
+"""Benchmark: exact token counting with and without the per-message cache.
+
+A replay (lesson 01) counts the whole history again before every model call,
+and trim_messages counts prefixes during its binary search, so the same
+messages are counted over and over. This script replays a 1,000-message
+history the way ``replay_growth`` does (one count of the growing history per
+AI message, 500 counts in all) with a cached ``ExactTokenCounter`` and with
+``ExactTokenCounter(cache=False)``, and checks the cache is at least 20x faster.
+
+    python benchmarks/bench_tokens.py            # exit code 0 on PASS, 1 on FAIL
+
+Each side runs a few times with a fresh counter and the best time is kept,
+so the cached figure includes filling the cache (1,000 encodings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
+from course_utils.samples import load_conversation
+from course_utils.tokens import ExactTokenCounter, tokenizer_status
+
+TARGET_SPEEDUP = 20.0
+
+
+def build_history(n_messages: int = 1000) -> list[BaseMessage]:
+    """A system prompt and alternating human / AI messages, all distinct, with realistic text.
+
+    The text comes from the long_chat sample (cycled), each message tagged with
+    its turn number so no two messages are identical (identical messages would
+    flatter the cache).
+    """
+    source = [m for m in load_conversation("long_chat") if not isinstance(m, SystemMessage)]
+    history: list[BaseMessage] = [SystemMessage("You are a friendly, helpful assistant.")]
+    for i in range(n_messages - 1):
+        template = source[i % len(source)]
+        cls = HumanMessage if i % 2 == 0 else AIMessage
+        history.append(cls(f"(turn {i // 2 + 1}) {template.content}"))
+    return history
+
+
+def replay_counts(history: list[BaseMessage], counter: Callable[[list[BaseMessage]], int]) -> int:
+    """Count the history before every AI message, as a replay does; return the cumulative total."""
+    return sum(counter(history[:i]) for i, message in enumerate(history) if isinstance(message, AIMessage))
+
+
+def best_time(make_counter: Callable[[], ExactTokenCounter], history: list[BaseMessage], repeats: int) -> tuple[float, int, int]:
+    """Best wall time over ``repeats`` runs (fresh counter each run), the result and the encodings."""
+    best, total, encodings = float("inf"), 0, 0
+    for _ in range(repeats):
+        counter = make_counter()
+        start = time.perf_counter()
+        total = replay_counts(history, counter)
+        best = min(best, time.perf_counter() - start)
+        encodings = counter.encodings
+    return best, total, encodings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1000, help="history length (default 1000)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per side; the best is kept (default 3)")
+    args = parser.parse_args(argv)
+    if args.messages < 2 or args.repeats < 1:
+        parser.error("--messages must be >= 2 and --repeats >= 1")
+
+    status = tokenizer_status()
+    print(status.note)
+    if not status.exact_available:
+        print("FAIL: exact counting is unavailable, nothing to benchmark")
+        return 1
+
+    history = build_history(args.messages)
+    calls = sum(isinstance(m, AIMessage) for m in history)
+    print(f"history: {len(history)} messages, replayed as {calls} counts of the growing history")
+
+    cached_s, cached_total, cached_enc = best_time(lambda: ExactTokenCounter(cache=True), history, args.repeats)
+    uncached_s, uncached_total, uncached_enc = best_time(lambda: ExactTokenCounter(cache=False), history, args.repeats)
+    if cached_total != uncached_total:
+        print(f"FAIL: the counts differ (cached {cached_total}, uncached {uncached_total})")
+        return 1
+
+    speedup = uncached_s / cached_s
+    print(f"cumulative tokens counted: {cached_total:,}")
+    print(f"without cache: {uncached_s * 1000:9.1f} ms  ({uncached_enc:,} encodings)")
+    print(f"with cache:    {cached_s * 1000:9.1f} ms  ({cached_enc:,} encodings)")
+    verdict = "PASS" if speedup >= TARGET_SPEEDUP else "FAIL"
+    print(f"speed-up: {speedup:.1f}x (target >= {TARGET_SPEEDUP:.0f}x): {verdict}")
+    return 0 if verdict == "PASS" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

