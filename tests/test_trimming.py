@@ -281,3 +281,114 @@ def _popped_by_end_on(messages, kwargs):
     while end > 0 and not _matches(messages[end - 1], kwargs["end_on"]):
         end -= 1
     return set(range(end, len(messages)))
+
+
+# --- the reference page's examples, as course_utils stores them ----------------------
+
+import ast  # noqa: E402
+
+from course_utils.samples import load_conversation  # noqa: E402
+from course_utils.trimming import (  # noqa: E402
+    REFERENCE_EXAMPLES,
+    check_reference_examples,
+    orphaned_tool_messages,
+    page_style,
+)
+from course_utils.trimming import reference_messages as stored_reference_messages  # noqa: E402
+
+
+def test_stored_reference_messages_are_the_pages():
+    assert stored_reference_messages() == reference_messages()
+
+
+def test_stored_printed_outputs_match_this_files_transcription():
+    # Two transcriptions of the page, made independently, must agree.
+    assert [e.number for e in REFERENCE_EXAMPLES] == list(range(1, 8))
+    for example, (kwargs, page_output) in zip(REFERENCE_EXAMPLES, PAGE_EXAMPLES):
+        assert example.kwargs == kwargs
+        assert [(id_, content) for _, id_, content in example.printed] == page_output
+
+
+def _call_keywords(text):
+    call = ast.parse(text, mode="eval").body
+    assert call.func.id == "trim_messages" and [a.id for a in call.args] == ["messages"]
+    keywords = {k.arg: k.value for k in call.keywords}
+    assert keywords.pop("token_counter").id == "dummy_token_counter"
+    return {name: ast.literal_eval(value) for name, value in keywords.items()}
+
+
+def test_printed_calls_say_what_kwargs_say_and_only_the_third_fails_to_compile():
+    for example in REFERENCE_EXAMPLES:
+        if example.number == 3:
+            with pytest.raises(SyntaxError):
+                compile(example.call, "page example 3", "eval")
+            fixed = example.call.replace('strategy="first"\n', 'strategy="first",\n')
+            assert _call_keywords(fixed) == example.kwargs
+        else:
+            assert _call_keywords(example.call) == example.kwargs
+
+
+def test_only_examples_5_and_6_differ_and_only_in_the_kept_block():
+    checks = check_reference_examples()
+    assert [c.example.number for c in checks if not c.matches] == [5, 6]
+    for check in checks:
+        assert check.library == trim_messages(reference_messages(), token_counter=dummy_token_counter,
+                                              **check.example.kwargs)
+        if check.matches:
+            assert check.differences == []
+        else:
+            [line] = check.differences
+            assert line.startswith("position 1: ") and "FIRST" in line.split(";")[0] and "SECOND" in line.split(";")[1]
+
+
+def test_page_style_writes_messages_like_the_page():
+    assert page_style(HumanMessage(TEN, id="first")) == f'HumanMessage("{TEN}", id="first")'
+    assert page_style(SystemMessage(TEN)) == f'SystemMessage("{TEN}")'
+    assert page_style(("AIMessage", "second", SECOND_BLOCK)) == (
+        'AIMessage([{"type": "text", "text": "This is the SECOND 4 token block."}], id="second")'
+    )
+
+
+# --- valid boundaries: orphaned tool answers ------------------------------------------
+
+
+def _call(call_id, name="lookup"):
+    return {"name": name, "args": {}, "id": call_id}
+
+
+def test_orphaned_tool_messages_follow_the_provider_rule():
+    ai = AIMessage("", tool_calls=[_call("c1"), _call("c2")], id="ai")
+    t1, t2 = ToolMessage("1", tool_call_id="c1", id="t1"), ToolMessage("2", tool_call_id="c2", id="t2")
+    assert orphaned_tool_messages([HumanMessage("q"), ai, t1, t2, AIMessage("done")]) == []  # parallel calls
+    assert orphaned_tool_messages([t1, t2, AIMessage("done")]) == [t1, t2]  # the call was cut
+    # The call is earlier, but a human message came between: not a valid place either.
+    assert orphaned_tool_messages([ai, HumanMessage("wait"), t1]) == [t1]
+    assert orphaned_tool_messages([ai, ToolMessage("x", tool_call_id="c9", id="t9")])[0].id == "t9"
+    assert orphaned_tool_messages([]) == []
+
+
+def test_orphaned_tool_messages_validates():
+    with pytest.raises(TypeError, match="messages must be a list"):
+        orphaned_tool_messages("hello")
+    with pytest.raises(TypeError, match=r"messages\[1\]"):
+        orphaned_tool_messages([HumanMessage("a"), "b"])
+
+
+def test_slide_result_has_an_orphan():
+    walk = trim_walkthrough(slide_conversation(), SLIDE_BUDGET, table_token_counter(SLIDE_COSTS))
+    assert [m.id for m in orphaned_tool_messages(walk.kept)] == ["tool2"]
+
+
+def test_agent_trap_and_its_fix():
+    agent = load_conversation("agent_tools")
+    budgets = range(0, 2000)
+    trapped = [n for n in budgets if orphaned_tool_messages(trim_messages(agent, max_tokens=n, token_counter="approximate"))]
+    assert trapped, "the sample must show langchain issue #33245"
+    first = trim_messages(agent, max_tokens=trapped[0], token_counter="approximate")
+    assert isinstance(first[0], ToolMessage)
+    fixed = dict(token_counter="approximate", start_on="human", include_system=True)
+    assert not any(orphaned_tool_messages(trim_messages(agent, max_tokens=n, **fixed)) for n in budgets)
+
+
+def test_table_counter_has_a_readable_name():
+    assert table_token_counter(SLIDE_COSTS).__name__ == "table_token_counter(costs)"
