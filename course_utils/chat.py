@@ -17,6 +17,12 @@ than its ``context_window`` (:class:`ContextWindowExceededError`), writes a
 summary when asked to, and calls tools bound with ``bind_tools``. Unlike one,
 it records what every call was sent in ``model.calls``.
 
+Besides a name and likes (the how-to's dialogue with Bob) it remembers where
+the user lives, a pet's name, a favourite food and a job, as stated in the
+long sample conversation of lesson 05 ("I live in Valencia", "a cat called
+Pistachio", ...), and answers "Where do I live?", "What is my cat called?",
+"What is my favourite food?" and "What do I do for work?" from them.
+
 :func:`get_chat_model` returns it, or a real provider's model when the
 environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
 """
@@ -100,6 +106,18 @@ LIKE_PATTERN = re.compile(r"\b(?:i|the user) (?:really )?(?:like|likes|love|love
 #: "i like how much they win" likes a clause, not a thing to remember.
 NOT_THINGS = frozenset("how that this it them when what where why to you your".split())
 
+#: Personal facts beyond the name (lesson 05's long chat), as the user states
+#: them and as a summary restates them ("The user lives in Valencia.").
+#: Places and pet names are capitalised words, so "I live in a flat" states no city.
+CITY_PATTERN = re.compile(r"\b(?:i live|the user lives) in ((?-i:[A-Z][\w'-]*)(?: (?-i:[A-Z][\w'-]*))*)", re.I)
+PET_KINDS = ("cat", "dog", "rabbit", "parrot", "hamster", "tortoise", "horse")
+PET_PATTERN = re.compile(rf"\b({'|'.join(PET_KINDS)})\b(?: is)? (?:called|named) ((?-i:[A-Z][\w'-]*))", re.I)
+FOOD_PATTERN = re.compile(r"\bfavou?rite food\b(?: in the (?:whole )?world)? is ([a-z][\w' -]*?)\s*(?:[,.!?;]|$)", re.I)
+JOB_PATTERN = re.compile(
+    r"\b(?:i work|the user works) as (?:an? )?([a-z][\w-]*(?: (?!(?:on|at|in|for|with|and|but|so|from)\b)[a-z][\w-]*){0,2})",
+    re.I,
+)
+
 #: A question recorded in a summary ("The user asked: what's my name?").
 ASKED_PREFIX = re.compile(r"^the user asked:\s*", re.I)
 
@@ -108,6 +126,14 @@ ASKS_SUMMARY = re.compile(r"\b(?:create|extend|write)\b.*\bsummary\b|\bsummari[s
 ASKS_NAME = re.compile(r"\b(?:what's|what is|do you know|do you remember) my name\b", re.I)
 ASKS_TEAM = re.compile(r"\b(?:what|which) (?:(\w+) )?team\b", re.I)
 ASKS_LIKES = re.compile(r"\bwhat do i (?:like|love)\b", re.I)
+ASKS_CITY = re.compile(r"\bwhere do i live\b|\b(?:what|which) (?:city|town) do i live in\b", re.I)
+ASKS_PET = re.compile(
+    rf"\bwhat(?:'s| is) my ({'|'.join(PET_KINDS)}|pet)(?:'s name|\s+called|\s+named)\b"
+    rf"|\bwhat(?:'s| is) the name of my ({'|'.join(PET_KINDS)}|pet)\b",
+    re.I,
+)
+ASKS_FOOD = re.compile(r"\bwhat(?:'s| is) my favou?rite food\b", re.I)
+ASKS_JOB = re.compile(r"\bwhat(?:'s| is) my job\b|\bwhat do i do for (?:a living|work)\b|\bwhat do i work as\b", re.I)
 GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b", re.I)
 
 #: Words of a tool's name that say nothing about what it is for.
@@ -133,6 +159,10 @@ class Facts:
     name: str | None = None
     likes: list[str] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
+    city: str | None = None
+    pet: tuple[str, str] | None = None  #: (kind, name): ("cat", "Pistachio")
+    food: str | None = None  #: favourite food
+    job: str | None = None
 
 
 def message_text(message: BaseMessage) -> str:
@@ -166,12 +196,35 @@ def stated_like(sentence: str) -> str | None:
     return thing
 
 
+def stated_personal_facts(sentence: str) -> dict[str, Any]:
+    """City, pet, favourite food and job a (non-question) sentence states.
+
+    >>> stated_personal_facts("I also share my flat with a cat called Pistachio.")
+    {'pet': ('cat', 'Pistachio')}
+    """
+    if sentence.rstrip().endswith("?"):
+        return {}
+    found: dict[str, Any] = {}
+    if match := CITY_PATTERN.search(sentence):
+        found["city"] = match.group(1)
+    if match := PET_PATTERN.search(sentence):
+        found["pet"] = (match.group(1).lower(), match.group(2))
+    if match := FOOD_PATTERN.search(sentence):
+        found["food"] = match.group(1).strip()
+    if match := JOB_PATTERN.search(sentence):
+        found["job"] = match.group(1).strip()
+    return found
+
+
 def read_facts(texts: Sequence[str]) -> Facts:
-    """Collect the name (the last one stated), likes and questions, in order."""
+    """Collect the name (the last one stated), likes and questions, in order,
+    and the last city, pet, favourite food and job stated."""
     facts = Facts()
     for text in texts:
         for sentence in sentences(text):
             facts.name = stated_name(sentence) or facts.name
+            for key, value in stated_personal_facts(sentence).items():
+                setattr(facts, key, value)
             thing = stated_like(sentence)
             if thing and thing.lower() not in {like.lower() for like in facts.likes}:
                 facts.likes.append(thing)
@@ -233,6 +286,36 @@ def reply_likes(text: str, facts: Facts) -> str | None:
     return f"You told me you like {join_words([pretty(like) for like in facts.likes])}."
 
 
+def reply_city(text: str, facts: Facts) -> str | None:
+    if not ASKS_CITY.search(text):
+        return None
+    return f"You live in {facts.city}." if facts.city else "I don't know where you live: you haven't told me."
+
+
+def reply_pet(text: str, facts: Facts) -> str | None:
+    match = ASKS_PET.search(text)
+    if not match:
+        return None
+    kind = (match.group(1) or match.group(2)).lower()
+    if facts.pet and kind in ("pet", facts.pet[0]):
+        return f"Your {facts.pet[0]} is called {facts.pet[1]}."
+    if facts.pet:
+        return f"I don't know your {kind}'s name. You've only told me about your {facts.pet[0]}."
+    return f"I don't know your {kind}'s name: you haven't told me."
+
+
+def reply_food(text: str, facts: Facts) -> str | None:
+    if not ASKS_FOOD.search(text):
+        return None
+    return f"Your favourite food is {facts.food}." if facts.food else "I don't know your favourite food: you haven't told me."
+
+
+def reply_job(text: str, facts: Facts) -> str | None:
+    if not ASKS_JOB.search(text):
+        return None
+    return f"You work as a {facts.job}." if facts.job else "I don't know what you do for work: you haven't told me."
+
+
 def reply_introduction(text: str, facts: Facts) -> str | None:
     name = read_facts([text]).name
     return f"Hi {name}! Nice to meet you. How can I help you today?" if name else None
@@ -261,7 +344,18 @@ def reply_fallback(text: str, facts: Facts) -> str:
     return f'You said: "{echo}" Tell me more!'
 
 
-RULES = (reply_name, reply_team, reply_likes, reply_introduction, reply_like_statement, reply_greeting)
+RULES = (
+    reply_name,
+    reply_team,
+    reply_likes,
+    reply_city,
+    reply_pet,
+    reply_food,
+    reply_job,
+    reply_introduction,
+    reply_like_statement,
+    reply_greeting,
+)
 
 
 def conversation_reply(messages: Sequence[BaseMessage]) -> str:
@@ -283,22 +377,38 @@ def last_human_text(messages: Sequence[BaseMessage]) -> str:
 # --- summaries ----------------------------------------------------------------
 
 
-def write_summary(facts: Facts) -> str:
-    """A summary that states every fact, so a later call can answer from it."""
+def write_summary(facts: Facts, max_questions: int | None = None) -> str:
+    """A summary that states every fact, so a later call can answer from it.
+
+    ``max_questions`` keeps only the user's last questions (None keeps all), as
+    a summariser told to be brief would.
+    """
     lines = []
     if facts.name:
         lines.append(f"The user's name is {facts.name}.")
     lines += [f"The user likes {pretty(like)}." for like in facts.likes]
-    lines += [f"The user asked: {question}" for question in facts.questions]
+    if facts.city:
+        lines.append(f"The user lives in {facts.city}.")
+    if facts.pet:
+        lines.append(f"The user's {facts.pet[0]} is called {facts.pet[1]}.")
+    if facts.food:
+        lines.append(f"The user's favourite food is {facts.food}.")
+    if facts.job:
+        lines.append(f"The user works as a {facts.job}.")
+    if max_questions is None:
+        questions = facts.questions
+    else:
+        questions = facts.questions[-max_questions:] if max_questions > 0 else []
+    lines += [f"The user asked: {question}" for question in questions]
     return " ".join(lines) or "The user has not shared their name, likes or questions yet."
 
 
-def summary_reply(messages: Sequence[BaseMessage]) -> str:
+def summary_reply(messages: Sequence[BaseMessage], max_questions: int | None = None) -> str:
     """Create or extend a summary. The request (which holds any existing
     summary) is read first, then the conversation, so older facts come first."""
     request = last_human_text(messages)
     earlier = [message_text(m) for m in messages[:-1] if isinstance(m, (HumanMessage, SystemMessage))]
-    return write_summary(read_facts([request, *earlier]))
+    return write_summary(read_facts([request, *earlier]), max_questions)
 
 
 # --- tools --------------------------------------------------------------------
@@ -416,6 +526,8 @@ class OfflineChatModel(BaseChatModel):
         token_counter: ``"exact"`` (default), ``"approximate"``, ``"dummy"`` or a
             function over a list of messages; used for ``usage_metadata``, the
             context window and ``get_num_tokens_from_messages``.
+        summary_questions: how many of the user's questions a summary keeps
+            (the last ones); None (default) keeps them all.
 
     >>> model = OfflineChatModel(context_window=50, token_counter="dummy")
     >>> model.invoke("hello").usage_metadata
@@ -425,6 +537,8 @@ class OfflineChatModel(BaseChatModel):
     context_window: int = 4096
     token_counter: TokenCounter = exact_counter
     model_name: str = "offline-chat"
+    #: Questions a summary keeps (the last ones); None keeps every question.
+    summary_questions: int | None = None
 
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _count: int = PrivateAttr(default=0)
@@ -436,6 +550,13 @@ class OfflineChatModel(BaseChatModel):
             raise TypeError(f"context_window must be a positive int, got {type(value).__name__}: {value!r}")
         if value <= 0:
             raise ValueError(f"context_window must be a positive int, got {value!r}")
+        return value
+
+    @field_validator("summary_questions", mode="before")
+    @classmethod
+    def _check_summary_questions(cls, value: Any) -> int | None:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise ValueError(f"summary_questions must be None or an int >= 0, got {value!r}")
         return value
 
     @field_validator("token_counter", mode="before")
@@ -543,7 +664,7 @@ class OfflineChatModel(BaseChatModel):
         if input_tokens > self.context_window:
             raise ContextWindowExceededError(self.context_window, input_tokens)
         reply_id = f"offline-{number}-{input_digest(messages)}"
-        reply = self._respond(messages, list(tools or []), tool_choice, reply_id)
+        reply = self._respond(messages, list(tools or []), tool_choice, reply_id, self.summary_questions)
         for word in stop or []:
             reply.content = reply.content.split(word)[0]
         output_tokens = self.token_counter([reply])
@@ -559,13 +680,19 @@ class OfflineChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
     @staticmethod
-    def _respond(messages: list[BaseMessage], tools: list[dict], tool_choice: str | None, reply_id: str) -> AIMessage:
+    def _respond(
+        messages: list[BaseMessage],
+        tools: list[dict],
+        tool_choice: str | None,
+        reply_id: str,
+        summary_questions: int | None = None,
+    ) -> AIMessage:
         """Pick what kind of answer the last message calls for."""
         if messages and isinstance(messages[-1], ToolMessage):
             return AIMessage(tool_results_reply(messages), id=reply_id)
         text = last_human_text(messages)
         if ASKS_SUMMARY.search(text):
-            return AIMessage(summary_reply(messages), id=reply_id)
+            return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
         tool = choose_tool(text, tools, tool_choice)
         if tool is not None:
             call = {"name": tool_name(tool), "args": tool_arguments(text, tool), "id": f"call-{reply_id}"}

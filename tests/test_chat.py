@@ -415,3 +415,64 @@ def test_get_chat_model_bad_specs(monkeypatch):
         get_chat_model(":gpt")
     with pytest.raises(TypeError, match="context_window"):
         get_chat_model("offline", context_window="big")
+
+
+# --- personal facts of lesson 05's long chat (city, pet, favourite food, job) ----------
+
+
+SARA = [
+    "Hi there! I'm Sara.",
+    "I live in Valencia, close to the sea.",
+    "I also share my flat with a very opinionated cat called Pistachio.",
+    "And my favourite food in the whole world is mushroom risotto, in case you ever need to bribe me.",
+    "Last bit of background: I work as a nurse on night shifts.",
+]
+SARA_QUESTIONS = {
+    "Where do I live?": "You live in Valencia.",
+    "What is my cat called?": "Your cat is called Pistachio.",
+    "What is my favourite food?": "Your favourite food is mushroom risotto.",
+    "What do I do for work?": "You work as a nurse.",
+}
+
+
+@pytest.mark.parametrize("question, answer", SARA_QUESTIONS.items())
+def test_personal_facts_are_answered_only_while_they_are_sent(question, answer):
+    model = OfflineChatModel()
+    told = [HumanMessage(text) for text in SARA]
+    assert ask(model, *told, HumanMessage(question)).content == answer
+    assert ask(model, HumanMessage(question)).content.startswith("I don't know")
+
+
+@pytest.mark.parametrize("question, answer", SARA_QUESTIONS.items())
+def test_personal_facts_survive_a_summary(question, answer):
+    model = OfflineChatModel()
+    summary = ask(model, *[HumanMessage(text) for text in SARA], HumanMessage(CREATE)).content
+    assert "The user lives in Valencia." in summary and "The user works as a nurse." in summary
+    assert ask(model, SystemMessage(f"Summary of conversation earlier: {summary}"), HumanMessage(question)).content == answer
+    extended = ask(model, HumanMessage("ok"), HumanMessage(EXTEND.format(summary=summary))).content
+    assert ask(model, SystemMessage(extended), HumanMessage(question)).content == answer
+
+
+def test_personal_facts_need_the_right_words():
+    model = OfflineChatModel()
+    assert ask(model, HumanMessage("I live in a small flat."), HumanMessage("Where do I live?")).content.startswith(
+        "I don't know"
+    )
+    cat = [HumanMessage("my cat is called Pistachio."), HumanMessage("What is my dog called?")]
+    assert ask(model, *cat).content == "I don't know your dog's name. You've only told me about your cat."
+    assert ask(model, cat[0], HumanMessage("What's my pet's name?")).content == "Your cat is called Pistachio."
+    assert ask(model, HumanMessage("I work as a software engineer at a bank."), HumanMessage("what is my job?")).content == (
+        "You work as a software engineer."
+    )
+
+
+def test_summary_questions_keeps_only_the_last_questions():
+    texts = ["hi! I'm bob", "is it sunny?", "is it cold?", "is it late?", CREATE]
+    full = OfflineChatModel().invoke([HumanMessage(t) for t in texts]).content
+    short = OfflineChatModel(summary_questions=1).invoke([HumanMessage(t) for t in texts]).content
+    none = OfflineChatModel(summary_questions=0).invoke([HumanMessage(t) for t in texts]).content
+    assert full.count("The user asked:") == 3
+    assert short == "The user's name is Bob. The user asked: is it late?"
+    assert none == "The user's name is Bob."
+    with pytest.raises(ValueError, match="summary_questions must be None or an int >= 0"):
+        OfflineChatModel(summary_questions=-1)

@@ -1,0 +1,230 @@
+"""Tests for course_utils.thresholds: H_max suggestions, model limits and the threshold experiment."""
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+from matplotlib.figure import Figure
+
+from course_utils.budget import budget_working, history_budget
+from course_utils.samples import load_conversation, load_sample
+from course_utils.thresholds import (
+    MODEL_LIMITS,
+    STRATEGIES,
+    TASK_PROFILES,
+    TASKS,
+    FactQuestion,
+    experiment_figure,
+    experiment_table,
+    fact_questions,
+    limits_table,
+    model_limit,
+    run_experiment,
+    suggest_thresholds,
+)
+from course_utils.tokens import exact_counter
+
+THRESHOLDS = (256, 1024, 8192)  # small, middle, larger than the whole long chat
+
+
+# --- suggestions ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("limit", [8192, 32_768, 128_000, 200_000])
+def test_h_max_is_history_budget_with_the_same_parts(task, limit):
+    s = suggest_thresholds(limit, task)
+    assert s.h_max == history_budget(limit, s.system, s.user, s.reserve, margin=s.margin)
+    assert s.working.lines == budget_working(limit, s.system, s.user, s.reserve, margin=s.margin).lines
+    assert s.trim_max_tokens == limit - s.reserve - s.margin == s.h_max + s.system + s.user
+
+
+def test_the_lesson_example_with_a_300_token_margin():
+    s = suggest_thresholds(8192, "chat", margin=300)
+    assert (s.system, s.user, s.reserve, s.margin) == (500, 300, 1200, 300)
+    assert s.working.lines == ["8192 - 500 = 7692", "7692 - 300 = 7392", "7392 - 1200 = 6192", "6192 - 300 = 5892"]
+    assert s.h_max == 5892
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_every_task_gives_a_valid_suggestion(task):
+    s = suggest_thresholds(8192, task)
+    assert 0 < s.h_max < 8192
+    assert min(s.system, s.user, s.reserve, s.margin) > 0
+    assert s.margin == 410  # 5% of 8192, rounded up
+    assert s.advice and TASK_PROFILES[task].description
+    history = load_conversation("long_chat")
+    kept = trim_messages(history, **s.trim_kwargs(exact_counter))
+    assert isinstance(kept[0], SystemMessage) and isinstance(kept[1], HumanMessage)
+    assert exact_counter(kept) <= s.trim_max_tokens
+
+
+def test_tasks_differ_where_the_lesson_says():
+    chat, agent, retrieval = (TASK_PROFILES[t] for t in ("chat", "agent", "retrieval"))
+    assert agent.system > chat.system  # tool schemas are sent with every call
+    assert retrieval.user > max(chat.user, agent.user)  # retrieved documents are new input
+    assert suggest_thresholds(8192, "retrieval").h_max < suggest_thresholds(8192, "chat").h_max
+
+
+def test_measured_parts_replace_the_typical_ones():
+    s = suggest_thresholds(8192, "agent", system=1234, user=111, reserve=222, margin=0)
+    assert (s.system, s.user, s.reserve, s.margin) == (1234, 111, 222, 0)
+    assert s.h_max == 8192 - 1234 - 111 - 222
+
+
+def test_raising_the_reserve_lowers_h_max():
+    ceilings = [suggest_thresholds(8192, "chat", reserve=r, margin=300).h_max for r in (600, 1200, 2400)]
+    assert ceilings == [6492, 5892, 4692]
+
+
+def test_bad_suggestion_input_names_the_parameter():
+    with pytest.raises(ValueError, match="task must be one of"):
+        suggest_thresholds(8192, "poetry")
+    with pytest.raises(TypeError, match="limit must be an int"):
+        suggest_thresholds(8192.0, "chat")
+    with pytest.raises(TypeError, match="limit must be an int"):
+        suggest_thresholds(True, "chat")
+    with pytest.raises(ValueError, match="system must be at least 0"):
+        suggest_thresholds(8192, "chat", system=-1)
+    with pytest.raises(ValueError, match="limit 4096 is too small for the 'retrieval' task: no room left"):
+        suggest_thresholds(4096, "retrieval")
+
+
+# --- model limits ---------------------------------------------------------------------------
+
+
+def test_model_limits_are_plain_positive_numbers():
+    names = [m.model for m in MODEL_LIMITS]
+    assert len(names) == len(set(names))
+    assert all(isinstance(m.context_window, int) and m.context_window >= 4096 for m in MODEL_LIMITS)
+    assert model_limit("GPT-4o") == 128_000 and model_limit("claude 3.5 sonnet") == 200_000
+    with pytest.raises(ValueError, match="model must be one of"):
+        model_limit("gpt-99")
+
+
+def test_limits_table_lists_every_model_and_says_when_there_is_no_room():
+    table = limits_table()
+    for entry in MODEL_LIMITS:
+        assert entry.model in table and f"{entry.context_window:,}" in table
+    phi = next(line for line in table.splitlines() if line.startswith("Phi-3"))
+    assert phi.rstrip().endswith("no room")
+    with pytest.raises(ValueError, match="tasks must name tasks"):
+        limits_table(["chat", "poetry"])
+
+
+# --- the experiment ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return run_experiment("long_chat", THRESHOLDS)
+
+
+def row(rows, strategy, threshold):
+    return next(r for r in rows if r.strategy == strategy and r.threshold == threshold)
+
+
+def test_one_row_per_strategy_and_threshold(rows):
+    assert [(r.strategy, r.threshold) for r in rows] == [(s, t) for s in STRATEGIES for t in THRESHOLDS]
+    assert all(r.calls == 40 and r.facts_asked == 5 for r in rows)
+
+
+def test_fact_questions_come_from_the_sample():
+    questions = fact_questions("long_chat")
+    assert [q.expected for q in questions] == [f["value"] for f in load_sample("long_chat").facts]
+    assert questions[0] == FactQuestion("name", "What's my name?", "Sara")
+
+
+def test_none_sends_the_whole_history_every_call(rows):
+    messages = load_conversation("long_chat")
+    expected = sum(exact_counter(messages[: i + 1]) for i, m in enumerate(messages) if isinstance(m, HumanMessage))
+    for t in THRESHOLDS:
+        assert row(rows, "none", t).total_sent_tokens == expected
+        assert row(rows, "none", t).facts_remembered == 5
+
+
+def test_none_sends_the_most_tokens(rows):
+    for t in THRESHOLDS:
+        none = row(rows, "none", t).total_sent_tokens
+        assert none >= row(rows, "trim", t).total_sent_tokens
+        assert none >= row(rows, "summarise", t).total_sent_tokens
+    assert row(rows, "none", 256).total_sent_tokens > 3 * row(rows, "trim", 256).total_sent_tokens
+
+
+def test_trimming_keeps_every_call_under_the_threshold(rows):
+    for t in THRESHOLDS:
+        r = row(rows, "trim", t)
+        assert r.calls_over_threshold == 0 and r.max_sent_tokens <= t
+    totals = [row(rows, "trim", t).total_sent_tokens for t in THRESHOLDS]
+    assert totals == sorted(totals)
+
+
+def test_small_thresholds_forget_early_facts_when_trimming_but_not_when_summarising(rows):
+    for t in (256, 1024):
+        trimmed, summarised = row(rows, "trim", t), row(rows, "summarise", t)
+        assert "name" in trimmed.forgotten
+        assert summarised.facts_remembered > trimmed.facts_remembered
+        assert summarised.facts_remembered == 5
+        assert summarised.summary_calls > 0 and 0 < summarised.summary_sent_tokens < summarised.total_sent_tokens
+    assert "I don't know your name" in row(rows, "trim", 256).answers[0].reply
+    assert row(rows, "summarise", 256).answers[0].reply == "Your name is Sara."
+
+
+def test_a_threshold_above_the_whole_conversation_changes_nothing(rows):
+    none = row(rows, "none", 8192)
+    for strategy in ("trim", "summarise"):
+        r = row(rows, strategy, 8192)
+        assert (r.total_sent_tokens, r.summary_calls, r.facts_remembered) == (none.total_sent_tokens, 0, 5)
+
+
+def test_the_experiment_is_deterministic(rows):
+    again = run_experiment("long_chat", THRESHOLDS)
+    assert [(r.total_sent_tokens, r.answers) for r in again] == [(r.total_sent_tokens, r.answers) for r in rows]
+
+
+def test_a_list_of_messages_with_questions():
+    messages = [
+        SystemMessage("Be brief."),
+        HumanMessage("hi! I'm bob"),
+        AIMessage("Hi Bob!"),
+        HumanMessage("i like the celtics!"),
+        AIMessage("Great team."),
+    ]
+    result = run_experiment(messages, [1000], ["none", "trim"], [("what's my name?", "Bob")], token_counter="dummy")
+    assert [(r.strategy, r.total_sent_tokens, r.facts_remembered) for r in result] == [
+        ("none", 20 + 40, 1),
+        ("trim", 20 + 40, 1),
+    ]
+
+
+def test_bad_experiment_input_names_the_parameter():
+    with pytest.raises(TypeError, match="thresholds must be a non-empty list"):
+        run_experiment("long_chat", [])
+    with pytest.raises(ValueError, match=r"thresholds\[1\] must be at least 1"):
+        run_experiment("long_chat", [256, 0])
+    with pytest.raises(ValueError, match="strategies must be drawn from"):
+        run_experiment("long_chat", [256], ["prune"])
+    with pytest.raises(ValueError, match="strategies must not repeat"):
+        run_experiment("long_chat", [256], ["trim", "trim"])
+    with pytest.raises(TypeError, match="strategies must be a non-empty list"):
+        run_experiment("long_chat", [256], "trim")
+    with pytest.raises(ValueError, match="questions must be given"):
+        run_experiment(load_conversation("bob"), [256])
+    with pytest.raises(TypeError, match=r"questions\[0\] must be a FactQuestion"):
+        run_experiment("long_chat", [256], questions=[42])
+    with pytest.raises(ValueError, match="conversation has no human message"):
+        run_experiment([SystemMessage("x")], [256], questions=[("q?", "a")])
+    with pytest.raises(ValueError, match="thresholds: 20 is too small for turn 1"):
+        run_experiment("long_chat", [20], ["trim"])
+    with pytest.raises(ValueError, match="keep_last must be at least 0"):
+        run_experiment("long_chat", [256], keep_last=-1)
+
+
+def test_table_and_figure(rows):
+    table = experiment_table(rows)
+    assert len(table.splitlines()) == 2 + len(rows)
+    assert "name, city, pet, favourite food, job" in table
+    fig = experiment_figure(rows)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == list(STRATEGIES)
+    assert list(fig.axes[1].get_lines()[1].get_ydata()) == [r.facts_remembered for r in rows if r.strategy == "trim"]
+    with pytest.raises(TypeError, match="rows must be a non-empty list"):
+        experiment_table([])
