@@ -13,7 +13,8 @@ trimmed, and what it still knows from a summary:
 "I don't know your name: you haven't told me."
 
 Like a provider's model it reports ``usage_metadata``, refuses input larger
-than its ``context_window`` (:class:`ContextWindowExceededError`), writes a
+than its ``context_window`` (:class:`ContextWindowExceededError`), refuses a
+tool result whose tool call was cut (:class:`InvalidToolSequenceError`), writes a
 summary when asked to, and calls tools bound with ``bind_tools``. Unlike one,
 it records what every call was sent in ``model.calls``.
 
@@ -52,6 +53,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, field_validator
 
 from course_utils.tokens import COUNTER_NAMES, exact_counter, get_token_counter
+from course_utils.trimming import orphaned_tool_messages
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
@@ -493,6 +495,28 @@ class ContextWindowExceededError(ValueError):
         return (type(self), (self.limit, self.requested))
 
 
+class InvalidToolSequenceError(ValueError):
+    """A tool result that answers no tool call just before it, worded like OpenAI's error.
+
+    Providers refuse a ``ToolMessage`` unless it follows the ``AIMessage``
+    whose tool call it answers; a trim that cuts that AIMessage causes this
+    (langchain issue #33245). ``orphans`` holds the offending messages.
+    """
+
+    code = "invalid_tool_sequence"
+
+    def __init__(self, orphans: Sequence[BaseMessage]):
+        self.orphans = list(orphans)
+        ids = ", ".join(repr(m.tool_call_id) for m in self.orphans)
+        super().__init__(
+            "Invalid parameter: messages with role 'tool' must be a response to a preceding "
+            f"message with 'tool_calls' (tool_call_id {ids}). (code: '{self.code}')"
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.orphans,))
+
+
 def check_messages(messages: Any, parameter: str = "messages") -> list[BaseMessage]:
     """Return messages as a list, or raise TypeError naming the first bad item."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
@@ -663,6 +687,9 @@ class OfflineChatModel(BaseChatModel):
         input_tokens = self.get_num_tokens_from_messages(messages, tools)
         if input_tokens > self.context_window:
             raise ContextWindowExceededError(self.context_window, input_tokens)
+        orphans = orphaned_tool_messages(messages)
+        if orphans:
+            raise InvalidToolSequenceError(orphans)
         reply_id = f"offline-{number}-{input_digest(messages)}"
         reply = self._respond(messages, list(tools or []), tool_choice, reply_id, self.summary_questions)
         for word in stop or []:

@@ -476,3 +476,36 @@ def test_summary_questions_keeps_only_the_last_questions():
     assert none == "The user's name is Bob."
     with pytest.raises(ValueError, match="summary_questions must be None or an int >= 0"):
         OfflineChatModel(summary_questions=-1)
+
+
+# --- tool results must follow their tool call, as providers require ----------------
+
+
+def test_orphaned_tool_result_is_refused_like_a_provider():
+    from langchain_core.messages import trim_messages
+
+    from course_utils.chat import InvalidToolSequenceError
+    from course_utils.samples import load_conversation
+
+    history = load_conversation("agent_tools")
+    model = OfflineChatModel(token_counter="approximate", context_window=100_000)
+    # Find a naive "last N tokens" cut that starts on a tool result (issue #33245).
+    for max_tokens in range(50, 2000, 7):
+        naive = trim_messages(history, max_tokens=max_tokens, token_counter="approximate")
+        if naive and naive[0].type == "tool":
+            break
+    else:
+        pytest.fail("no budget in range leaves an orphaned tool result")
+    with pytest.raises(InvalidToolSequenceError) as error:
+        model.invoke(naive)
+    assert naive[0].tool_call_id in str(error.value)
+    assert error.value.orphans[0] is naive[0]
+    fixed = trim_messages(history, max_tokens=max_tokens, token_counter="approximate", start_on="human", include_system=True)
+    assert model.invoke(fixed).content  # the valid boundary is accepted
+
+
+def test_tool_result_after_its_call_is_accepted():
+    call = AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"}])
+    answer = ToolMessage("Sunny, 24 C", tool_call_id="c1")
+    reply = OfflineChatModel().invoke([HumanMessage("weather in Paris?"), call, answer])
+    assert reply.content
