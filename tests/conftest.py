@@ -10,6 +10,7 @@ GUARD_DIR = Path(__file__).parent / "offline_guard"
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GUARD_DIR), os.environ.get("PYTHONPATH")]))
 # No provider model may be picked up from the developer's environment.
 os.environ.pop("COURSE_CHAT_MODEL", None)
+os.environ.pop("COURSE_CHECKPOINT_URL", None)
 sys.path.insert(0, str(GUARD_DIR))
 import sitecustomize as _offline_guard  # noqa: E402  (this process)
 

@@ -1,0 +1,559 @@
+"""The PostgreSQL checkpointer, against a real PostgreSQL server these tests start.
+
+A session fixture runs Debian's ``postgresql`` binaries (``initdb``, ``pg_ctl``
+in ``/usr/lib/postgresql/*/bin``, or on PATH) on a temporary data folder and
+a free loopback port, with a password, and always stops the server. As root
+it runs them as the ``postgres`` user (``runuser -u postgres -- ...``), since
+PostgreSQL refuses to run as root.
+
+Where no server can start (no binaries, root without a ``postgres`` user, not
+POSIX...) the server tests are skipped and the reason is printed in pytest's
+summary (``-ra``). CI sets ``COURSE_REQUIRE_POSTGRES=1`` so that there a
+server that cannot start fails the run instead. ``COURSE_TEST_PG_BIN`` names
+a folder holding ``initdb`` and ``pg_ctl`` to use instead of searching.
+"""
+
+import glob
+import json
+import os
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from course_utils.checkpoints import (
+    CHECKPOINT_URL_ENV,
+    CheckpointerConnectionError,
+    checkpoint_backend,
+    close_checkpointer,
+    get_checkpointer,
+    postgres_checkpointer,
+    redact,
+    user_thread_id,
+)
+from course_utils.graphs import (
+    DEFAULT_DB_PATH,
+    build_summarizing_chatbot,
+    build_trimming_chatbot,
+    chat,
+    replay,
+    stored_messages,
+    thread_config,
+)
+from course_utils.samples import load_conversation
+
+ROOT = Path(__file__).resolve().parents[1]
+PG_BIN_ENV = "COURSE_TEST_PG_BIN"
+REQUIRE_ENV = "COURSE_REQUIRE_POSTGRES"
+DEBIAN_BIN_GLOB = "/usr/lib/postgresql/*/bin"
+SERVER_USER = "postgres"  # the OS user the server runs as when we are root
+DB_USER = "course"  # the database superuser initdb creates
+BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
+
+
+# --- finding and starting a server ------------------------------------------------------
+
+
+@dataclass
+class ServerPlan:
+    """How to start a server here: which binaries, and as whom."""
+
+    bindir: Path
+    run_as: list[str] = field(default_factory=list)  #: a command prefix, e.g. runuser -u postgres --
+    owner: tuple[int, int] | None = None  #: (uid, gid) that must own the data folder
+
+
+def _has_server_binaries(folder: Path) -> bool:
+    return all((folder / name).is_file() and os.access(folder / name, os.X_OK) for name in ("initdb", "pg_ctl"))
+
+
+def _version_key(folder: Path) -> tuple:
+    return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"[.]", folder.parent.name))
+
+
+def find_bindir(env=os.environ, which=shutil.which) -> Path | str:
+    """The folder with initdb and pg_ctl, or the reason there is none."""
+    override = env.get(PG_BIN_ENV)
+    if override:
+        folder = Path(override)
+        if _has_server_binaries(folder):
+            return folder
+        return f"{PG_BIN_ENV}={override} has no initdb and pg_ctl"
+    candidates = sorted((Path(p) for p in glob.glob(DEBIAN_BIN_GLOB)), key=_version_key, reverse=True)
+    on_path = which("initdb")
+    if on_path:
+        candidates.append(Path(on_path).resolve().parent)
+    for folder in candidates:
+        if _has_server_binaries(folder):
+            return folder
+    return (
+        f"no PostgreSQL server binaries (initdb, pg_ctl) in {DEBIAN_BIN_GLOB} or on PATH: "
+        f"install them with `apt-get install postgresql` (Debian/Ubuntu)"
+    )
+
+
+def plan_server(env=os.environ, euid=None, which=shutil.which, lookup_user=pwd.getpwnam) -> ServerPlan | str:
+    """How a test server can start on this machine, or the reason it cannot (the skip reason)."""
+    if os.name != "posix":
+        return f"the PostgreSQL test server is started with initdb/pg_ctl on POSIX systems only (this is {os.name!r})"
+    bindir = find_bindir(env, which)
+    if isinstance(bindir, str):
+        return bindir
+    euid = os.geteuid() if euid is None else euid
+    if euid != 0:
+        return ServerPlan(bindir)
+    try:
+        user = lookup_user(SERVER_USER)
+    except KeyError:
+        return (
+            f"running as root, which PostgreSQL refuses, and there is no {SERVER_USER!r} user to run it as "
+            f"(`apt-get install postgresql` creates one)"
+        )
+    runuser = which("runuser")
+    if not runuser:
+        return (
+            f"running as root, which PostgreSQL refuses, and there is no runuser command "
+            f"to start it as {SERVER_USER!r}"
+        )
+    return ServerPlan(bindir, [runuser, "-u", SERVER_USER, "--"], (user.pw_uid, user.pw_gid))
+
+
+def free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServerStartError(RuntimeError):
+    pass
+
+
+@dataclass
+class PostgresServer:
+    plan: ServerPlan
+    folder: Path
+    port: int = 0
+    password: str = ""
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "data"
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "server.log"
+
+    def url(self, password: str | None = None, dbname: str = "postgres") -> str:
+        password = self.password if password is None else password
+        return f"postgresql://{DB_USER}:{password}@127.0.0.1:{self.port}/{dbname}"
+
+    def _run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        command = [*self.plan.run_as, str(self.plan.bindir / args[0]), *args[1:]]
+        env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
+        return subprocess.run(command, cwd=self.folder, env=env, capture_output=True, text=True, timeout=timeout)
+
+    def _own(self, path: Path) -> None:
+        if self.plan.owner:
+            os.chown(path, *self.plan.owner)
+
+    def start(self) -> None:
+        self._own(self.folder)
+        self.password = secrets.token_hex(12)
+        pwfile = self.folder / "pwfile"
+        pwfile.write_text(self.password + "\n")
+        self._own(pwfile)
+        init = self._run(
+            "initdb", "-D", str(self.data), "-U", DB_USER, f"--pwfile={pwfile}", "--auth=scram-sha-256",
+            "--encoding=UTF8", "--no-locale", "--no-sync",
+        )  # fmt: skip
+        pwfile.unlink()
+        if init.returncode != 0:
+            raise ServerStartError(f"initdb failed (exit {init.returncode}): {init.stderr.strip()[-600:]}")
+        for _attempt in range(3):  # another process may take the free port between bind and start
+            self.port = free_loopback_port()
+            options = f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c full_page_writes=off"
+            started = self._run(
+                "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "30", "start"
+            )  # fmt: skip
+            if started.returncode == 0:
+                return
+        log = self.log.read_text(errors="replace")[-600:] if self.log.exists() else started.stderr
+        raise ServerStartError(f"pg_ctl could not start the server (exit {started.returncode}): {log.strip()}")
+
+    def stop(self) -> None:
+        try:
+            if (self.data / "postmaster.pid").exists():
+                stopped = self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "30", "stop")
+                if stopped.returncode != 0:
+                    self._kill()
+        finally:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _kill(self) -> None:
+        """The server's own pid, from the pid file it wrote: stop that process and nothing else."""
+        try:
+            pid = int((self.data / "postmaster.pid").read_text().split()[0])
+            os.kill(pid, signal.SIGQUIT)
+        except (OSError, ValueError, IndexError):
+            pass
+
+
+def _unavailable(reason: str):
+    message = f"no PostgreSQL test server: {reason}"
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{message} ({REQUIRE_ENV}=1: a server must start here)", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    plan = plan_server()
+    if isinstance(plan, str):
+        _unavailable(plan)
+    # As root, the postgres user must reach the folder: /tmp is open to all, a TMPDIR may not be.
+    parent = "/tmp" if plan.owner and os.path.isdir("/tmp") else None
+    server = PostgresServer(plan, Path(tempfile.mkdtemp(prefix="course-pg-", dir=parent)))
+    try:
+        try:
+            server.start()
+        except (ServerStartError, OSError, subprocess.TimeoutExpired) as exc:
+            _unavailable(str(exc))
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    return postgres_server.url()
+
+
+# --- a thread written, the connection closed, read back -----------------------------------
+
+READ_BACK = textwrap.dedent(
+    """
+    import json, sys
+    from course_utils.checkpoints import close_checkpointer, get_checkpointer
+    from course_utils.graphs import build_summarizing_chatbot, chat, thread_config
+
+    thread = sys.argv[1]
+    saver = get_checkpointer()  # from COURSE_CHECKPOINT_URL: the URL is not on the command line
+    graph = build_summarizing_chatbot(checkpointer=saver)
+    values = graph.get_state(thread_config(thread)).values
+    stored = [[m.type, m.content, m.id] for m in values["messages"]]
+    reply = chat(graph, thread, "what's my name?")
+    close_checkpointer(saver)
+    print(json.dumps({"saver": type(saver).__name__, "messages": stored, "summary": values.get("summary", ""),
+                      "reply": reply}))
+    """
+)
+
+
+def _snapshot(graph, thread_id):
+    values = graph.get_state(thread_config(thread_id)).values
+    return [[m.type, m.content, m.id] for m in values["messages"]], values.get("summary", "")
+
+
+def test_a_thread_survives_its_connection_and_its_process(postgres_url):
+    thread = "bob-" + secrets.token_hex(4)
+    saver = postgres_checkpointer(postgres_url)
+    graph = build_summarizing_chatbot(checkpointer=saver)
+    turns = replay(graph, thread, BOB[:5])
+    assert turns[1].reply == "Your name is Bob."
+    assert any(turn.summary for turn in turns), "the how-to's dialogue summarises by turn 4"
+    messages, summary = _snapshot(graph, thread)
+    assert summary and "bob" in summary.lower()
+    close_checkpointer(saver)
+    assert saver.conn.closed
+
+    # A new connection in this process sees the same thread, summary included.
+    saver2 = postgres_checkpointer(postgres_url)
+    try:
+        assert _snapshot(build_summarizing_chatbot(checkpointer=saver2), thread) == (messages, summary)
+    finally:
+        close_checkpointer(saver2)
+
+    # A new process, which finds the server through COURSE_CHECKPOINT_URL, reads it and carries on.
+    env = {**os.environ, CHECKPOINT_URL_ENV: postgres_url}
+    done = subprocess.run(
+        [sys.executable, "-c", READ_BACK, thread], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["saver"] == "PostgresSaver"
+    assert (seen["messages"], seen["summary"]) == (messages, summary)
+    assert seen["reply"] == "Your name is Bob."  # from the summary: "hi! I'm bob" itself was deleted
+    assert not any(content == "hi! I'm bob" for _, content, _ in seen["messages"])
+
+    # ...and what that process wrote is there for the next connection.
+    saver3 = postgres_checkpointer(postgres_url)
+    try:
+        after = stored_messages(build_summarizing_chatbot(checkpointer=saver3), thread)
+        assert [m.content for m in after][-2:] == ["what's my name?", "Your name is Bob."]
+    finally:
+        close_checkpointer(saver3)
+
+
+def test_two_thread_ids_are_isolated(postgres_url):
+    suffix = secrets.token_hex(4)
+    bob, alice, unknown = f"bob-{suffix}", f"alice-{suffix}", f"nobody-{suffix}"
+    saver = postgres_checkpointer(postgres_url)
+    graph = build_trimming_chatbot(checkpointer=saver, max_tokens=128)
+    chat(graph, bob, "hi! I'm bob")
+    chat(graph, alice, "hi! I'm alice")
+    assert chat(graph, bob, "what's my name?") == "Your name is Bob."
+    assert chat(graph, alice, "what's my name?") == "Your name is Alice."
+    close_checkpointer(saver)
+
+    saver = postgres_checkpointer(postgres_url)
+    try:
+        graph = build_trimming_chatbot(checkpointer=saver, max_tokens=128)
+        bob_texts = [m.content for m in stored_messages(graph, bob)]
+        alice_texts = [m.content for m in stored_messages(graph, alice)]
+        assert bob_texts == ["hi! I'm bob", "Hi Bob! Nice to meet you. How can I help you today?",
+                             "what's my name?", "Your name is Bob."]  # fmt: skip
+        assert alice_texts == ["hi! I'm alice", "Hi Alice! Nice to meet you. How can I help you today?",
+                               "what's my name?", "Your name is Alice."]  # fmt: skip
+        assert stored_messages(graph, unknown) == []
+        assert chat(graph, unknown, "what's my name?") == "I don't know your name: you haven't told me."
+        threads = {c.config["configurable"]["thread_id"] for c in saver.list(None)}
+        assert {bob, alice, unknown} <= threads
+        saver.delete_thread(bob)  # starting one thread afresh leaves the others alone
+        assert stored_messages(graph, bob) == []
+        assert [m.content for m in stored_messages(graph, alice)] == alice_texts
+    finally:
+        close_checkpointer(saver)
+
+
+def test_setup_twice_and_get_checkpointer_chooses_postgres(postgres_url, monkeypatch):
+    first = postgres_checkpointer(postgres_url)
+    second = get_checkpointer(postgres_url)  # setup() again on existing tables: harmless
+    monkeypatch.setenv(CHECKPOINT_URL_ENV, postgres_url)
+    third = get_checkpointer(default="lesson.sqlite")  # the hub's setting wins over a lesson's file
+    try:
+        assert {type(s).__name__ for s in (first, second, third)} == {"PostgresSaver"}
+        with first.conn.cursor() as cur:
+            versions = [row["v"] for row in cur.execute("SELECT v FROM checkpoint_migrations ORDER BY v")]
+        assert versions == list(range(len(first.MIGRATIONS)))  # each migration ran once
+    finally:
+        for saver in (first, second, third):
+            close_checkpointer(saver)
+
+
+def test_a_refused_login_names_the_server_not_the_password(postgres_server):
+    wrong = "not-the-password-" + secrets.token_hex(4)
+    with pytest.raises(CheckpointerConnectionError) as caught:
+        postgres_checkpointer(postgres_server.url(password=wrong))
+    message = str(caught.value)
+    assert f"{DB_USER}@127.0.0.1:{postgres_server.port}/postgres" in message
+    assert "password authentication failed" in message
+    assert wrong not in message and postgres_server.password not in message
+
+
+def test_a_missing_database_is_named(postgres_server):
+    with pytest.raises(CheckpointerConnectionError, match=r"/no_such_db.*does not exist"):
+        postgres_checkpointer(postgres_server.url(dbname="no_such_db"))
+
+
+def test_a_user_who_cannot_create_the_tables_is_told_why(postgres_server):
+    """PostgreSQL 15+ gives ordinary roles no CREATE on schema public: setup() fails, and says so."""
+    import psycopg
+
+    role, password = "student_" + secrets.token_hex(3), secrets.token_hex(8)
+    with psycopg.connect(postgres_server.url(), autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        admin.execute(f"CREATE DATABASE {role}_db")
+    url = f"postgresql://{role}:{password}@127.0.0.1:{postgres_server.port}/{role}_db"
+    with pytest.raises(RuntimeError) as caught:
+        postgres_checkpointer(url)
+    message = str(caught.value)
+    assert f"{role}@127.0.0.1:{postgres_server.port}/{role}_db" in message
+    assert "permission denied" in message and "GRANT CREATE ON SCHEMA public" in message
+    assert "SELECT, INSERT, UPDATE, DELETE" in message
+    assert password not in message
+
+    # A teacher creates the tables once and grants the rows; then the same call works for the student.
+    teacher_url = postgres_server.url(dbname=f"{role}_db")
+    close_checkpointer(postgres_checkpointer(teacher_url))
+    with psycopg.connect(teacher_url, autocommit=True) as admin:
+        admin.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
+    saver = postgres_checkpointer(url)
+    try:
+        graph = build_trimming_chatbot(checkpointer=saver)
+        chat(graph, "bob", "hi! I'm bob")
+        assert chat(graph, "bob", "what's my name?") == "Your name is Bob."
+    finally:
+        close_checkpointer(saver)
+
+
+# --- without a server ---------------------------------------------------------------------
+
+
+def test_an_unreachable_server_is_named_without_its_password():
+    port = free_loopback_port()  # nothing listens there
+    with pytest.raises(CheckpointerConnectionError) as caught:
+        postgres_checkpointer(f"postgresql://teacher:hunter2secret@127.0.0.1:{port}/course")
+    message = str(caught.value)
+    assert f"teacher@127.0.0.1:{port}/course" in message
+    assert "hunter2secret" not in message
+    assert CHECKPOINT_URL_ENV in message
+
+
+@pytest.mark.parametrize(
+    "module, package",
+    [("langgraph.checkpoint.postgres", "langgraph-checkpoint-postgres"), ("psycopg", "psycopg")],
+)
+def test_a_missing_package_is_named(monkeypatch, module, package):
+    monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
+    with pytest.raises(ImportError, match=re.escape(package)) as caught:
+        postgres_checkpointer("postgresql://teacher@127.0.0.1/course")
+    assert 'pip install langgraph-checkpoint-postgres "psycopg[binary]"' in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "conninfo, error",
+    [(None, TypeError), (5432, TypeError), ("", ValueError), ("   ", ValueError), ("nonsense", ValueError),
+     ("postgresql://u:s3cret@[bad/course", ValueError)],
+)  # fmt: skip
+def test_bad_conninfo_is_refused_before_connecting(conninfo, error):
+    with pytest.raises(error) as caught:
+        postgres_checkpointer(conninfo)
+    assert "s3cret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "setting, expected",
+    [
+        ("postgresql://t:pw@hub.example.edu/course", ("postgres", "postgresql://t:pw@hub.example.edu/course")),
+        ("postgres://t@localhost/course", ("postgres", "postgres://t@localhost/course")),
+        ("PostgreSQL://t@localhost/course", ("postgres", "PostgreSQL://t@localhost/course")),
+        ("sqlite:///threads.sqlite", ("sqlite", "threads.sqlite")),
+        ("sqlite:////srv/course/threads.sqlite", ("sqlite", "/srv/course/threads.sqlite")),
+        ("sqlite:///:memory:", ("sqlite", ":memory:")),
+        ("sqlite://", ("sqlite", ":memory:")),
+        ("threads.sqlite", ("sqlite", "threads.sqlite")),
+        (" /tmp/x.sqlite ", ("sqlite", "/tmp/x.sqlite")),
+        (Path("a/b.sqlite"), ("sqlite", "a/b.sqlite")),
+    ],
+)
+def test_checkpoint_backend_reads_the_setting(setting, expected):
+    assert checkpoint_backend(setting) == expected
+
+
+@pytest.mark.parametrize(
+    "setting, error",
+    [(None, TypeError), (3, TypeError), ("", ValueError), ("sqlite://threads.sqlite", ValueError),
+     ("mysql://u:pw@host/db", ValueError), ("redis://host", ValueError)],
+)  # fmt: skip
+def test_checkpoint_backend_refuses_what_it_cannot_use(setting, error):
+    with pytest.raises(error) as caught:
+        checkpoint_backend(setting)
+    assert ":pw@" not in str(caught.value)
+
+
+def test_get_checkpointer_gives_sqlite_for_paths_and_the_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(CHECKPOINT_URL_ENV, raising=False)
+    savers = [get_checkpointer(), get_checkpointer(tmp_path / "p.sqlite"), get_checkpointer("sqlite:///u.sqlite")]
+    monkeypatch.setenv(CHECKPOINT_URL_ENV, f"sqlite:///{tmp_path / 'env.sqlite'}")
+    savers.append(get_checkpointer())
+    monkeypatch.setenv(CHECKPOINT_URL_ENV, "   ")
+    savers.append(get_checkpointer())  # blank means unset
+    savers.append(get_checkpointer(default=tmp_path / "lesson.sqlite"))  # a lesson's own file
+    try:
+        assert all(isinstance(s, SqliteSaver) for s in savers)
+        graph = build_trimming_chatbot(checkpointer=savers[3])
+        chat(graph, "t", "hi! I'm bob")
+    finally:
+        for saver in savers:
+            close_checkpointer(saver)
+    assert sorted(p.name for p in tmp_path.glob("*.sqlite")) == sorted(
+        [DEFAULT_DB_PATH, "env.sqlite", "lesson.sqlite", "p.sqlite", "u.sqlite"]
+    )
+    close_checkpointer(savers[0])  # twice is harmless
+    with pytest.raises(TypeError):
+        close_checkpointer("not a saver")
+
+
+def test_redact_hides_passwords_in_urls_and_keyword_strings():
+    assert redact("postgresql://t:pw@h:5432/d") == "postgresql://t:***@h:5432/d"
+    assert redact("postgresql://h:5432/d") == "postgresql://h:5432/d"
+    assert redact("host=h password=pw dbname=d") == "host=h password=*** dbname=d"
+    assert redact("host=h password='p w' dbname=d") == "host=h password=*** dbname=d"
+
+
+def test_user_thread_id(monkeypatch):
+    monkeypatch.setenv("JUPYTERHUB_USER", "student07")
+    assert user_thread_id("bob") == "student07/bob"
+    assert user_thread_id("bob", user="teacher") == "teacher/bob"
+    monkeypatch.delenv("JUPYTERHUB_USER")
+    assert user_thread_id("bob") == "bob"
+    with pytest.raises(ValueError):
+        user_thread_id("")
+
+
+# --- the skip logic ---------------------------------------------------------------------------
+
+
+def test_no_binaries_is_a_reason(tmp_path):
+    reason = plan_server(env={PG_BIN_ENV: str(tmp_path)})
+    assert reason == f"{PG_BIN_ENV}={tmp_path} has no initdb and pg_ctl"
+
+
+def _fake_bindir(tmp_path) -> Path:
+    for name in ("initdb", "pg_ctl"):
+        (tmp_path / name).write_text("#!/bin/sh\n")
+        (tmp_path / name).chmod(0o755)
+    return tmp_path
+
+
+def test_root_without_a_postgres_user_is_a_reason(tmp_path):
+    def no_such_user(name):
+        raise KeyError(name)
+
+    reason = plan_server(env={PG_BIN_ENV: str(_fake_bindir(tmp_path))}, euid=0, lookup_user=no_such_user)
+    assert isinstance(reason, str) and "no 'postgres' user" in reason
+
+
+def test_root_runs_the_server_as_postgres_and_others_as_themselves(tmp_path):
+    bindir = _fake_bindir(tmp_path)
+    user = pwd.struct_passwd(("postgres", "x", 101, 104, "", "/var/lib/postgresql", "/bin/sh"))
+    which = {"runuser": "/usr/sbin/runuser"}.get
+    as_root = plan_server(env={PG_BIN_ENV: str(bindir)}, euid=0, which=which, lookup_user=lambda name: user)
+    assert as_root == ServerPlan(bindir, ["/usr/sbin/runuser", "-u", "postgres", "--"], (101, 104))
+    assert plan_server(env={PG_BIN_ENV: str(bindir)}, euid=1000) == ServerPlan(bindir)
+    no_runuser = plan_server(env={PG_BIN_ENV: str(bindir)}, euid=0, which=lambda n: None, lookup_user=lambda n: user)
+    assert "no runuser" in no_runuser
+
+
+def test_without_a_server_the_tests_skip_and_print_why(tmp_path):
+    """Run one server test in a child pytest whose initdb lookup points at an empty folder."""
+    env = {**os.environ, PG_BIN_ENV: str(tmp_path)}
+    env.pop(REQUIRE_ENV, None)
+    command = [sys.executable, "-m", "pytest", __file__, "-q", "-rs", "-k", "missing_database",
+               "-o", "addopts=", "-p", "no:nbval", "-p", "no:cacheprovider"]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "1 skipped" in done.stdout
+    assert "SKIPPED [1] tests/test_postgres.py" in done.stdout
+    assert f"no PostgreSQL test server: {PG_BIN_ENV}={tmp_path} has no initdb and pg_ctl" in done.stdout
+
+
+def test_in_ci_no_server_is_a_failure_not_a_skip(monkeypatch):
+    monkeypatch.setenv(REQUIRE_ENV, "1")
+    with pytest.raises(pytest.fail.Exception, match=rf"no PostgreSQL test server: why \({REQUIRE_ENV}=1"):
+        _unavailable("why")
+    monkeypatch.delenv(REQUIRE_ENV)
+    with pytest.raises(pytest.skip.Exception, match=r"^no PostgreSQL test server: why$"):
+        _unavailable("why")
