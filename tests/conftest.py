@@ -11,6 +11,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GUARD_DIR), os.envi
 # No provider model may be picked up from the developer's environment.
 os.environ.pop("COURSE_CHAT_MODEL", None)
 os.environ.pop("COURSE_CHECKPOINT_URL", None)
+# Exercise checks raise on a wrong answer, so a wrong master solution fails nbval.
+os.environ["COURSE_CHECKS_STRICT"] = "1"
 sys.path.insert(0, str(GUARD_DIR))
 import sitecustomize as _offline_guard  # noqa: E402  (this process)
 

@@ -1,0 +1,190 @@
+"""Make the student copies of the exercises from the masters, without the solutions.
+
+    python scripts/make_student_copies.py            # write exercises/NN_*_exercise.ipynb
+    python scripts/make_student_copies.py --check    # exit 1 if a committed copy is stale
+
+Reads every master in ``exercises/solutions/`` and writes its student copy
+to ``exercises/`` with the same name. Running it twice changes nothing.
+
+Solution markers in a master (the otter-grader convention, simplified):
+
+- code lines between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` are replaced
+  by one line ``...  # your code here`` at the marker's indentation;
+- ``# PROMPT: text`` lines just before a block become ``text`` in the copy
+  and replace the default prompt (e.g. ``# PROMPT: why = ...  # one sentence``);
+- a code line ending in ``# SOLUTION`` that assigns (``x = 5  # SOLUTION``)
+  becomes ``x = ...  # your code here``;
+- in Markdown, text between ``<!-- BEGIN SOLUTION -->`` and
+  ``<!-- END SOLUTION -->`` becomes ``_Write your answer here._``;
+- a cell tagged ``solution`` is replaced as a whole.
+
+In the copy every output and execution count is cleared, the markers are
+gone, and links to the lessons (``../../notebooks/``) point from
+``exercises/`` instead (``../notebooks/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+MASTERS = ROOT / "exercises" / "solutions"
+COPIES = ROOT / "exercises"
+
+CODE_PROMPT = "...  # your code here"
+MARKDOWN_PROMPT = "_Write your answer here._"
+BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*$")
+END = re.compile(r"^\s*# END SOLUTION\s*$")
+PROMPT = re.compile(r"^(\s*)# PROMPT: ?(.*)$")
+LINE = re.compile(r"^(\s*)([^=#]+?)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*(.+?)\s*# SOLUTION\s*$")
+MD_BEGIN = "<!-- BEGIN SOLUTION -->"
+MD_END = "<!-- END SOLUTION -->"
+#: Any of these left in a copy means a marker was not understood.
+LEFTOVERS = ("SOLUTION", "# PROMPT:")
+
+
+class MarkerError(ValueError):
+    """A master's solution markers do not pair up or are not understood."""
+
+
+def strip_code(source: str, where: str) -> str:
+    """Replace the solution parts of one code cell's source."""
+    out: list[str] = []
+    prompts: list[str] = []
+    lines = source.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if match := PROMPT.match(line):
+            prompts.append(match.group(1) + match.group(2))
+            i += 1
+            continue
+        if match := BEGIN.match(line):
+            end = next((j for j in range(i + 1, len(lines)) if END.match(lines[j])), None)
+            if end is None:
+                raise MarkerError(f"{where}: '# BEGIN SOLUTION' on line {i + 1} has no '# END SOLUTION'")
+            inner = lines[i + 1 : end]
+            if any(BEGIN.match(x) for x in inner):
+                raise MarkerError(f"{where}: nested '# BEGIN SOLUTION' after line {i + 1}")
+            out.extend(prompts or [match.group(1) + CODE_PROMPT])
+            prompts = []
+            i = end + 1
+            continue
+        if prompts:
+            raise MarkerError(f"{where}: '# PROMPT:' lines must come just before '# BEGIN SOLUTION' (line {i + 1})")
+        if END.match(line):
+            raise MarkerError(f"{where}: '# END SOLUTION' on line {i + 1} without a '# BEGIN SOLUTION'")
+        if line.rstrip().endswith("# SOLUTION"):
+            match = LINE.match(line)
+            if not match:
+                raise MarkerError(f"{where}: line {i + 1} ends in '# SOLUTION' but is not an assignment: {line!r}")
+            out.append(f"{match.group(1)}{match.group(2)} = {CODE_PROMPT}")
+            i += 1
+            continue
+        out.append(line)
+        i += 1
+    if prompts:
+        raise MarkerError(f"{where}: '# PROMPT:' lines at the end of the cell with no solution block")
+    return "\n".join(out)
+
+
+def strip_markdown(source: str, where: str) -> str:
+    """Replace the solution parts of one Markdown cell's source; point lesson links from exercises/."""
+    while MD_BEGIN in source:
+        start = source.index(MD_BEGIN)
+        end = source.find(MD_END, start)
+        if end == -1:
+            raise MarkerError(f"{where}: '{MD_BEGIN}' has no '{MD_END}'")
+        source = source[:start] + MARKDOWN_PROMPT + source[end + len(MD_END) :]
+    if MD_END in source:
+        raise MarkerError(f"{where}: '{MD_END}' without '{MD_BEGIN}'")
+    return source.replace("](../../notebooks/", "](../notebooks/")
+
+
+def student_copy(master: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
+    """The student copy of one master notebook (a new object; the master is not changed)."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    for index, cell in enumerate(master.cells):
+        where = f"{name}, cell {index}"
+        metadata = {k: v for k, v in cell.get("metadata", {}).items() if k not in ("execution", "collapsed", "scrolled")}
+        tags = [t for t in metadata.get("tags", []) if t != "solution"]
+        whole = "solution" in metadata.get("tags", [])
+        if tags:
+            metadata["tags"] = tags
+        else:
+            metadata.pop("tags", None)
+        if cell.cell_type == "code":
+            source = CODE_PROMPT if whole else strip_code(cell.source, where)
+            new = nbformat.v4.new_code_cell(source, metadata=metadata)
+        elif cell.cell_type == "markdown":
+            source = MARKDOWN_PROMPT if whole else strip_markdown(cell.source, where)
+            new = nbformat.v4.new_markdown_cell(source, metadata=metadata)
+        else:
+            new = nbformat.v4.new_raw_cell(cell.source, metadata=metadata)
+        if "id" in cell:
+            new["id"] = cell["id"]
+        for leftover in LEFTOVERS:
+            if leftover in new.source:
+                raise MarkerError(f"{where}: {leftover!r} is left in the student copy; check the markers")
+        nb.cells.append(new)
+    return nb
+
+
+def render(nb: nbformat.NotebookNode) -> str:
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def copy_path(master: Path) -> Path:
+    return COPIES / master.name
+
+
+def masters() -> list[Path]:
+    return sorted(MASTERS.glob("*_exercise.ipynb"))
+
+
+def expected_copy(master: Path) -> str:
+    """The text the student copy of ``master`` should have."""
+    return render(student_copy(nbformat.read(master, as_version=4), master.name))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check: exit 1 if a student copy is stale")
+    args = parser.parse_args(argv)
+    paths = masters()
+    if not paths:
+        print(f"no masters found in {MASTERS}", file=sys.stderr)
+        return 1
+    stale = []
+    for master in paths:
+        try:
+            text = expected_copy(master)
+        except MarkerError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        target = copy_path(master)
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current == text:
+            print(f"up to date: {target.relative_to(ROOT)}")
+            continue
+        if args.check:
+            stale.append(target)
+            print(f"STALE: {target.relative_to(ROOT)} (run: python scripts/make_student_copies.py)", file=sys.stderr)
+        else:
+            target.write_text(text, encoding="utf-8")
+            print(f"wrote: {target.relative_to(ROOT)}")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

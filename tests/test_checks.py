@@ -1,0 +1,179 @@
+"""course_utils.checks: how a check reports, when it raises, and what it says about broken code.
+
+The questions themselves (right and wrong answers per exercise) are tested in
+tests/test_exercises.py; here is the machinery every question shares.
+"""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from course_utils import checks
+from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05
+
+
+@pytest.fixture(autouse=True)
+def lenient(monkeypatch):
+    """Strict mode off unless a test turns it on (the test run itself sets COURSE_CHECKS_STRICT=1)."""
+    monkeypatch.setattr(checks, "STRICT", False)
+
+
+def test_every_exercise_has_at_least_three_questions_with_hints_and_solutions():
+    for exercise in (ex01, ex02, ex03, ex04, ex05):
+        assert len(exercise.questions) >= 3, exercise
+        for q in exercise.questions:
+            assert q.hints and all(h.strip() for h in q.hints), q
+            assert q.solution_code.strip(), q
+            assert q.usage.startswith(f"q{q.number}.check("), q
+            assert exercise.q1 is exercise.questions[0]
+
+
+def test_result_text_and_html_are_deterministic_and_escaped():
+    result = CheckResult("q1 (x)", "wrong", "use `a < b` & <b>not</b> this")
+    assert repr(result) == str(result) == "[not quite] q1 (x): use `a < b` & <b>not</b> this"
+    html = result._repr_html_()
+    assert 'data-status="wrong"' in html
+    assert "<b>not</b>" not in html and "&lt;b&gt;not&lt;/b&gt;" in html
+    assert "<code" in html and "a &lt; b" in html
+    assert html == CheckResult("q1 (x)", "wrong", "use `a < b` & <b>not</b> this")._repr_html_()
+    assert not result and CheckResult("q", "correct", "ok")
+
+
+def test_status_must_be_known():
+    with pytest.raises(ValueError, match="status must be one of"):
+        CheckResult("q1", "almost", "...")
+
+
+@pytest.mark.parametrize("value", [..., None])
+def test_blank_value_is_not_attempted(value):
+    result = ex02.q1.check(value)
+    assert result.status == "not attempted"
+    assert "q1.check(B)" in result.message
+
+
+def stub_ellipsis(messages, max_tokens, token_counter):
+    ...  # your code here
+
+
+def stub_pass(messages, max_tokens, token_counter):
+    """Docstring only, then pass."""
+    pass
+
+
+def stub_raises(messages, max_tokens, token_counter):
+    raise NotImplementedError
+
+
+def returns_ellipsis(messages, max_tokens, token_counter):
+    if messages is None:
+        return None
+    return ...
+
+
+@pytest.mark.parametrize("fn", [stub_ellipsis, stub_pass, stub_raises, returns_ellipsis])
+def test_unwritten_function_is_not_attempted(fn):
+    result = ex03.q2.check(fn)
+    assert result.status == "not attempted", result
+
+
+def test_a_function_that_forgot_return_is_wrong_not_unattempted():
+    def keep_last_tokens(messages, max_tokens, token_counter):
+        kept = list(messages)[-1:]
+        kept.reverse()  # noqa: F841 - the learner forgot `return kept`
+
+    result = ex03.q2.check(keep_last_tokens)
+    assert result.status == "wrong"
+    assert "list of messages" in result.message and "None" in result.message
+
+
+def test_an_exception_in_learner_code_is_explained_with_its_line():
+    def keep_last_tokens(messages, max_tokens, token_counter):
+        total = 0
+        for message in messages:
+            total += token_counter(message)  # a single message, not a list: the counter raises
+        return []
+
+    result = ex03.q2.check(keep_last_tokens)
+    assert result.status == "error"
+    assert "`keep_last_tokens` raised" in result.message
+    assert "total += token_counter(message)" in result.message
+    assert "Traceback" not in result.message
+
+
+def test_checker_crash_becomes_an_error_result_not_an_exception():
+    exercise = Exercise("99", "test", "none")
+
+    @exercise.question("boom", "q1.check(x)", hints=("h",), solution="x = 1")
+    def _boom(q, x):
+        return {}[x]
+
+    result = exercise.q1.check("missing")
+    assert result.status == "error"
+    assert "KeyError" in result.message
+
+
+def test_wrong_number_of_arguments_shows_how_to_call():
+    result = ex01.q3.check(1)
+    assert result.status == "error"
+    assert "q3.check(report, fig, first_over)" in result.message
+
+
+def test_strict_mode_raises_for_every_status_but_correct():
+    checks.set_strict(True)
+    assert ex02.q1.check(5518).status == "correct"
+    with pytest.raises(AssertionError, match=r"\[not quite\] q1 \(compute B\): 6542 is not it"):
+        ex02.q1.check(6542)
+    with pytest.raises(AssertionError, match="not attempted"):
+        ex02.q1.check(...)
+    with pytest.raises(AssertionError, match="raised ZeroDivisionError"):
+        ex02.q2.check(lambda limit, system, user, reserve: 1 // 0)
+    checks.set_strict(False)
+    assert ex02.q1.check(6542).status == "wrong"
+
+
+def test_set_strict_rejects_non_bool():
+    with pytest.raises(TypeError):
+        checks.set_strict("yes")
+
+
+def test_correct_output_is_the_same_strict_or_not():
+    lenient_result = ex05.q1.check(12084)
+    checks.set_strict(True)
+    assert ex05.q1.check(12084) == lenient_result
+    assert repr(ex05.q1.check(12084)) == repr(lenient_result)
+
+
+@pytest.mark.parametrize(("value", "strict"), [("1", True), ("0", False), ("", False)])
+def test_strict_mode_is_read_from_the_environment(value, strict):
+    env = {**os.environ, "COURSE_CHECKS_STRICT": value}
+    out = subprocess.run(
+        [sys.executable, "-c", "import course_utils.checks as c; print(c.STRICT)"],
+        env=env, capture_output=True, text=True, check=True,
+    )
+    assert out.stdout.strip() == str(strict)
+
+
+def test_hints_grow_and_solution_can_be_hidden(monkeypatch):
+    q = ex03.q2
+    first, second = q.hint(), q.hint(2)
+    assert isinstance(first, Note) and first.kind == "hint"
+    assert first.message != second.message and "hint(2)" in first.message
+    assert q.hint(99).message == q.hint(len(q.hints)).message
+    assert "level must be" in q.hint(0).message
+    assert "def keep_last_tokens" in q.solution().code
+    assert 'data-status="solution"' in q.solution()._repr_html_()
+    monkeypatch.setenv("COURSE_HIDE_SOLUTIONS", "1")
+    hidden = q.solution()
+    assert hidden.code is None and "switched off" in hidden.message
+
+
+def test_generated_conversations_are_seeded_and_well_formed():
+    a = checks.random_conversation(5, turns=8)
+    b = checks.random_conversation(5, turns=8)
+    assert [(m.id, m.content) for m in a] == [(m.id, m.content) for m in b]
+    assert len({m.id for m in a}) == len(a)
+    assert not checks._orphans(a)
+    state = checks.random_conversation(5, turns=4, end_with_ai=False)
+    assert state[-1].type == "human"

@@ -1,0 +1,615 @@
+"""The exercises: student copies are fresh, hold no solutions, run offline, and the checks can't be fooled.
+
+- A committed student copy equals what scripts/make_student_copies.py makes
+  from its master now (a stale copy fails, with the command that fixes it).
+- No solution line or marker survives in a student copy; outputs are cleared.
+- Every student copy runs top to bottom in a fresh kernel, offline and with
+  strict mode off, without an error, and every check says "not attempted yet".
+- Every question rejects at least two plausible wrong answers (off by one,
+  wrong order, the other strategy, a mutated state, ...) with a message that
+  names the mistake, and accepts a right one.
+
+The masters themselves run under strict nbval (pyproject's testpaths).
+"""
+
+import importlib.util
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, trim_messages
+from langchain_core.messages.utils import count_tokens_approximately
+
+from course_utils import checks
+from course_utils.budget import history_budget
+from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex04_state_messages
+from course_utils.growth import replay_growth
+from course_utils.samples import load_conversation
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "make_student_copies.py"
+_spec = importlib.util.spec_from_file_location("make_student_copies", SCRIPT)
+make_copies = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_copies)
+
+EXERCISES = {
+    "01_measuring_growth_exercise": ex01,
+    "02_token_budgets_exercise": ex02,
+    "03_trimming_walkthrough_exercise": ex03,
+    "04_langgraph_integration_exercise": ex04,
+    "05_threshold_selection_exercise": ex05,
+}
+MASTERS = {name: ROOT / "exercises" / "solutions" / f"{name}.ipynb" for name in EXERCISES}
+COPIES = {name: ROOT / "exercises" / f"{name}.ipynb" for name in EXERCISES}
+
+
+@pytest.fixture(autouse=True)
+def lenient(monkeypatch):
+    """Wrong answers must come back as results here, not as AssertionErrors."""
+    monkeypatch.setattr(checks, "STRICT", False)
+
+
+# --- the student copies ------------------------------------------------------------------
+
+
+def test_one_master_and_one_copy_per_lesson():
+    assert sorted(p.name for p in make_copies.masters()) == sorted(p.name for p in MASTERS.values())
+    for path in [*MASTERS.values(), *COPIES.values()]:
+        assert path.exists(), f"missing {path.relative_to(ROOT)}"
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_student_copy_is_up_to_date(name):
+    expected = make_copies.expected_copy(MASTERS[name])
+    assert COPIES[name].read_text(encoding="utf-8") == expected, (
+        f"exercises/{name}.ipynb is stale: run `python scripts/make_student_copies.py` and commit the result"
+    )
+
+
+def split_master(master: nbformat.NotebookNode) -> tuple[list[str], list[str]]:
+    """The master's code lines, stripped: (marked as solution, everything else). Parsed here, not by the script."""
+    solution, other = [], []
+    for cell in master.cells:
+        if cell.cell_type != "code":
+            continue
+        inside = False
+        for line in cell.source.split("\n"):
+            if "# BEGIN SOLUTION" in line:
+                inside = True
+            elif "# END SOLUTION" in line:
+                inside = False
+            elif inside:
+                solution.append(line.strip())
+            elif line.rstrip().endswith("# SOLUTION"):
+                solution.append(line.split("=", 1)[1].replace("# SOLUTION", "").strip())
+            else:
+                other.append(line.strip())
+    return [line for line in solution if len(line) >= 8 and re.search(r"[A-Za-z0-9]", line)], other
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_student_copy_has_no_solutions_markers_or_outputs(name):
+    master = nbformat.read(MASTERS[name], as_version=4)
+    copy = nbformat.read(COPIES[name], as_version=4)
+    code = "\n".join(cell.source for cell in copy.cells if cell.cell_type == "code")
+    copy_lines = [line.strip() for line in code.split("\n")]
+    hidden, other = split_master(master)
+    assert len(hidden) >= 3, "the master should mark its solutions"
+    # A solution line may also appear outside the solutions (a shared argument line): it must then
+    # appear in the copy no more often than it does there.
+    leaked = sorted({line for line in hidden if copy_lines.count(line) > other.count(line)})
+    assert not leaked, f"solution lines left in the student copy: {leaked}"
+    text = COPIES[name].read_text(encoding="utf-8")
+    assert "SOLUTION" not in text and "# PROMPT" not in text
+    assert "../../notebooks/" not in text and "../notebooks/" in text
+    for cell in copy.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    assert code.count("# your code here") >= len(EXERCISES[name].questions)
+
+
+def test_markers_are_replaced_and_bad_markers_refused():
+    source = "\n".join([
+        "x = 5  # SOLUTION",
+        "def f(a):",
+        "    # BEGIN SOLUTION",
+        "    return a + 1",
+        "    # END SOLUTION",
+        "# PROMPT: why = ...  # a sentence",
+        "# BEGIN SOLUTION",
+        "why = 'because'",
+        "# END SOLUTION",
+        "print('kept')",
+    ])
+    assert make_copies.strip_code(source, "t").split("\n") == [
+        "x = ...  # your code here",
+        "def f(a):",
+        "    ...  # your code here",
+        "why = ...  # a sentence",
+        "print('kept')",
+    ]
+    md = "Answer: <!-- BEGIN SOLUTION -->b, because<!-- END SOLUTION --> [l](../../notebooks/01.ipynb)"
+    assert make_copies.strip_markdown(md, "t") == "Answer: _Write your answer here._ [l](../notebooks/01.ipynb)"
+    for bad in ("# BEGIN SOLUTION\nx = 1", "x = 1\n# END SOLUTION", "print(1)  # SOLUTION", "# PROMPT: x = ..."):
+        with pytest.raises(make_copies.MarkerError):
+            make_copies.strip_code(bad, "t")
+
+
+def test_tagged_solution_cell_is_replaced_whole():
+    master = nbformat.v4.new_notebook()
+    master.cells = [nbformat.v4.new_code_cell("answer = 42", metadata={"tags": ["solution", "keep"]})]
+    copy = make_copies.student_copy(master)
+    assert copy.cells[0].source == "...  # your code here"
+    assert copy.cells[0].metadata["tags"] == ["keep"]
+
+
+def test_script_check_mode_reports_stale_copies(tmp_path, monkeypatch, capsys):
+    masters, copies = tmp_path / "solutions", tmp_path
+    masters.mkdir()
+    source = next(iter(MASTERS.values()))
+    (masters / source.name).write_bytes(source.read_bytes())
+    monkeypatch.setattr(make_copies, "MASTERS", masters)
+    monkeypatch.setattr(make_copies, "COPIES", copies)
+    monkeypatch.setattr(make_copies, "ROOT", tmp_path)
+    assert make_copies.main(["--check"]) == 1
+    assert "STALE" in capsys.readouterr().err
+    assert make_copies.main([]) == 0
+    first = (copies / source.name).read_bytes()
+    assert make_copies.main([]) == 0 and (copies / source.name).read_bytes() == first  # idempotent
+    assert make_copies.main(["--check"]) == 0
+
+
+def _execute(path: Path) -> nbformat.NotebookNode:
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
+
+
+@pytest.fixture(scope="module")
+def executed_copies():
+    """Run every student copy in its own fresh kernel (two at a time), offline, strict mode off."""
+    saved = os.environ.pop("COURSE_CHECKS_STRICT", None)
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            results = dict(zip(COPIES, pool.map(_execute, COPIES.values())))
+    finally:
+        if saved is not None:
+            os.environ["COURSE_CHECKS_STRICT"] = saved
+    return results
+
+
+@pytest.mark.parametrize("name", EXERCISES)
+def test_student_copy_runs_and_every_check_says_not_attempted(name, executed_copies):
+    nb = executed_copies[name]
+    shown = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for output in cell.outputs:
+            assert output.output_type != "error", f"{name}: {output.ename}: {output.evalue}"
+            assert not (output.output_type == "stream" and output.name == "stderr"), f"{name}: {output.text}"
+        if re.search(r"^q\d+\.check\(", cell.source, re.M):
+            texts = [o.data["text/plain"] for o in cell.outputs if o.output_type == "execute_result"]
+            assert len(texts) == 1, f"{name}: no result shown for {cell.source!r}"
+            shown.append(texts[0])
+    assert len(shown) == len(EXERCISES[name].questions)
+    assert all(text.startswith("[not attempted yet]") for text in shown), shown
+
+
+# --- wrong answers are rejected with a useful message -----------------------------------------
+
+
+# exercise 01 -----------------------------------------------------------------------------------
+
+def cumulative_including_reply(messages, token_counter):
+    totals, total = [], 0
+    for i, message in enumerate(messages):
+        if isinstance(message, AIMessage):
+            total += token_counter(messages[: i + 1])
+            totals.append(total)
+    return totals
+
+
+def per_call_not_cumulative(messages, token_counter):
+    return [token_counter(messages[:i]) for i, m in enumerate(messages) if isinstance(m, AIMessage)]
+
+
+def one_call_per_human(messages, token_counter):
+    totals, total = [], 0
+    for i, message in enumerate(messages):
+        if isinstance(message, HumanMessage):
+            total += token_counter(messages[: i + 1])
+            totals.append(total)
+    return totals
+
+
+def hard_coded_bob(messages, token_counter):
+    return [10, 40, 90, 160, 250, 360, 490]
+
+
+def reverses_in_place(messages, token_counter):
+    messages.reverse()
+    return [0]
+
+
+def raises_key_error(messages, token_counter):
+    return {}["total"]
+
+
+def bob_report(counter="dummy", limit=2000):
+    return replay_growth(load_conversation("long_chat"), counter, limit=limit)
+
+
+def right_figure():
+    from course_utils.plots import growth_figure
+
+    return growth_figure(bob_report("approximate"))
+
+
+# exercise 02 -----------------------------------------------------------------------------------
+
+def budget_no_raise(limit, system, user, reserve):
+    return limit - system - user - reserve
+
+
+def budget_returns_zero(limit, system, user, reserve):
+    return max(0, limit - system - user - reserve)
+
+
+def budget_off_by_one(limit, system, user, reserve):
+    left = limit - system - user - reserve
+    if left < 0:
+        raise ValueError("no room")
+    return left
+
+
+def budget_forgets_reserve(limit, system, user, reserve):
+    if system + user + reserve >= limit:
+        raise ValueError("no room")
+    return limit - system - user
+
+
+def budget_constant(limit, system, user, reserve):
+    return 2866
+
+
+def budget_type_error(limit, system, user, reserve):
+    if system + user + reserve >= limit:
+        raise TypeError("no room")
+    return limit - system - user - reserve
+
+
+def caught(**kwargs):
+    try:
+        history_budget(**kwargs)
+    except ValueError as err:
+        return err
+
+
+# exercise 03 -----------------------------------------------------------------------------------
+
+def keep_newest_first(messages, max_tokens, token_counter):
+    kept, total = [], 0
+    for message in reversed(messages):
+        cost = token_counter([message])
+        if total + cost > max_tokens:
+            break
+        kept.append(message)
+        total += cost
+    return kept
+
+
+def keep_strict_less_than(messages, max_tokens, token_counter):
+    kept, total = [], 0
+    for message in reversed(messages):
+        cost = token_counter([message])
+        if total + cost >= max_tokens:
+            break
+        kept.append(message)
+        total += cost
+    return kept[::-1]
+
+
+def keep_skipping(messages, max_tokens, token_counter):
+    kept, total = [], 0
+    for message in reversed(messages):
+        cost = token_counter([message])
+        if total + cost <= max_tokens:
+            kept.append(message)
+            total += cost
+    return kept[::-1]
+
+
+def keep_first(messages, max_tokens, token_counter):
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="first")
+
+
+def keep_reversing_input(messages, max_tokens, token_counter):
+    messages.reverse()
+    kept, total = [], 0
+    for message in messages:
+        cost = token_counter([message])
+        if total + cost > max_tokens:
+            break
+        kept.append(message)
+        total += cost
+    return kept[::-1]
+
+
+def keep_slide_constant(messages, max_tokens, token_counter):
+    return [m for m in messages if m.id in ("human2", "tool2", "ai2")]
+
+
+def trim_with(**options):
+    def safe_trim(messages, max_tokens):
+        return trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately, **options)
+
+    return safe_trim
+
+
+def safe_trim_no_start_on(messages, max_tokens):
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately,
+                         strategy="last", include_system=True)
+
+
+def safe_trim_first(messages, max_tokens):
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately, strategy="first")
+
+
+def safe_trim_no_system(messages, max_tokens):
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately,
+                         strategy="last", start_on="human")
+
+
+def safe_trim_start_on_ai(messages, max_tokens):
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately,
+                         strategy="last", start_on="ai", include_system=True)
+
+
+def safe_trim_bigger_budget(messages, max_tokens):
+    return trim_messages(messages, max_tokens=2 * max_tokens, token_counter=count_tokens_approximately,
+                         strategy="last", include_system=True)
+
+
+def safe_trim_drop_tools(messages, max_tokens):
+    no_tools = [m for m in messages if m.type != "tool"]
+    return trim_messages(no_tools, max_tokens=max_tokens, token_counter=count_tokens_approximately,
+                         strategy="last", start_on="human", include_system=True)
+
+
+# exercise 04 -----------------------------------------------------------------------------------
+
+def node_factory(trim=None, *, in_place=False, remove_all=False):
+    """A make_chatbot_node with one mistake built in."""
+
+    def make_chatbot_node(model, max_tokens=128):
+        def chatbot(state):
+            options = {"max_tokens": max_tokens, "token_counter": "approximate", "strategy": "last",
+                       "start_on": "human", "include_system": True}
+            options.update(trim or {})
+            options = {k: v for k, v in options.items() if v is not None}
+            sent = trim_messages(state["messages"], **options) if trim != "none" else state["messages"]
+            if in_place:
+                state["messages"][:] = sent
+            reply = model.invoke(sent)
+            if remove_all:
+                return {"messages": [RemoveMessage(id="__remove_all__"), *sent, reply]}
+            return {"messages": [reply]}
+
+        return chatbot
+
+    return make_chatbot_node
+
+
+def node_without_trimming(model, max_tokens=128):
+    def chatbot(state):
+        return {"messages": [model.invoke(state["messages"])]}
+
+    return chatbot
+
+
+# exercise 05 -----------------------------------------------------------------------------------
+
+def cost_no_trimming(messages, fact_id, max_tokens):
+    return replay_growth(messages, "approximate").total_sent_tokens, None
+
+
+def _trim05(history, max_tokens, **extra):
+    options = dict(max_tokens=max_tokens, token_counter="approximate", strategy="last", start_on="human",
+                   include_system=True)
+    options.update(extra)
+    return trim_messages(history, **{k: v for k, v in options.items() if v is not None})
+
+
+def cost_forgotten_zero_based(messages, fact_id, max_tokens):
+    report = replay_growth(messages, "approximate", policy=lambda h: _trim05(h, max_tokens))
+    index = [m.id for m in messages].index(fact_id)
+    for n, row in enumerate(report.rows):
+        if row.ai_index > index and fact_id not in [m.id for m in _trim05(messages[: row.ai_index], max_tokens)]:
+            return report.total_sent_tokens, n
+    return report.total_sent_tokens, None
+
+
+def cost_looks_in_history(messages, fact_id, max_tokens):
+    report = replay_growth(messages, "approximate", policy=lambda h: _trim05(h, max_tokens))
+    return report.total_sent_tokens, None  # the stored history always has the fact
+
+
+def cost_without_system(messages, fact_id, max_tokens):
+    report = replay_growth(messages, "approximate", policy=lambda h: _trim05(h, max_tokens, include_system=None))
+    return report.total_sent_tokens, None
+
+
+def plan(**changes):
+    good = {"reserve": 800, "margin": 500, "max_tokens": 5492, "start_on": "human"}
+    good.update(changes)
+    return good
+
+
+WHY = "R covers the longest reply, M the counting error, and start_on keeps tool calls whole."
+
+# (question, arguments, expected status, words the message must contain)
+WRONG = [
+    # 01 q1: cumulative tokens sent
+    (ex01.q1, (5500,), "wrong", "own answer"),
+    (ex01.q1, (940,), "wrong", "10th call alone"),
+    (ex01.q1, (4500,), "wrong", "new 40-token question"),
+    (ex01.q1, (3960,), "wrong", "off by one"),
+    (ex01.q1, ("4900",), "wrong", "whole number"),
+    # 01 q2: cumulative_sent
+    (ex01.q2, (cumulative_including_reply,), "wrong", "included each reply"),
+    (ex01.q2, (per_call_not_cumulative,), "wrong", "running total"),
+    (ex01.q2, (one_call_per_human,), "wrong", "one call per human message"),
+    (ex01.q2, (hard_coded_bob,), "wrong", "agent_tools"),
+    (ex01.q2, (reverses_in_place,), "wrong", "changed the list"),
+    (ex01.q2, (raises_key_error,), "error", "raised KeyError"),
+    # 01 q3: measure and plot
+    (ex01.q3, (bob_report("dummy"), None, 20), "wrong", "'dummy' counter"),
+    (ex01.q3, (bob_report("approximate", limit=1000), None, 20), "wrong", "limit=2000"),
+    (ex01.q3, ("report", None, 20), "wrong", "replay_growth"),
+    (ex01.q3, (bob_report("approximate"), "figure", 20), "wrong", "growth_figure"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), 40), "wrong", "position of that call's AIMessage"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), 19), "wrong", "still fits"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), 21), "wrong", "off by one"),
+    # 01 q4: how does it grow
+    (ex01.q4, ("a", "a", WHY), "wrong", "per call"),
+    (ex01.q4, ("b", "b", WHY), "wrong", "with a cap"),
+    (ex01.q4, ("c", "a", WHY), "wrong", "exponential"),
+    (ex01.q4, ("b", "a", ...), "not attempted", "why"),
+    # 02 q1: B
+    (ex02.q1, (6542,), "wrong", "reply reserve"),
+    (ex02.q1, (6718,), "wrong", "system prompt"),
+    (ex02.q1, (2674,), "wrong", "fixed parts use"),
+    (ex02.q1, (-5518,), "wrong", "other way round"),
+    # 02 q2: budget()
+    (ex02.q2, (budget_no_raise,), "wrong", "raise ValueError"),
+    (ex02.q2, (budget_returns_zero,), "wrong", "Returning 0 hides"),
+    (ex02.q2, (budget_off_by_one,), "wrong", "off by one"),
+    (ex02.q2, (budget_forgets_reserve,), "wrong", "forgot to take off the reply reserve"),
+    (ex02.q2, (budget_constant,), "wrong", "budget(8192, 1200, 450, 1024)"),
+    (ex02.q2, (budget_type_error,), "error", "raised TypeError"),
+    # 02 q3: no room left
+    (ex02.q3, (64, 64), "wrong", "not the number"),
+    (ex02.q3, (ValueError, 64), "wrong", "exception *class*"),
+    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), -64), "wrong", "sign"),
+    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), 2112), "wrong", "add up"),
+    (ex02.q3, (ValueError("other"), 64), "wrong", "not the one"),
+    # 02 q4: choose a fix
+    (ex02.q4, ("c", WHY), "wrong", "Trimming cannot fix it"),
+    (ex02.q4, ("a", WHY), "wrong", "bigger"),
+    (ex02.q4, ("z", WHY), "wrong", "one of the letters"),
+    # 03 q1: trim by hand
+    (ex03.q1, (["a3", "h3", "a2", "h2"],), "wrong", "newest first"),
+    (ex03.q1, (["h1", "a1", "h2"],), "wrong", "strategy='first'"),
+    (ex03.q1, (["a2", "h3", "a3"],), "wrong", "stopped too early"),
+    (ex03.q1, (["a1", "h2", "a2", "h3", "a3"],), "wrong", "more than the budget"),
+    (ex03.q1, (["x9"],), "wrong", "not ids"),
+    # 03 q2: keep_last_tokens
+    (ex03.q2, (keep_newest_first,), "wrong", "newest first"),
+    (ex03.q2, (keep_strict_less_than,), "wrong", "Off by one"),
+    (ex03.q2, (keep_skipping,), "wrong", "stops at the first one that does not fit"),
+    (ex03.q2, (keep_first,), "wrong", "strategy='first'"),
+    (ex03.q2, (keep_reversing_input,), "wrong", "changed the list"),
+    (ex03.q2, (keep_slide_constant,), "wrong", "the exercise conversation"),
+    # 03 q3: the orphaned ToolMessage
+    (ex03.q3, (safe_trim_no_start_on,), "wrong", "orphan trap"),
+    (ex03.q3, (safe_trim_first,), "wrong", "strategy='first'"),
+    (ex03.q3, (safe_trim_no_system,), "wrong", "include_system=True"),
+    (ex03.q3, (safe_trim_start_on_ai,), "wrong", "starts with an AIMessage"),
+    (ex03.q3, (safe_trim_bigger_budget,), "wrong", "over max_tokens"),
+    (ex03.q3, (safe_trim_drop_tools,), "wrong", "removed the tool results"),
+    # 03 q4: a teammate's fix
+    (ex03.q4, ("a", WHY), "wrong", "oldest"),
+    (ex03.q4, ("d", WHY), "wrong", "*which* messages"),
+    (ex03.q4, ("b", ""), "not attempted", "why"),
+    # 04 q1: what the node sends
+    (ex04.q1, (["h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"],), "wrong", "system prompt is missing"),
+    (ex04.q1, (["a5", "h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"],), "wrong",
+     "starts with an AIMessage"),
+    (ex04.q1, ([m.id for m in ex04_state_messages()],), "wrong", "whole state"),
+    (ex04.q1, (["h11", "a10", "h10", "a9", "h9", "a8", "h8", "a7", "h7", "a6", "h6", "sys"],), "wrong",
+     "chronological"),
+    # 04 q2: trim inside the node
+    (ex04.q2, (node_factory(in_place=True),), "wrong", "in place"),
+    (ex04.q2, (node_without_trimming,), "wrong", "the whole history"),
+    (ex04.q2, (node_factory({"strategy": "first", "start_on": None, "include_system": None}),), "wrong",
+     "latest question is missing"),
+    (ex04.q2, (node_factory({"start_on": None}),), "wrong", "starts with an AIMessage; use start_on"),
+    (ex04.q2, (node_factory({"include_system": None}),), "wrong", "include_system=True"),
+    (ex04.q2, (node_factory(remove_all=True),), "wrong", "RemoveMessage"),
+    (ex04.q2, (lambda model, max_tokens=128: "chatbot",), "wrong", "node function"),
+    # 04 q3: why does it forget
+    (ex04.q3, ("a", WHY), "wrong", "stored_messages"),
+    (ex04.q3, ("d", WHY), "wrong", "new list"),
+    # 05 q1: H_max
+    (ex05.q1, (12884,), "wrong", "safety margin"),
+    (ex05.q1, (14084,), "wrong", "reply reserve"),
+    (ex05.q1, (4300,), "wrong", "fixed parts use"),
+    # 05 q2: if R grows
+    (ex05.q2, (1000,), "wrong", "the sign"),
+    (ex05.q2, (11084,), "wrong", "new H_max"),
+    (ex05.q2, (0,), "wrong", "changes H_max"),
+    # 05 q3: cost and forgetting
+    (ex05.q3, (cost_no_trimming,), "wrong", "sending everything"),
+    (ex05.q3, (cost_forgotten_zero_based,), "wrong", "off by one"),
+    (ex05.q3, (cost_looks_in_history,), "wrong", "not in the stored history"),
+    (ex05.q3, (cost_without_system,), "wrong", "system prompt"),
+    # 05 q4: choose thresholds
+    (ex05.q4, (plan(reserve=300, max_tokens=5992), WHY), "wrong", "less than the longest reply"),
+    (ex05.q4, (plan(margin=0, max_tokens=5992), WHY), "wrong", "5% of 8192"),
+    (ex05.q4, (plan(max_tokens=5992), WHY), "wrong", "without the margin"),
+    (ex05.q4, (plan(max_tokens=4000), WHY), "wrong", "below H_max"),
+    (ex05.q4, (plan(start_on=None), WHY), "wrong", "ToolMessage"),
+    (ex05.q4, (plan(reserve=5000, max_tokens=1292), WHY), "wrong", "twice the longest reply"),
+]
+
+
+def _id(case):
+    q, args, status, words = case
+    return f"ex{q.exercise}-q{q.number}-{words[:24]}"
+
+
+@pytest.mark.parametrize("case", WRONG, ids=[_id(c) for c in WRONG])
+def test_wrong_answer_is_rejected_with_a_useful_message(case):
+    q, args, status, words = case
+    result = q.check(*args)
+    assert result.status == status, result
+    assert words.lower() in result.message.lower(), result
+
+
+def test_every_question_rejects_at_least_two_wrong_answers():
+    counts = {}
+    for q, _, status, _ in WRONG:
+        if status in ("wrong", "error"):
+            counts[q] = counts.get(q, 0) + 1
+    for exercise in EXERCISES.values():
+        for q in exercise.questions:
+            assert counts.get(q, 0) >= 2, f"exercise {exercise.number} {q.label} has {counts.get(q, 0)} wrong answers"
+
+
+def test_wrong_answers_fail_in_strict_mode():
+    checks.set_strict(True)
+    try:
+        with pytest.raises(AssertionError, match="newest first"):
+            ex03.q2.check(keep_newest_first)
+    finally:
+        checks.set_strict(False)
+
+
+def test_right_answers_pass():
+    """The masters check this under nbval too; here a failure points at the question directly."""
+    from course_utils.plots import growth_figure
+
+    report = bob_report("approximate")
+    assert ex01.q3.check(report, growth_figure(report), 20).correct
+    assert ex02.q3.check(caught(limit=2048, system=900, user=700, reserve=512), 64).correct
+    assert ex03.q1.check(["h2", "a2", "h3", "a3"]).correct
+    assert ex03.q3.check(trim_with(strategy="last", start_on="human", include_system=True)).correct
+    assert ex04.q2.check(node_factory()).correct
+    assert ex05.q4.check(plan(), WHY).correct
+    assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682), "any reason at all").correct
