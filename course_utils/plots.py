@@ -1,0 +1,165 @@
+"""Matplotlib figures of growth and budgets (lessons 01, 02 and 05).
+
+Each function takes a result computed elsewhere and returns a new
+``matplotlib.figure.Figure``. They never call ``plt.show()`` and never touch
+pyplot's global state: a lesson displays the figure itself, a widget turns it
+into PNG bytes with :func:`figure_png`, and a test reads the artists.
+
+Figures are deterministic: fixed sizes, no dates, and PNG metadata without
+the software version, so re-running a lesson gives the same picture.
+
+>>> from course_utils.budget import budget_working
+>>> fig = budget_figure(budget_working(4096, 350, 180, 700))
+>>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+['L', 'S', 'U', 'R', 'B']
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from course_utils.render import PART_COLOURS
+
+GROWTH_SIZE = (9.0, 3.4)
+BUDGET_SIZE = (6.5, 3.4)
+HISTORY_COLOUR = "#1e88e5"
+SENT_COLOUR = "#fb8c00"
+LIMIT_COLOUR = "#c62828"
+
+
+def _check_has(obj: Any, parameter: str, expected: str, attributes: tuple[str, ...]) -> None:
+    if any(not hasattr(obj, a) for a in attributes):
+        raise TypeError(f"{parameter} must be a {expected}, got {type(obj).__name__}: {obj!r:.80}")
+
+
+def growth_figure(report: Any, *, upto: int | None = None, title: str | None = None) -> Figure:
+    """History tokens and tokens sent per call against the limit, and cumulative tokens sent.
+
+    ``upto`` (a call number) draws the calls up to that one, on axes sized
+    for the whole replay, so moving a slider grows the lines without the
+    scale jumping. Left: tokens per call, with the limit as a red line.
+    Right: cumulative tokens sent (a curve bending upward means every call
+    pays again for the whole history).
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage
+    >>> from course_utils.growth import replay_growth
+    >>> chat = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("and?"), AIMessage("so")]
+    >>> fig = growth_figure(replay_growth(chat, "dummy", limit=25))
+    >>> [line.get_label() for line in fig.axes[0].get_lines()]
+    ['history tokens', 'tokens sent', 'limit 25']
+    """
+    _check_has(report, "report", "GrowthReport (from replay_growth)", ("rows", "limit", "token_counter"))
+    calls = len(report.rows)
+    if upto is None:
+        upto = calls
+    if isinstance(upto, bool) or not isinstance(upto, int):
+        raise TypeError(f"upto must be an int (a call number) or None, got {type(upto).__name__}: {upto!r}")
+    if not 1 <= upto <= calls:
+        raise ValueError(f"upto must be between 1 and the number of calls ({calls}), got {upto}")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+
+    rows = report.rows[:upto]
+    x = [r.call for r in rows]
+    fig = Figure(figsize=GROWTH_SIZE, dpi=100, layout="constrained")
+    per_call, cumulative = fig.subplots(1, 2)
+
+    per_call.plot(x, [r.history_tokens for r in rows], marker="o", ms=3, color=HISTORY_COLOUR, label="history tokens")
+    per_call.plot(x, [r.sent_tokens for r in rows], marker="s", ms=3, color=SENT_COLOUR, label="tokens sent")
+    top = max([r.history_tokens for r in report.rows] + [report.limit or 0, 1])
+    if report.limit is not None:
+        per_call.axhline(report.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {report.limit}")
+    per_call.set_xlim(0.5, calls + 0.5)
+    per_call.set_ylim(0, top * 1.08)
+    per_call.set_xlabel("model call")
+    per_call.set_ylabel(f"tokens ({report.token_counter})")
+    per_call.set_title("tokens per call")
+    per_call.legend(loc="upper left", fontsize=8)
+    per_call.grid(alpha=0.3)
+
+    cumulative.plot(x, [r.cumulative_sent_tokens for r in rows], marker="o", ms=3, color="#6d4c41")
+    cumulative.set_xlim(0.5, calls + 0.5)
+    cumulative.set_ylim(0, max(report.rows[-1].cumulative_sent_tokens, 1) * 1.08)
+    cumulative.set_xlabel("model call")
+    cumulative.set_title("cumulative tokens sent")
+    cumulative.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def budget_figure(working: Any, *, title: str | None = None) -> Figure:
+    """A waterfall: the context limit L, each fixed part taken off, and what is left.
+
+    Each part is a floating bar from what was left before it down to what is
+    left after it, labelled with its tokens; the last bar is the history
+    budget (B, or H_max with a safety margin).
+    """
+    _check_has(working, "working", "BudgetWorking (from budget_working)", ("limit", "steps", "budget", "name"))
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    symbols = ["L"] + [step.symbol for step in working.steps] + [working.name]
+    bottoms = [0] + [step.after for step in working.steps] + [0]
+    heights = [working.limit] + [step.tokens for step in working.steps] + [working.budget]
+    colours = ["#78909c"] + [PART_COLOURS.get(s.symbol, "#90a4ae") for s in working.steps] + [PART_COLOURS["B"]]
+
+    fig = Figure(figsize=BUDGET_SIZE, dpi=100, layout="constrained")
+    ax = fig.subplots()
+    positions = list(range(len(symbols)))
+    bars = ax.bar(positions, heights, bottom=bottoms, color=colours, edgecolor="#212121", linewidth=0.6)
+    for bar, height, bottom in zip(bars, heights, bottoms):
+        ax.annotate(
+            str(height),
+            (bar.get_x() + bar.get_width() / 2, bottom + height),
+            xytext=(0, 2),
+            textcoords="offset points",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+        )
+    for i, step in enumerate(working.steps, start=1):  # connectors: where the next bar starts
+        ax.plot([i - 0.6, i + 0.6], [step.before, step.before], color="#9e9e9e", linewidth=0.8, linestyle=":")
+    ax.set_xticks(positions, symbols)
+    ax.set_ylim(0, working.limit * 1.12)
+    ax.set_ylabel("tokens")
+    ax.set_title(title or f"{working.formula} = {working.budget}", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def overflow_figure(working: Any, *, title: str | None = None) -> Figure:
+    """One stacked bar of the input's parts next to the limit (lesson 01: 700 + 200 + 180 > 1000)."""
+    _check_has(working, "working", "OverflowWorking (from overflow_working)", ("limit", "parts", "total", "over"))
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    fig = Figure(figsize=(4.5, 3.4), dpi=100, layout="constrained")
+    ax = fig.subplots()
+    bottom = 0
+    palette = ["#1e88e5", "#26a69a", "#ffa726", "#8e24aa", "#bdbdbd"]
+    for i, (label, tokens) in enumerate(working.parts):
+        ax.bar(0, tokens, bottom=bottom, color=palette[i % len(palette)], edgecolor="#212121", linewidth=0.6,
+               label=f"{label} {tokens}")
+        bottom += tokens
+    ax.axhline(working.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {working.limit}")
+    ax.set_xlim(-1, 1.6)
+    ax.set_xticks([])
+    ax.set_ylim(0, max(working.total, working.limit) * 1.12)
+    ax.set_ylabel("tokens")
+    verdict = f"{working.over} over" if working.over > 0 else f"fits, {-working.over} to spare"
+    ax.set_title(title or f"{working.total} vs {working.limit}: {verdict}", fontsize=10)
+    ax.legend(loc="upper right", fontsize=8)
+    return fig
+
+
+def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes, with no software version or date in the file."""
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}: {fig!r:.80}")
+    if isinstance(dpi, bool) or not isinstance(dpi, int) or dpi <= 0:
+        raise ValueError(f"dpi must be a positive int, got {dpi!r}")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()

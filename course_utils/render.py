@@ -1,0 +1,428 @@
+"""HTML pictures of the course's results (lessons 01-04): pure functions, strings out.
+
+Every function here takes a result computed elsewhere (a ``TrimReport`` from
+``trimming.py``, a ``BudgetWorking`` from ``budget.py``, a ``GrowthReport``
+from ``growth.py``) and returns one HTML string. Nothing is computed twice
+and nothing is displayed: the widgets put these strings into an
+``ipywidgets.HTML``, a stored notebook keeps them as ``text/html``, and a
+test can read them with a regular expression.
+
+The HTML is meant to read well anywhere, including GitHub and nbconvert:
+
+- inline styles only (no CSS classes needed, no scripts, no web fonts);
+- every piece of message text goes through :func:`html.escape`;
+- every cell holding message text has ``dir="auto"``, so Persian (or any
+  right-to-left script) is laid out right to left and Chinese or English
+  left to right, each by its own first strong character;
+- status is written out in words as well as in colour ("kept", "partial",
+  "dropped"), so a printed handout or a colour-blind reader loses nothing.
+
+>>> from langchain_core.messages import AIMessage, HumanMessage
+>>> from course_utils.trimming import explain_trim
+>>> from course_utils.tokens import dummy_token_counter   # 10 tokens a message
+>>> report = explain_trim([HumanMessage("a"), AIMessage("b <c>")], max_tokens=10, token_counter=dummy_token_counter)
+>>> html = trim_report_html(report)
+>>> html.count('data-status="kept"'), 'b &lt;c&gt;' in html
+(1, True)
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from course_utils.tokens import message_text
+
+#: Colours for each status: (background, accent). Chosen to stay readable in
+#: light mode and when printed in grey; the status word is always shown too.
+STATUS_STYLES = {
+    "kept": ("#e7f5ea", "#2e7d32"),
+    "partial": ("#fff4de", "#a15c00"),
+    "dropped": ("#f6e9e9", "#9e2a2a"),
+}
+FONT = (
+    "font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans','Vazirmatn','Noto Sans CJK SC',"
+    "'Microsoft YaHei','WenQuanYi Micro Hei',sans-serif;line-height:1.4"  # JupyterLab's widgets set 28px lines
+)
+MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Noto Sans Mono',monospace"
+
+#: Colours of the budget parts, in the order budget.py subtracts them.
+PART_COLOURS = {
+    "S": "#5c6bc0",  # system prompt
+    "U": "#26a69a",  # user input
+    "R": "#ffa726",  # reply reserve
+    "M": "#bdbdbd",  # safety margin
+    "B": "#66bb6a",  # what is left for history
+    "H_max": "#66bb6a",
+}
+
+
+# --- small checks ---------------------------------------------------------------
+
+
+def _check_int(value: Any, parameter: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{parameter} must be an int, got {type(value).__name__}: {value!r:.80}")
+    if value < minimum:
+        raise ValueError(f"{parameter} must be >= {minimum}, got {value}")
+    return value
+
+
+def _check_has(obj: Any, parameter: str, expected: str, attributes: Sequence[str]) -> None:
+    missing = [a for a in attributes if not hasattr(obj, a)]
+    if missing:
+        raise TypeError(f"{parameter} must be a {expected}, got {type(obj).__name__}: {obj!r:.80}")
+
+
+# --- text ---------------------------------------------------------------------
+
+
+def preview(text: str, width: int = 80) -> str:
+    """``text`` on one line, at most ``width`` characters, ending in "…" when cut.
+
+    Runs of whitespace (newlines too) become one space, so every row of a
+    table has the same height.
+
+    >>> preview("hello\\n  world", 20)
+    'hello world'
+    >>> preview("abcdefghij", 5)
+    'abcd…'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+    width = _check_int(width, "width", minimum=1)
+    line = re.sub(r"\s+", " ", text).strip()
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def role_label(message: BaseMessage) -> str:
+    """The message's role, plus which tool call it makes or answers.
+
+    Tool calls are what ties a ToolMessage to its AIMessage, so the label
+    shows them: a learner can check that no tool answer is kept alone.
+
+    >>> from langchain_core.messages import AIMessage, ToolMessage
+    >>> role_label(AIMessage("", tool_calls=[{"name": "weather", "args": {}, "id": "c1"}]))
+    'ai → weather (c1)'
+    >>> role_label(ToolMessage("sunny", tool_call_id="c1"))
+    'tool ← c1'
+    """
+    if not isinstance(message, BaseMessage):
+        raise TypeError(f"message must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    if isinstance(message, AIMessage) and message.tool_calls:
+        calls = ", ".join(f"{call['name']} ({call['id']})" for call in message.tool_calls)
+        return f"ai → {calls}"
+    if isinstance(message, ToolMessage):
+        return f"tool ← {message.tool_call_id}"
+    return message.type
+
+
+def _text_cell(text: str, style: str = "") -> str:
+    """A table cell with message text: escaped, and laid out by its own script's direction."""
+    return f'<td dir="auto" style="padding:3px 6px;{style}">{html.escape(text)}</td>'
+
+
+# --- the trim report --------------------------------------------------------------
+
+
+def token_bar_html(used: int, budget: int, total: int | None = None, *, label: str = "kept") -> str:
+    """A horizontal bar: ``used`` tokens filled, a marker at ``budget``, on a scale up to ``total``.
+
+    The scale is the largest of the three numbers, so the marker and the
+    fill are always both visible. The fill turns red when ``used > budget``.
+
+    >>> 'kept 60 of 100' in token_bar_html(60, 100, 200)
+    True
+    """
+    used = _check_int(used, "used")
+    budget = _check_int(budget, "budget")
+    if total is not None:
+        total = _check_int(total, "total")
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a str, got {type(label).__name__}: {label!r:.80}")
+    scale = max(used, budget, total or 0, 1)
+    over = used > budget
+    fill = "#c62828" if over else "#43a047"
+    used_pct = 100 * used / scale
+    budget_pct = 100 * budget / scale
+    words = f"{html.escape(label)} {used} of {budget} tokens"
+    if total is not None:
+        words += f" (all messages: {total})"
+    if over:
+        words += f": {used - budget} over"
+    return (
+        f'<div class="token-bar" data-used="{used}" data-budget="{budget}" style="margin:6px 0;{FONT}">'
+        f'<div style="font-size:90%;margin-bottom:2px">{words}</div>'
+        f'<div style="position:relative;height:14px;background:#eeeeee;border-radius:3px;width:100%">'
+        f'<div style="position:absolute;left:0;top:0;bottom:0;width:{used_pct:.2f}%;background:{fill};border-radius:3px"></div>'
+        f'<div title="budget: {budget}" style="position:absolute;top:-3px;bottom:-3px;left:{budget_pct:.2f}%;'
+        f'border-left:3px solid #212121"></div>'
+        f"</div></div>"
+    )
+
+
+def _options_line(report: Any) -> str:
+    """The trim_messages call that produced ``report``, as the learner would type it."""
+    parts = []
+    for key, value in report.arguments.items():
+        if callable(value) and hasattr(value, "__name__"):
+            parts.append(f"{key}={value.__name__}")  # a function: its name, as the learner imports it
+        else:
+            parts.append(f"{key}={value!r}")
+    return "trim_messages(messages, " + ", ".join(parts) + ")"
+
+
+def trim_table_html(report: Any, *, preview_chars: int = 80) -> str:
+    """One table row per input message: index, role, preview, tokens, status, reason.
+
+    Each ``<tr>`` carries ``data-status`` and ``data-index`` so tests and
+    browser scripts can read the picture without parsing colours.
+    """
+    _check_has(report, "report", "TrimReport (from explain_trim)", ("rows", "result", "max_tokens"))
+    preview_chars = _check_int(preview_chars, "preview_chars", minimum=1)
+    head = "".join(
+        f'<th style="text-align:left;padding:3px 6px;border-bottom:2px solid #9e9e9e">{name}</th>'
+        for name in ("#", "role", "message", "tokens", "status", "why")
+    )
+    body = []
+    for row in report.rows:
+        background, accent = STATUS_STYLES[row.status]
+        text = preview(message_text(row.message), preview_chars)
+        tokens = f"{row.kept_tokens} of {row.tokens}" if row.status == "partial" else str(row.tokens)
+        muted = "color:#757575;" if row.status == "dropped" else ""
+        body.append(
+            f'<tr class="trim-row" data-status="{row.status}" data-index="{row.index}" '
+            f'style="background:{background};border-left:5px solid {accent};{muted}">'
+            f'<td style="padding:3px 6px;text-align:right">{row.index}</td>'
+            f'<td style="padding:3px 6px;min-width:4.5em;max-width:16em">{html.escape(role_label(row.message))}</td>'
+            f'{_text_cell(text, "width:55%")}'
+            f'<td style="padding:3px 6px;text-align:right;white-space:nowrap">{tokens}</td>'
+            f'<td style="padding:3px 6px;font-weight:bold;color:{accent}">{row.status}</td>'
+            f'<td style="padding:3px 6px;min-width:7em">{html.escape(row.reason)}</td>'
+            f"</tr>"
+        )
+    return (
+        f'<table class="trim-table" style="border-collapse:collapse;width:100%;font-size:90%;{FONT}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
+
+
+def messages_list_html(messages: Sequence[BaseMessage], *, preview_chars: int | None = 200) -> str:
+    """The list ``trim_messages`` returned, in order, one line per message.
+
+    Each line names the message's class, then its text (in its own
+    direction), then the tool call it makes or answers, so a learner can
+    compare it with ``print(trim_messages(...))``. ``preview_chars=None``
+    shows every character.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> '>HumanMessage</code>' in messages_list_html([HumanMessage("hi")])
+    True
+    """
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise TypeError(f"messages must be a list of messages, got {type(messages).__name__}: {messages!r:.80}")
+    for i, message in enumerate(messages):
+        if not isinstance(message, BaseMessage):
+            raise TypeError(f"messages[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    if preview_chars is not None:
+        preview_chars = _check_int(preview_chars, "preview_chars", minimum=1)
+    if not messages:
+        return f'<div class="trim-result" style="{FONT};font-size:90%"><b>trim_messages returned []</b> (no message fits)</div>'
+    items = []
+    for message in messages:
+        text = message_text(message)
+        if preview_chars is not None:
+            text = preview(text, preview_chars)
+        extra = ""
+        if isinstance(message, AIMessage) and message.tool_calls:
+            extra = " tool_calls=[" + ", ".join(f"{c['name']} ({c['id']})" for c in message.tool_calls) + "]"
+        if isinstance(message, ToolMessage):
+            extra = f" tool_call_id={message.tool_call_id!r}"
+        items.append(
+            f'<li style="margin:1px 0"><code style="{MONO}">{type(message).__name__}</code> '
+            f'<span dir="auto" style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
+            f'<code style="{MONO};color:#616161">{html.escape(extra)}</code></li>'
+        )
+    return (
+        f'<div class="trim-result" style="{FONT};font-size:90%">'
+        f"<b>trim_messages returned {len(messages)} message{'s' if len(messages) != 1 else ''}:</b>"
+        f'<ol start="0" style="margin:2px 0 0 0">{"".join(items)}</ol></div>'
+    )
+
+
+def trim_report_html(
+    report: Any, *, preview_chars: int = 80, result_chars: int | None = 200, title: str | None = None
+) -> str:
+    """The whole picture of one trim: the call, the token bar, the rows and the returned list.
+
+    ``preview_chars`` cuts each row's text, ``result_chars`` each line of the
+    returned list (None: the full text).
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> from course_utils.trimming import explain_trim
+    >>> from course_utils.tokens import dummy_token_counter   # 10 tokens a message
+    >>> r = explain_trim([HumanMessage("x"), HumanMessage("y"), HumanMessage("z")], max_tokens=20,
+    ...                  token_counter=dummy_token_counter)
+    >>> trim_report_html(r).count('data-status="dropped"')
+    1
+    """
+    _check_has(report, "report", "TrimReport (from explain_trim)", ("rows", "result", "max_tokens", "arguments"))
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    counts = {status: sum(row.status == status for row in report.rows) for status in STATUS_STYLES}
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items())
+    note = ""
+    if report.over_budget:
+        note = (
+            '<div style="color:#9e2a2a;font-size:90%">The result is over max_tokens: include_system keeps the '
+            "system message even when it alone does not fit.</div>"
+        )
+    heading = f'<div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
+    return (
+        f'<div class="trim-report" data-kept-tokens="{report.result_tokens}" data-max-tokens="{report.max_tokens}" '
+        f'style="{FONT}">{heading}'
+        f'<div style="{MONO};font-size:85%;color:#424242;margin-bottom:4px">{html.escape(_options_line(report))}</div>'
+        f'<div style="font-size:90%">{len(report.rows)} messages: {summary}</div>'
+        f"{token_bar_html(report.result_tokens, report.max_tokens, report.total_tokens)}{note}"
+        f"{trim_table_html(report, preview_chars=preview_chars)}"
+        f'<div style="margin-top:6px">{messages_list_html(report.result, preview_chars=result_chars)}</div>'
+        f"</div>"
+    )
+
+
+def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
+    """An error shown in place, as a styled box with the error's own words (never a traceback).
+
+    >>> 'only valid with' in error_html(ValueError("start_on parameter is only valid with strategy='last'"))
+    True
+    """
+    if isinstance(error, BaseException):
+        text = f"{type(error).__name__}: {error}"
+    elif isinstance(error, str):
+        text = error
+    else:
+        raise TypeError(f"error must be an exception or a str, got {type(error).__name__}: {error!r:.80}")
+    if hint is not None and not isinstance(hint, str):
+        raise TypeError(f"hint must be a str or None, got {type(hint).__name__}: {hint!r:.80}")
+    hint_html = f'<div style="margin-top:4px;color:#424242">{html.escape(hint)}</div>' if hint else ""
+    return (
+        f'<div class="course-error" role="alert" style="{FONT};border:1px solid #c62828;border-left:6px solid #c62828;'
+        f'background:#fdecea;padding:6px 10px;border-radius:3px">'
+        f'<code style="{MONO};white-space:pre-wrap;color:#8e0000">{html.escape(text)}</code>{hint_html}</div>'
+    )
+
+
+# --- budgets ------------------------------------------------------------------------
+
+
+def budget_working_html(working: Any) -> str:
+    """The budget worked out step by step: the formula, one subtraction a line, the result.
+
+    >>> from course_utils.budget import budget_working
+    >>> '3566 - 700 = 2866' in budget_working_html(budget_working(4096, 350, 180, 700))
+    True
+    """
+    _check_has(working, "working", "BudgetWorking (from budget_working)", ("limit", "steps", "lines", "budget"))
+    lines = "".join(
+        f'<div class="budget-step" data-symbol="{step.symbol}">{html.escape(step.line)}'
+        f'<span style="color:#757575">   ({step.symbol}: {html.escape(step.label)})</span></div>'
+        for step in working.steps
+    )
+    return (
+        f'<div class="budget-working" data-budget="{working.budget}" style="{MONO};font-size:95%;line-height:1.5">'
+        f"<div><b>{html.escape(working.formula)}</b></div>"
+        f'<div style="color:#757575">L = {working.limit} (context limit)</div>'
+        f"{lines}<div><b>{html.escape(working.name)} = {working.budget}</b> tokens left for history</div></div>"
+    )
+
+
+def budget_bar_html(working: Any) -> str:
+    """One stacked bar as wide as the context limit: each fixed part, then what is left for history."""
+    _check_has(working, "working", "BudgetWorking (from budget_working)", ("limit", "steps", "budget"))
+    segments = [(step.symbol, step.label, step.tokens) for step in working.steps]
+    segments.append((working.name, "history", working.budget))
+    cells = []
+    for symbol, label, tokens in segments:
+        pct = 100 * tokens / working.limit
+        cells.append(
+            f'<div title="{html.escape(label)}: {tokens}" data-symbol="{symbol}" style="width:{pct:.2f}%;'
+            f"background:{PART_COLOURS.get(symbol, '#90a4ae')};overflow:hidden;white-space:nowrap;"
+            f'font-size:80%;padding:2px 0;text-align:center;color:#111">{html.escape(symbol)}</div>'
+        )
+    legend = " · ".join(f"{html.escape(symbol)} {html.escape(label)} {tokens}" for symbol, label, tokens in segments)
+    return (
+        f'<div class="budget-bar" style="{FONT};margin:6px 0">'
+        f'<div style="font-size:90%">context limit L = {working.limit} tokens</div>'
+        f'<div style="display:flex;width:100%;border:1px solid #9e9e9e">{"".join(cells)}</div>'
+        f'<div style="font-size:85%;color:#424242">{legend}</div></div>'
+    )
+
+
+# --- growth ---------------------------------------------------------------------------
+
+
+def growth_table_html(report: Any, *, upto: int | None = None) -> str:
+    """The replay as a table, one row per model call, with a bar of the tokens sent.
+
+    ``upto`` (a call number, 1-based) stops the table at that call. The bar
+    of each row is drawn against the largest history, with a marker at the
+    limit when the report has one.
+    """
+    _check_has(report, "report", "GrowthReport (from replay_growth)", ("rows", "limit", "token_counter"))
+    if upto is not None:
+        upto = _check_int(upto, "upto", minimum=1)
+        if upto > len(report.rows):
+            raise ValueError(f"upto must be at most the number of calls ({len(report.rows)}), got {upto}")
+    rows = report.rows[:upto] if upto is not None else report.rows
+    scale = max([r.history_tokens for r in report.rows] + [report.limit or 0, 1])
+    limit_pct = None if report.limit is None else 100 * report.limit / scale
+    head = "".join(
+        f'<th style="text-align:right;padding:3px 6px;border-bottom:2px solid #9e9e9e">{name}</th>'
+        for name in ("call", "messages in history", "history tokens", "messages sent", "tokens sent", "cumulative sent")
+    )
+    head += '<th style="text-align:left;padding:3px 6px;border-bottom:2px solid #9e9e9e;width:30%">sent vs limit</th>'
+    body = []
+    for r in rows:
+        over = bool(r.over_limit)
+        marker = (
+            ""
+            if limit_pct is None
+            else f'<div style="position:absolute;top:-2px;bottom:-2px;left:{limit_pct:.2f}%;border-left:2px solid #212121"></div>'
+        )
+        bar = (
+            f'<div style="position:relative;height:10px;background:#eeeeee">'
+            f'<div style="position:absolute;left:0;top:0;bottom:0;width:{100 * r.sent_tokens / scale:.2f}%;'
+            f'background:{"#c62828" if over else "#42a5f5"}"></div>{marker}</div>'
+        )
+        cells = (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens, r.cumulative_sent_tokens)
+        row_style = ' style="background:#fdecea"' if over else ""
+        body.append(
+            f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}"{row_style}>'
+            + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
+            + f'<td style="padding:2px 6px">{bar}</td></tr>'
+        )
+    caption = f"tokens counted with {html.escape(str(report.token_counter))}"
+    if report.limit is not None:
+        caption += f"; limit {report.limit} (black line)"
+    return (
+        f'<div class="growth-table" style="{FONT}"><div style="font-size:85%;color:#424242">{caption}</div>'
+        f'<table style="border-collapse:collapse;width:100%;font-size:90%">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
+
+
+def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> str:
+    """A PNG as an inline ``<img>`` (base64), so the HTML needs no file beside it."""
+    import base64
+
+    if not isinstance(png, (bytes, bytearray)):
+        raise TypeError(f"png must be bytes, got {type(png).__name__}")
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str, got {type(alt).__name__}: {alt!r:.80}")
+    size = "" if width is None else f' width="{_check_int(width, "width", minimum=1)}"'
+    data = base64.b64encode(bytes(png)).decode("ascii")
+    return f'<img alt="{html.escape(alt)}"{size} src="data:image/png;base64,{data}">'
