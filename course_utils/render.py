@@ -39,6 +39,9 @@ from course_utils.tokens import message_text
 
 #: Colours for each status: (background, accent). Chosen to stay readable in
 #: light mode and when printed in grey; the status word is always shown too.
+#: The strategy name of a report that stands for "send everything" (GrowthExplorer's "none").
+NO_TRIM = "none"
+
 STATUS_STYLES = {
     "kept": ("#e7f5ea", "#2e7d32"),
     "partial": ("#fff4de", "#a15c00"),
@@ -167,6 +170,8 @@ def token_bar_html(used: int, budget: int, total: int | None = None, *, label: s
 
 def _options_line(report: Any) -> str:
     """The trim_messages call that produced ``report``, as the learner would type it."""
+    if report.strategy == NO_TRIM:
+        return f"no trimming: every message is sent (limit {report.max_tokens} tokens)"
     parts = []
     for key, value in report.arguments.items():
         if callable(value) and hasattr(value, "__name__"):
@@ -211,13 +216,15 @@ def trim_table_html(report: Any, *, preview_chars: int = 80) -> str:
     )
 
 
-def messages_list_html(messages: Sequence[BaseMessage], *, preview_chars: int | None = 200) -> str:
-    """The list ``trim_messages`` returned, in order, one line per message.
+def messages_list_html(
+    messages: Sequence[BaseMessage], *, preview_chars: int | None = 200, heading: str = "trim_messages returned"
+) -> str:
+    """A list of messages in order, one line per message (by default: what ``trim_messages`` returned).
 
     Each line names the message's class, then its text (in its own
     direction), then the tool call it makes or answers, so a learner can
     compare it with ``print(trim_messages(...))``. ``preview_chars=None``
-    shows every character.
+    shows every character; ``heading`` names the list (e.g. "sent to the model").
 
     >>> from langchain_core.messages import HumanMessage
     >>> '>HumanMessage</code>' in messages_list_html([HumanMessage("hi")])
@@ -230,8 +237,11 @@ def messages_list_html(messages: Sequence[BaseMessage], *, preview_chars: int | 
             raise TypeError(f"messages[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
     if preview_chars is not None:
         preview_chars = _check_int(preview_chars, "preview_chars", minimum=1)
+    if not isinstance(heading, str):
+        raise TypeError(f"heading must be a str, got {type(heading).__name__}: {heading!r:.80}")
+    heading = html.escape(heading)
     if not messages:
-        return f'<div class="trim-result" style="{FONT};font-size:90%"><b>trim_messages returned []</b> (no message fits)</div>'
+        return f'<div class="trim-result" style="{FONT};font-size:90%"><b>{heading} []</b> (no message fits)</div>'
     items = []
     for message in messages:
         text = message_text(message)
@@ -249,7 +259,7 @@ def messages_list_html(messages: Sequence[BaseMessage], *, preview_chars: int | 
         )
     return (
         f'<div class="trim-result" style="{FONT};font-size:90%">'
-        f"<b>trim_messages returned {len(messages)} message{'s' if len(messages) != 1 else ''}:</b>"
+        f"<b>{heading} {len(messages)} message{'s' if len(messages) != 1 else ''}:</b>"
         f'<ol start="0" style="margin:2px 0 0 0">{"".join(items)}</ol></div>'
     )
 
@@ -276,11 +286,17 @@ def trim_report_html(
     counts = {status: sum(row.status == status for row in report.rows) for status in STATUS_STYLES}
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())
     note = ""
-    if report.over_budget:
+    if report.over_budget and report.strategy == NO_TRIM:
+        note = (
+            f'<div style="color:#9e2a2a;font-size:90%">Over the limit by {report.result_tokens - report.max_tokens} '
+            "tokens: a provider would refuse this call.</div>"
+        )
+    elif report.over_budget:
         note = (
             '<div style="color:#9e2a2a;font-size:90%">The result is over max_tokens: include_system keeps the '
             "system message even when it alone does not fit.</div>"
         )
+    list_heading = "the model is sent" if report.strategy == NO_TRIM else "trim_messages returned"
     heading = f'<div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
     return (
         f'<div class="trim-report" data-kept-tokens="{report.result_tokens}" data-max-tokens="{report.max_tokens}" '
@@ -289,7 +305,7 @@ def trim_report_html(
         f'<div style="font-size:90%">{len(report.rows)} messages: {summary}</div>'
         f"{token_bar_html(report.result_tokens, report.max_tokens, report.total_tokens)}{note}"
         f"{trim_table_html(report, preview_chars=preview_chars)}"
-        f'<div style="margin-top:6px">{messages_list_html(report.result, preview_chars=result_chars)}</div>'
+        f'<div style="margin-top:6px">{messages_list_html(report.result, preview_chars=result_chars, heading=list_heading)}</div>'
         f"</div>"
     )
 

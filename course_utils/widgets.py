@@ -488,7 +488,7 @@ def _send_everything(history: list[BaseMessage], limit: int, counter_name: str) 
     rows = [TrimRow(i, m, "kept", "sent: no trimming", m, counter) for i, m in enumerate(history)]
     return TrimReport(rows=rows, result=list(history), max_tokens=limit, strategy="none",
                       result_tokens=counter(history) if history else 0,
-                      arguments={"max_tokens": limit, "token_counter": counter, "strategy": "none (no trimming)"},
+                      arguments={"max_tokens": limit, "token_counter": counter},
                       counter=counter)
 
 

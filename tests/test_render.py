@@ -340,3 +340,17 @@ def test_figures_do_not_touch_pyplot_and_png_is_deterministic():
 def test_plot_arguments_are_checked(call, error, words):
     with pytest.raises(error, match=words):
         call()
+
+
+def test_send_everything_report_is_not_called_a_trim():
+    """GrowthExplorer's "none" strategy: no trim_messages call is claimed, the overflow is named."""
+    from course_utils.samples import load_conversation
+    from course_utils.widgets import GrowthExplorer
+
+    explorer = GrowthExplorer(load_conversation("long_chat"), strategy="none", limit=1000, turn=30)
+    page = explorer.static_html()
+    over = explorer.report.result_tokens - 1000
+    assert over > 0
+    assert "trim_messages(" not in page and "trim_messages returned" not in page
+    assert f"Over the limit by {over} tokens" in page
+    assert "include_system keeps" not in page
