@@ -20,8 +20,8 @@ Skipped, with the reason, when Chromium or Playwright is missing.
 
 from __future__ import annotations
 
-import shutil
 import os
+import shutil
 import time
 from pathlib import Path
 
