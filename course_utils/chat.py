@@ -52,7 +52,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, field_validator
 
-from course_utils.tokens import COUNTER_NAMES, exact_counter, get_token_counter
+from course_utils.tokens import COUNTER_NAMES, check_messages, exact_counter, get_token_counter
 from course_utils.trimming import orphaned_tool_messages
 
 TokenCounter = Callable[[list[BaseMessage]], int]
@@ -515,18 +515,6 @@ class InvalidToolSequenceError(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.orphans,))
-
-
-def check_messages(messages: Any, parameter: str = "messages") -> list[BaseMessage]:
-    """Return messages as a list, or raise TypeError naming the first bad item."""
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(
-            f"{parameter} must be a list of BaseMessage objects, got {type(messages).__name__}: {messages!r:.80}"
-        )
-    for i, message in enumerate(messages):
-        if not isinstance(message, BaseMessage):
-            raise TypeError(f"{parameter}[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
-    return list(messages)
 
 
 def input_digest(messages: Sequence[BaseMessage]) -> str:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 import html
 import inspect
+import json
 import os
 import random
 import re
@@ -402,6 +403,7 @@ class Question:
                 )
             if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
                 result = self.error(f"the check returned {describe(result)} instead of a result.")
+        _record(self, result)
         if STRICT and not result.correct:
             raise AssertionError(result.text)
         return result
@@ -419,6 +421,29 @@ class Question:
         if solutions_hidden():
             return Note("solution", self.label, "Solutions are switched off for this class (COURSE_HIDE_SOLUTIONS).")
         return Note("solution", self.label, self.explanation or "One way to do it:", self.solution_code)
+
+
+#: The grader (``python -m course_utils.grade``) names a file here; every check then appends one
+#: JSON line to it. Unset in a learner's notebook, where nothing is written.
+RECORD_ENV = "COURSE_CHECKS_RECORD"
+
+
+def _record(question: Question, result: CheckResult) -> None:
+    """Append a machine-readable copy of ``result`` to the file named by COURSE_CHECKS_RECORD, if set.
+
+    Only the grader sets the variable. The displayed result is unchanged, and
+    a record that cannot be written is skipped: a check never fails because of it.
+    """
+    path = os.environ.get(RECORD_ENV)
+    if not path:
+        return
+    line = json.dumps({"exercise": question.exercise, "question": question.number, "title": question.title,
+                       "status": result.status, "message": result.message}, ensure_ascii=False)
+    try:
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(line + "\n")
+    except OSError:
+        pass
 
 
 class Exercise:

@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, trim_messages
 
-from course_utils.tokens import TokenCounter, _check_messages, counter_name, resolve_token_counter
+from course_utils.tokens import TokenCounter, check_messages, counter_name, resolve_token_counter
 
 Policy = Callable[[list[BaseMessage]], list[BaseMessage]]
 
@@ -117,7 +117,7 @@ def replay_growth(
     The history passed to the policy is a fresh list, so a policy cannot
     change the stored conversation (the two-spaces rule of lesson 04).
     """
-    messages = _check_messages(messages)
+    messages = check_messages(messages)
     counter = resolve_token_counter(token_counter)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
         raise TypeError(f"limit must be an int (a number of tokens) or None, got {type(limit).__name__}: {limit!r:.80}")
@@ -151,3 +151,18 @@ def replay_growth(
         )
     policy_name = None if policy is None else getattr(policy, "__name__", type(policy).__name__)
     return GrowthReport(rows, counter_name(token_counter), limit, policy_name)
+
+
+def trim_policy(trim_kwargs: dict[str, Any]) -> Callable[[list[BaseMessage]], list[BaseMessage]]:
+    """A replay policy that sends what ``trim_messages(history, **trim_kwargs)`` keeps.
+
+    >>> policy = trim_policy({"max_tokens": 500, "token_counter": "approximate", "strategy": "last"})
+    >>> policy.__name__
+    "trim_messages(strategy='last')"
+    """
+
+    def policy(history: list[BaseMessage]) -> list[BaseMessage]:
+        return trim_messages(history, **trim_kwargs)
+
+    policy.__name__ = f"trim_messages(strategy={trim_kwargs['strategy']!r})"
+    return policy

@@ -35,7 +35,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from course_utils.tokens import message_text
+from course_utils.tokens import check_messages, message_text
 
 #: Colours for each status: (background, accent). Chosen to stay readable in
 #: light mode and when printed in grey; the status word is always shown too.
@@ -230,11 +230,7 @@ def messages_list_html(
     >>> '>HumanMessage</code>' in messages_list_html([HumanMessage("hi")])
     True
     """
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(f"messages must be a list of messages, got {type(messages).__name__}: {messages!r:.80}")
-    for i, message in enumerate(messages):
-        if not isinstance(message, BaseMessage):
-            raise TypeError(f"messages[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    messages = check_messages(messages)
     if preview_chars is not None:
         preview_chars = _check_int(preview_chars, "preview_chars", minimum=1)
     if not isinstance(heading, str):

@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, trim_messages
 from matplotlib.figure import Figure
 
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.chat import OfflineChatModel
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
-from course_utils.tokens import _check_messages, resolve_token_counter
+from course_utils.tokens import check_messages, resolve_token_counter
 
 # --- model limits -------------------------------------------------------------------
 
@@ -494,7 +494,7 @@ def run_experiment(
         if questions is None:
             questions = fact_questions(conversation)
         conversation = conversation.messages
-    messages = _check_messages(conversation, "conversation")
+    messages = check_messages(conversation, "conversation")
     if questions is None:
         raise ValueError("questions must be given when conversation is a list of messages (it lists no facts)")
     questions = _check_questions(questions)

@@ -66,8 +66,11 @@ OPENAI_ROLES = {
 # --- checking arguments -----------------------------------------------------
 
 
-def _check_messages(messages: Any, parameter: str = "messages") -> list[BaseMessage]:
-    """Return ``messages`` as a list, or raise TypeError naming what was wrong."""
+def check_messages(messages: Any, parameter: str = "messages") -> list[BaseMessage]:
+    """Return ``messages`` as a list, or raise TypeError naming the parameter and the bad item.
+
+    Every public function of the course that takes a conversation checks it here.
+    """
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise TypeError(
             f"{parameter} must be a list of BaseMessage objects, got {type(messages).__name__}: {messages!r:.80}"
@@ -129,7 +132,7 @@ def approximate_counter(messages: Sequence[BaseMessage]) -> int:
     >>> approximate_counter([HumanMessage("hello world")])  # ceil((11 + 4 for "user") / 4) + 3
     7
     """
-    return count_tokens_approximately(_check_messages(messages))
+    return count_tokens_approximately(check_messages(messages))
 
 
 def dummy_token_counter(messages: Sequence[BaseMessage]) -> int:
@@ -144,7 +147,7 @@ def dummy_token_counter(messages: Sequence[BaseMessage]) -> int:
     14
     """
     count = 0
-    for message in _check_messages(messages):
+    for message in check_messages(messages):
         blocks = 1 if isinstance(message.content, str) else len(message.content)
         count += 3 + 4 * blocks + 3
     return count
@@ -434,7 +437,7 @@ class ExactTokenCounter:
         return self._cached(message, encoding) if self.cache else self._encode(message, encoding)
 
     def __call__(self, messages: Sequence[BaseMessage]) -> int:
-        messages = _check_messages(messages)
+        messages = check_messages(messages)
         if not messages:
             return 0
         encoding = self._encoding()
@@ -510,6 +513,6 @@ def count_each(messages: Sequence[BaseMessage], token_counter: str | TokenCounte
     >>> count_each([HumanMessage("a"), HumanMessage("b")], "dummy")
     [10, 10]
     """
-    messages = _check_messages(messages)
+    messages = check_messages(messages)
     counter = resolve_token_counter(token_counter)
     return [counter([m]) for m in messages]

@@ -37,6 +37,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 from langchain_core.messages.utils import convert_to_messages, count_tokens_approximately
 
+from course_utils.tokens import check_messages
+
 STATUSES = ("kept", "partial", "dropped")
 
 # Reasons, in the words a row shows.
@@ -423,12 +425,8 @@ def orphaned_tool_messages(messages: Sequence[BaseMessage]) -> list[BaseMessage]
     >>> [m.id for m in orphaned_tool_messages([answer, AIMessage("It is sunny.")])]
     ['t1']
     """
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(f"messages must be a list of messages, got {type(messages).__name__}: {messages!r:.80}")
     orphans, open_calls = [], set()
-    for i, message in enumerate(messages):
-        if not isinstance(message, BaseMessage):
-            raise TypeError(f"messages[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    for message in check_messages(messages):
         if isinstance(message, ToolMessage):
             if message.tool_call_id not in open_calls:
                 orphans.append(message)

@@ -34,13 +34,13 @@ from typing import Any
 
 import ipywidgets as widgets
 import traitlets
-from langchain_core.messages import AIMessage, BaseMessage, trim_messages
+from langchain_core.messages import AIMessage, BaseMessage
 
 from course_utils import render
 from course_utils.budget import BudgetWorking, budget_working
-from course_utils.growth import GrowthReport, replay_growth
+from course_utils.growth import GrowthReport, replay_growth, trim_policy
 from course_utils.plots import budget_figure, figure_png, growth_figure
-from course_utils.tokens import COUNTER_NAMES, get_token_counter, tokenizer_status
+from course_utils.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
 from course_utils.trimming import TrimReport, TrimRow, explain_trim
 
 #: Message types ``start_on`` / ``end_on`` can name in the widget.
@@ -64,11 +64,7 @@ LABEL_STYLE = {"description_width": "initial"}
 
 
 def _check_messages(messages: Any, *, need_ai: bool = False) -> list[BaseMessage]:
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise TypeError(f"messages must be a list of BaseMessage, got {type(messages).__name__}: {messages!r:.80}")
-    for i, message in enumerate(messages):
-        if not isinstance(message, BaseMessage):
-            raise TypeError(f"messages[{i}] must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    messages = check_messages(messages)
     if not messages:
         raise ValueError("messages must hold at least one message, got an empty list")
     if need_ai and not any(isinstance(m, AIMessage) for m in messages):
@@ -602,12 +598,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
     def update(self) -> None:
         """Replay the conversation under the current limit, strategy and counter, then show the turn."""
         kwargs = self.trim_kwargs
-        policy = None
-        if kwargs is not None:
-            def policy(history: list[BaseMessage]) -> list[BaseMessage]:
-                return trim_messages(history, **kwargs)
-
-            policy.__name__ = f"trim_messages(strategy={kwargs['strategy']!r})"
+        policy = None if kwargs is None else trim_policy(kwargs)
         try:
             self.growth = replay_growth(self.messages, self.token_counter.value, limit=self.limit.value, policy=policy)
         except Exception as exc:  # shown in place; the controls keep working
