@@ -1,4 +1,4 @@
-"""Matplotlib figures of growth and budgets (lessons 01, 02 and 05).
+"""Matplotlib figures of growth, budgets and the threshold experiment (lessons 01, 02 and 05).
 
 Each function takes a result computed elsewhere and returns a new
 ``matplotlib.figure.Figure``. They never call ``plt.show()`` and never touch
@@ -17,10 +17,14 @@ the software version, so re-running a lesson gives the same picture.
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
 
+from course_utils._args import check_instance, check_int, check_text
+from course_utils.budget import BudgetWorking, OverflowWorking
+from course_utils.growth import GrowthReport
 from course_utils.render import PART_COLOURS
 
 GROWTH_SIZE = (9.0, 3.4)
@@ -30,12 +34,7 @@ SENT_COLOUR = "#fb8c00"
 LIMIT_COLOUR = "#c62828"
 
 
-def _check_has(obj: Any, parameter: str, expected: str, attributes: tuple[str, ...]) -> None:
-    if any(not hasattr(obj, a) for a in attributes):
-        raise TypeError(f"{parameter} must be a {expected}, got {type(obj).__name__}: {obj!r:.80}")
-
-
-def growth_figure(report: Any, *, upto: int | None = None, title: str | None = None) -> Figure:
+def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str | None = None) -> Figure:
     """History tokens and tokens sent per call against the limit, and cumulative tokens sent.
 
     ``upto`` (a call number) draws the calls up to that one, on axes sized
@@ -51,16 +50,12 @@ def growth_figure(report: Any, *, upto: int | None = None, title: str | None = N
     >>> [line.get_label() for line in fig.axes[0].get_lines()]
     ['history tokens', 'tokens sent', 'limit 25']
     """
-    _check_has(report, "report", "GrowthReport (from replay_growth)", ("rows", "limit", "token_counter"))
+    check_instance(report, "report", GrowthReport, "replay_growth")
     calls = len(report.rows)
-    if upto is None:
-        upto = calls
-    if isinstance(upto, bool) or not isinstance(upto, int):
-        raise TypeError(f"upto must be an int (a call number) or None, got {type(upto).__name__}: {upto!r}")
+    upto = calls if upto is None else check_int(upto, "upto", minimum=None)
     if not 1 <= upto <= calls:
         raise ValueError(f"upto must be between 1 and the number of calls ({calls}), got {upto}")
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    check_text(title, "title", none_ok=True)
 
     rows = report.rows[:upto]
     x = [r.call for r in rows]
@@ -69,7 +64,9 @@ def growth_figure(report: Any, *, upto: int | None = None, title: str | None = N
 
     per_call.plot(x, [r.history_tokens for r in rows], marker="o", ms=3, color=HISTORY_COLOUR, label="history tokens")
     per_call.plot(x, [r.sent_tokens for r in rows], marker="s", ms=3, color=SENT_COLOUR, label="tokens sent")
-    top = max([r.history_tokens for r in report.rows] + [report.limit or 0, 1])
+    # Sized for the whole replay, and for what is sent as well as what is stored:
+    # a policy that adds messages (a summary) can send more than the history holds.
+    top = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     if report.limit is not None:
         per_call.axhline(report.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {report.limit}")
     per_call.set_xlim(0.5, calls + 0.5)
@@ -91,16 +88,15 @@ def growth_figure(report: Any, *, upto: int | None = None, title: str | None = N
     return fig
 
 
-def budget_figure(working: Any, *, title: str | None = None) -> Figure:
+def budget_figure(working: BudgetWorking, *, title: str | None = None) -> Figure:
     """A waterfall: the context limit L, each fixed part taken off, and what is left.
 
     Each part is a floating bar from what was left before it down to what is
     left after it, labelled with its tokens; the last bar is the history
     budget (B, or H_max with a safety margin).
     """
-    _check_has(working, "working", "BudgetWorking (from budget_working)", ("limit", "steps", "budget", "name"))
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    check_instance(working, "working", BudgetWorking, "budget_working")
+    check_text(title, "title", none_ok=True)
     symbols = ["L"] + [step.symbol for step in working.steps] + [working.name]
     bottoms = [0] + [step.after for step in working.steps] + [0]
     heights = [working.limit] + [step.tokens for step in working.steps] + [working.budget]
@@ -130,11 +126,10 @@ def budget_figure(working: Any, *, title: str | None = None) -> Figure:
     return fig
 
 
-def overflow_figure(working: Any, *, title: str | None = None) -> Figure:
+def overflow_figure(working: OverflowWorking, *, title: str | None = None) -> Figure:
     """One stacked bar of the input's parts next to the limit (lesson 01: 700 + 200 + 180 > 1000)."""
-    _check_has(working, "working", "OverflowWorking (from overflow_working)", ("limit", "parts", "total", "over"))
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    check_instance(working, "working", OverflowWorking, "overflow_working")
+    check_text(title, "title", none_ok=True)
     fig = Figure(figsize=(4.5, 3.4), dpi=100, layout="constrained")
     ax = fig.subplots()
     bottom = 0
@@ -156,10 +151,62 @@ def overflow_figure(working: Any, *, title: str | None = None) -> Figure:
 
 def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
     """The figure as PNG bytes, with no software version or date in the file."""
-    if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}: {fig!r:.80}")
-    if isinstance(dpi, bool) or not isinstance(dpi, int) or dpi <= 0:
-        raise ValueError(f"dpi must be a positive int, got {dpi!r}")
+    check_instance(fig, "fig", Figure, "matplotlib")
+    dpi = check_int(dpi, "dpi", minimum=1)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     return buffer.getvalue()
+
+
+# --- the threshold experiment (lesson 05) ------------------------------------------------------
+
+#: Line style of each strategy of ``thresholds.run_experiment``.
+STRATEGY_STYLES = {
+    "none": {"color": "#757575", "marker": "s", "linestyle": "--"},
+    "trim": {"color": "#1e88e5", "marker": "o", "linestyle": "-"},
+    "summarise": {"color": "#43a047", "marker": "^", "linestyle": "-"},
+}
+#: How far each strategy's line is nudged on the facts panel, so equal counts stay visible.
+FACTS_NUDGE = {"none": 0.08, "trim": 0.0, "summarise": -0.08}
+
+
+def experiment_figure(rows: Sequence[Any], *, title: str | None = None) -> Figure:
+    """Two panels against the threshold: total tokens sent, and facts remembered, one line per strategy.
+
+    ``rows`` are ``thresholds.run_experiment``'s. On the facts panel the
+    "none" and "summarise" lines are nudged up and down by a hair
+    (:data:`FACTS_NUDGE`), so lines with equal counts do not hide each other.
+    """
+    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+
+    rows = check_experiment_rows(rows)
+    check_text(title, "title", none_ok=True)
+    fig = Figure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
+    cost, memory = fig.subplots(1, 2)
+    strategies = list(dict.fromkeys(r.strategy for r in rows))
+    thresholds = sorted({r.threshold for r in rows})
+    for strategy in strategies:
+        mine = sorted((r for r in rows if r.strategy == strategy), key=lambda r: r.threshold)
+        style = STRATEGY_STYLES.get(strategy, {})
+        xs = [r.threshold for r in mine]
+        cost.plot(xs, [r.total_sent_tokens for r in mine], label=strategy, **style)
+        nudge = FACTS_NUDGE.get(strategy, 0.0)
+        memory.plot(xs, [r.facts_remembered + nudge for r in mine], label=strategy, **style)
+    asked = max(r.facts_asked for r in rows)
+    for ax in (cost, memory):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(thresholds, [str(t) for t in thresholds])
+        ax.minorticks_off()
+        ax.set_xlabel("threshold (max tokens per call)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    cost.set_ylabel("tokens sent, whole conversation")
+    cost.yaxis.set_major_formatter(lambda value, _: f"{value:,.0f}")
+    cost.set_title("What it costs", fontsize=10)
+    memory.set_ylabel(f"facts remembered (of {asked})")
+    memory.set_ylim(-0.3, asked + 0.3)
+    memory.set_yticks(range(asked + 1))
+    memory.set_title("What the model still knows", fontsize=10)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig

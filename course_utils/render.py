@@ -2,7 +2,8 @@
 
 Every function here takes a result computed elsewhere (a ``TrimReport`` from
 ``trimming.py``, a ``BudgetWorking`` from ``budget.py``, a ``GrowthReport``
-from ``growth.py``) and returns one HTML string. Nothing is computed twice
+from ``growth.py``) and returns one HTML string (the threshold experiment's
+tables of lesson 05 are plain text, for ``print``). Nothing is computed twice
 and nothing is displayed: the widgets put these strings into an
 ``ipywidgets.HTML``, a stored notebook keeps them as ``text/html``, and a
 test can read them with a regular expression.
@@ -35,13 +36,21 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from course_utils.tokens import check_messages, message_text
+from course_utils._args import check_instance, check_int, check_text
+from course_utils.budget import BudgetWorking
+from course_utils.growth import GrowthReport
+from course_utils.tokens import check_messages, counter_name, message_text
+from course_utils.trimming import NO_TRIM, TrimReport
+
+__all__ = [  # NO_TRIM is trimming's, re-exported for code that took it from here
+    "NO_TRIM", "STATUS_STYLES", "PART_COLOURS", "FONT", "MONO",
+    "preview", "role_label", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
+    "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
+    "image_html", "experiment_table", "limits_table",
+]
 
 #: Colours for each status: (background, accent). Chosen to stay readable in
 #: light mode and when printed in grey; the status word is always shown too.
-#: The strategy name of a report that stands for "send everything" (GrowthExplorer's "none").
-NO_TRIM = "none"
-
 STATUS_STYLES = {
     "kept": ("#e7f5ea", "#2e7d32"),
     "partial": ("#fff4de", "#a15c00"),
@@ -64,23 +73,6 @@ PART_COLOURS = {
 }
 
 
-# --- small checks ---------------------------------------------------------------
-
-
-def _check_int(value: Any, parameter: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{parameter} must be an int, got {type(value).__name__}: {value!r:.80}")
-    if value < minimum:
-        raise ValueError(f"{parameter} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_has(obj: Any, parameter: str, expected: str, attributes: Sequence[str]) -> None:
-    missing = [a for a in attributes if not hasattr(obj, a)]
-    if missing:
-        raise TypeError(f"{parameter} must be a {expected}, got {type(obj).__name__}: {obj!r:.80}")
-
-
 # --- text ---------------------------------------------------------------------
 
 
@@ -95,9 +87,8 @@ def preview(text: str, width: int = 80) -> str:
     >>> preview("abcdefghij", 5)
     'abcd…'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-    width = _check_int(width, "width", minimum=1)
+    check_text(text, "text")
+    width = check_int(width, "width", minimum=1)
     line = re.sub(r"\s+", " ", text).strip()
     return line if len(line) <= width else line[: width - 1] + "…"
 
@@ -141,12 +132,10 @@ def token_bar_html(used: int, budget: int, total: int | None = None, *, label: s
     >>> 'kept 60 of 100' in token_bar_html(60, 100, 200)
     True
     """
-    used = _check_int(used, "used")
-    budget = _check_int(budget, "budget")
-    if total is not None:
-        total = _check_int(total, "total")
-    if not isinstance(label, str):
-        raise TypeError(f"label must be a str, got {type(label).__name__}: {label!r:.80}")
+    used = check_int(used, "used")
+    budget = check_int(budget, "budget")
+    total = check_int(total, "total", none_ok=True)
+    check_text(label, "label")
     scale = max(used, budget, total or 0, 1)
     over = used > budget
     fill = "#c62828" if over else "#43a047"
@@ -168,27 +157,39 @@ def token_bar_html(used: int, budget: int, total: int | None = None, *, label: s
     )
 
 
-def _options_line(report: Any) -> str:
+def _argument_text(key: str, value: Any) -> str:
+    """One argument of the call, written the same way on every run.
+
+    A function shows its name, as the learner imports it. Any other counter
+    (a ``functools.partial``, an ``ExactTokenCounter``, a chat model) shows
+    ``counter_name``'s short label: its repr would hold a memory address, a
+    cache state or a model version, and change from run to run.
+    """
+    if callable(value) and isinstance(getattr(value, "__name__", None), str):
+        return value.__name__
+    if key == "token_counter" and not isinstance(value, str):
+        return counter_name(value)
+    if callable(value):
+        return type(value).__name__
+    return repr(value)
+
+
+def _options_line(report: TrimReport) -> str:
     """The trim_messages call that produced ``report``, as the learner would type it."""
     if report.strategy == NO_TRIM:
         return f"no trimming: every message is sent (limit {report.max_tokens} tokens)"
-    parts = []
-    for key, value in report.arguments.items():
-        if callable(value) and hasattr(value, "__name__"):
-            parts.append(f"{key}={value.__name__}")  # a function: its name, as the learner imports it
-        else:
-            parts.append(f"{key}={value!r}")
+    parts = [f"{key}={_argument_text(key, value)}" for key, value in report.arguments.items()]
     return "trim_messages(messages, " + ", ".join(parts) + ")"
 
 
-def trim_table_html(report: Any, *, preview_chars: int = 80) -> str:
+def trim_table_html(report: TrimReport, *, preview_chars: int = 80) -> str:
     """One table row per input message: index, role, preview, tokens, status, reason.
 
     Each ``<tr>`` carries ``data-status`` and ``data-index`` so tests and
     browser scripts can read the picture without parsing colours.
     """
-    _check_has(report, "report", "TrimReport (from explain_trim)", ("rows", "result", "max_tokens"))
-    preview_chars = _check_int(preview_chars, "preview_chars", minimum=1)
+    check_instance(report, "report", TrimReport, "explain_trim")
+    preview_chars = check_int(preview_chars, "preview_chars", minimum=1)
     head = "".join(
         f'<th style="text-align:left;padding:3px 6px;border-bottom:2px solid #9e9e9e">{name}</th>'
         for name in ("#", "role", "message", "tokens", "status", "why")
@@ -231,10 +232,8 @@ def messages_list_html(
     True
     """
     messages = check_messages(messages)
-    if preview_chars is not None:
-        preview_chars = _check_int(preview_chars, "preview_chars", minimum=1)
-    if not isinstance(heading, str):
-        raise TypeError(f"heading must be a str, got {type(heading).__name__}: {heading!r:.80}")
+    preview_chars = check_int(preview_chars, "preview_chars", minimum=1, none_ok=True)
+    heading = check_text(heading, "heading")
     heading = html.escape(heading)
     if not messages:
         return f'<div class="trim-result" style="{FONT};font-size:90%"><b>{heading} []</b> (no message fits)</div>'
@@ -261,7 +260,7 @@ def messages_list_html(
 
 
 def trim_report_html(
-    report: Any, *, preview_chars: int = 80, result_chars: int | None = 200, title: str | None = None
+    report: TrimReport, *, preview_chars: int = 80, result_chars: int | None = 200, title: str | None = None
 ) -> str:
     """The whole picture of one trim: the call, the token bar, the rows and the returned list.
 
@@ -276,9 +275,11 @@ def trim_report_html(
     >>> trim_report_html(r).count('data-status="dropped"')
     1
     """
-    _check_has(report, "report", "TrimReport (from explain_trim)", ("rows", "result", "max_tokens", "arguments"))
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+    check_instance(report, "report", TrimReport, "explain_trim")
+    check_text(title, "title", none_ok=True)
+    # A report built by hand may hold a bad budget: name the report's field, not the bar's parameter.
+    check_int(report.max_tokens, "report.max_tokens")
+    check_int(report.result_tokens, "report.result_tokens")
     counts = {status: sum(row.status == status for row in report.rows) for status in STATUS_STYLES}
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())
     note = ""
@@ -318,8 +319,7 @@ def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
         text = error
     else:
         raise TypeError(f"error must be an exception or a str, got {type(error).__name__}: {error!r:.80}")
-    if hint is not None and not isinstance(hint, str):
-        raise TypeError(f"hint must be a str or None, got {type(hint).__name__}: {hint!r:.80}")
+    check_text(hint, "hint", none_ok=True)
     hint_html = f'<div style="margin-top:4px;color:#424242">{html.escape(hint)}</div>' if hint else ""
     return (
         f'<div class="course-error" role="alert" style="{FONT};border:1px solid #c62828;border-left:6px solid #c62828;'
@@ -331,14 +331,14 @@ def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
 # --- budgets ------------------------------------------------------------------------
 
 
-def budget_working_html(working: Any) -> str:
+def budget_working_html(working: BudgetWorking) -> str:
     """The budget worked out step by step: the formula, one subtraction a line, the result.
 
     >>> from course_utils.budget import budget_working
     >>> '3566 - 700 = 2866' in budget_working_html(budget_working(4096, 350, 180, 700))
     True
     """
-    _check_has(working, "working", "BudgetWorking (from budget_working)", ("limit", "steps", "lines", "budget"))
+    check_instance(working, "working", BudgetWorking, "budget_working")
     lines = "".join(
         f'<div class="budget-step" data-symbol="{step.symbol}">{html.escape(step.line)}'
         f'<span style="color:#757575">   ({step.symbol}: {html.escape(step.label)})</span></div>'
@@ -352,9 +352,9 @@ def budget_working_html(working: Any) -> str:
     )
 
 
-def budget_bar_html(working: Any) -> str:
+def budget_bar_html(working: BudgetWorking) -> str:
     """One stacked bar as wide as the context limit: each fixed part, then what is left for history."""
-    _check_has(working, "working", "BudgetWorking (from budget_working)", ("limit", "steps", "budget"))
+    check_instance(working, "working", BudgetWorking, "budget_working")
     segments = [(step.symbol, step.label, step.tokens) for step in working.steps]
     segments.append((working.name, "history", working.budget))
     cells = []
@@ -377,20 +377,20 @@ def budget_bar_html(working: Any) -> str:
 # --- growth ---------------------------------------------------------------------------
 
 
-def growth_table_html(report: Any, *, upto: int | None = None) -> str:
+def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
     """The replay as a table, one row per model call, with a bar of the tokens sent.
 
     ``upto`` (a call number, 1-based) stops the table at that call. The bar
-    of each row is drawn against the largest history, with a marker at the
-    limit when the report has one.
+    of each row is drawn against the largest history or call (a policy may
+    send more than the history holds, e.g. a summary), with a marker at the
+    limit when the report has one; so no bar runs past the end.
     """
-    _check_has(report, "report", "GrowthReport (from replay_growth)", ("rows", "limit", "token_counter"))
-    if upto is not None:
-        upto = _check_int(upto, "upto", minimum=1)
-        if upto > len(report.rows):
-            raise ValueError(f"upto must be at most the number of calls ({len(report.rows)}), got {upto}")
+    check_instance(report, "report", GrowthReport, "replay_growth")
+    upto = check_int(upto, "upto", minimum=1, none_ok=True)
+    if upto is not None and upto > len(report.rows):
+        raise ValueError(f"upto must be at most the number of calls ({len(report.rows)}), got {upto}")
     rows = report.rows[:upto] if upto is not None else report.rows
-    scale = max([r.history_tokens for r in report.rows] + [report.limit or 0, 1])
+    scale = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     limit_pct = None if report.limit is None else 100 * report.limit / scale
     head = "".join(
         f'<th style="text-align:right;padding:3px 6px;border-bottom:2px solid #9e9e9e">{name}</th>'
@@ -427,14 +427,85 @@ def growth_table_html(report: Any, *, upto: int | None = None) -> str:
     )
 
 
+def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, preview_chars: int = 60) -> str:
+    """One model call of a replay: a sentence on what it sends against the limit, then its trim report.
+
+    ``turn`` is the call number (1-based) in ``growth``; ``report`` says which
+    messages that call sends (from ``explain_trim``, or ``untrimmed_report``
+    when nothing is trimmed). This is what GrowthExplorer shows under its plot.
+    """
+    check_instance(growth, "growth", GrowthReport, "replay_growth")
+    turn = check_int(turn, "turn", minimum=1)
+    if turn > len(growth.rows):
+        raise ValueError(f"turn must be between 1 and the number of calls ({len(growth.rows)}), got {turn}")
+    check_instance(report, "report", TrimReport, "explain_trim or untrimmed_report")
+    row = growth.rows[turn - 1]
+    verdict = "over the limit" if row.over_limit else "within the limit"
+    colour = "#c62828" if row.over_limit else "#2e7d32"
+    summary = (
+        f'<div class="growth-turn-summary" data-call="{turn}" data-sent-tokens="{row.sent_tokens}" '
+        f'style="{FONT};margin:4px 0">'
+        f"<b>Call {turn} of {growth.calls}</b>: the history holds {row.history_messages} messages, "
+        f"{row.history_tokens} tokens; this call sends {row.sent_messages} messages, {row.sent_tokens} tokens, "
+        f'<b style="color:{colour}">{verdict}</b> ({growth.limit}). '
+        f"Tokens sent so far: {row.cumulative_sent_tokens}.</div>"
+    )
+    return summary + trim_report_html(report, preview_chars=preview_chars)
+
+
 def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> str:
     """A PNG as an inline ``<img>`` (base64), so the HTML needs no file beside it."""
     import base64
 
     if not isinstance(png, (bytes, bytearray)):
         raise TypeError(f"png must be bytes, got {type(png).__name__}")
-    if not isinstance(alt, str):
-        raise TypeError(f"alt must be a str, got {type(alt).__name__}: {alt!r:.80}")
-    size = "" if width is None else f' width="{_check_int(width, "width", minimum=1)}"'
+    check_text(alt, "alt")
+    size = "" if width is None else f' width="{check_int(width, "width", minimum=1)}"'
     data = base64.b64encode(bytes(png)).decode("ascii")
     return f'<img alt="{html.escape(alt)}"{size} src="data:image/png;base64,{data}">'
+
+
+# --- the threshold experiment (lesson 05): text tables for print() ----------------------------
+
+
+def experiment_table(rows: Sequence[Any]) -> str:
+    """``run_experiment``'s rows as a text table, one line per strategy and threshold."""
+    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+
+    rows = check_experiment_rows(rows)
+    header = (
+        f"{'strategy':<10}{'threshold':>10}{'calls':>7}{'over':>6}{'largest':>9}{'summaries':>11}"
+        f"{'tokens sent':>13}{'facts':>7}  forgotten"
+    )
+    lines = [header, "-" * (len(header) + 10)]
+    for r in rows:
+        lines.append(
+            f"{r.strategy:<10}{r.threshold:>10}{r.calls:>7}{r.calls_over_threshold:>6}{r.max_sent_tokens:>9,}"
+            f"{r.summary_calls:>11}{r.total_sent_tokens:>13,}{f'{r.facts_remembered}/{r.facts_asked}':>7}  "
+            f"{', '.join(r.forgotten) or '-'}"
+        )
+    return "\n".join(lines)
+
+
+def limits_table(tasks: Sequence[str] | None = None) -> str:
+    """A text table: each model of ``thresholds.MODEL_LIMITS`` and its H_max for each task (default: all)."""
+    from course_utils.thresholds import MODEL_LIMITS, TASK_PROFILES, TASKS, suggest_thresholds
+
+    if tasks is None:
+        tasks = TASKS
+    if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
+        raise TypeError(f"tasks must be a non-empty list of task names, got {tasks!r:.80}")
+    for task in tasks:
+        if task not in TASK_PROFILES:
+            raise ValueError(f"tasks must name tasks of {list(TASKS)}, got {task!r}")
+    header = f"{'model':<26}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>17}" for t in tasks)
+    lines = [header, "-" * len(header)]
+    for entry in MODEL_LIMITS:
+        cells = []
+        for task in tasks:
+            try:
+                cells.append(f"{suggest_thresholds(entry.context_window, task).h_max:>17,}")
+            except ValueError:
+                cells.append(f"{'no room':>17}")
+        lines.append(f"{entry.model:<26}{entry.provider:<12}{entry.context_window:>15,}" + "".join(cells))
+    return "\n".join(lines)

@@ -21,8 +21,10 @@ Three tools, from rule of thumb to measurement:
    threshold; it measures the tokens sent and asks fact questions at the end
    to count what the model still remembers.
 
-Computing only; :func:`experiment_figure` and the ``*_table`` functions draw
-and print the results.
+Computing only: the pictures of the results live with the other pictures,
+``plots.experiment_figure`` and ``render.experiment_table`` /
+``render.limits_table``. Those three names are also importable from here,
+as lesson 05 imports them.
 """
 
 from __future__ import annotations
@@ -30,17 +32,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, trim_messages
-from matplotlib.figure import Figure
 
+from course_utils._args import check_instance, check_int
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.chat import OfflineChatModel
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
 from course_utils.tokens import check_messages, resolve_token_counter
+from course_utils.trimming import safe_trim_kwargs, valid_tail
 
 # --- model limits -------------------------------------------------------------------
 
@@ -173,25 +175,11 @@ class ThresholdSuggestion:
         return self.h_max + self.system + self.user
 
     def trim_kwargs(self, token_counter: Any = "approximate") -> dict[str, Any]:
-        """Arguments for ``trim_messages`` over [system, history..., new input]."""
-        return {
-            "max_tokens": self.trim_max_tokens,
-            "token_counter": token_counter,
-            "strategy": "last",
-            "start_on": "human",
-            "include_system": True,
-        }
+        """Arguments for ``trim_messages`` over [system, history..., new input] (see ``safe_trim_kwargs``)."""
+        return safe_trim_kwargs(self.trim_max_tokens, token_counter)
 
     def __str__(self) -> str:
         return f"{self.task} on a {self.limit}-token model:\n{self.working}"
-
-
-def _check_int(value: Any, parameter: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{parameter} must be an int, got {type(value).__name__}: {value!r:.80}")
-    if value < minimum:
-        raise ValueError(f"{parameter} must be at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def suggest_thresholds(
@@ -218,15 +206,15 @@ def suggest_thresholds(
 
     Raises ValueError naming the task when the parts leave no room for history.
     """
-    limit = _check_int(limit, "limit", minimum=1)
+    limit = check_int(limit, "limit", minimum=1)
     if not isinstance(task, str) or task not in TASK_PROFILES:
         raise ValueError(f"task must be one of {list(TASKS)}, got {task!r}")
     profile = TASK_PROFILES[task]
     parts = {
-        "system": profile.system if system is None else _check_int(system, "system"),
-        "user": profile.user if user is None else _check_int(user, "user"),
-        "reserve": profile.reserve if reserve is None else _check_int(reserve, "reserve"),
-        "margin": math.ceil(profile.margin_share * limit) if margin is None else _check_int(margin, "margin"),
+        "system": profile.system if system is None else check_int(system, "system"),
+        "user": profile.user if user is None else check_int(user, "user"),
+        "reserve": profile.reserve if reserve is None else check_int(reserve, "reserve"),
+        "margin": math.ceil(profile.margin_share * limit) if margin is None else check_int(margin, "margin"),
     }
     try:
         working = budget_working(limit, **parts)
@@ -235,29 +223,10 @@ def suggest_thresholds(
     return ThresholdSuggestion(task, limit, **parts, working=working, advice=profile.advice)
 
 
-def limits_table(tasks: Sequence[str] = TASKS) -> str:
-    """A text table: each model of :data:`MODEL_LIMITS` and its H_max for each task."""
-    if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
-        raise TypeError(f"tasks must be a non-empty list of task names, got {tasks!r:.80}")
-    for task in tasks:
-        if task not in TASK_PROFILES:
-            raise ValueError(f"tasks must name tasks of {list(TASKS)}, got {task!r}")
-    header = f"{'model':<26}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>17}" for t in tasks)
-    lines = [header, "-" * len(header)]
-    for entry in MODEL_LIMITS:
-        cells = []
-        for task in tasks:
-            try:
-                cells.append(f"{suggest_thresholds(entry.context_window, task).h_max:>17,}")
-            except ValueError:
-                cells.append(f"{'no room':>17}")
-        lines.append(f"{entry.model:<26}{entry.provider:<12}{entry.context_window:>15,}" + "".join(cells))
-    return "\n".join(lines)
-
-
 # --- the experiment --------------------------------------------------------------------
 
-STRATEGIES = ("none", "trim", "summarise")
+#: The strategies :func:`run_experiment` compares: send everything, trim, summarise.
+EXPERIMENT_STRATEGIES = ("none", "trim", "summarise")
 
 
 @dataclass(frozen=True)
@@ -376,21 +345,15 @@ class _Replay:
         return [SystemMessage(text, id="summary")]
 
     def _trim(self, messages: list[BaseMessage]) -> list[BaseMessage]:
-        return trim_messages(
-            messages,
-            max_tokens=self.threshold,
-            token_counter=self.counter,
-            strategy="last",
-            start_on="human",
-            include_system=True,
-        )
+        return trim_messages(messages, **safe_trim_kwargs(self.threshold, self.counter))
 
     def _summarise(self) -> None:
         prompt = EXTEND_SUMMARY_PROMPT.format(summary=self.summary) if self.summary else CREATE_SUMMARY_PROMPT
         reply = self.model.invoke([*self.history, HumanMessage(prompt)])
         self.summary_tokens.append(reply.usage_metadata["input_tokens"])
         self.summary = reply.text
-        self.history = self.history[len(self.history) - self.keep_last :] if self.keep_last else []
+        # At least the last keep_last messages, never a tool result without its call.
+        self.history = valid_tail(self.history, self.keep_last)
 
     def to_send(self, human: HumanMessage, where: str) -> list[BaseMessage]:
         """What this strategy sends with ``human`` as the new message (the state is not changed)."""
@@ -424,15 +387,15 @@ class _Replay:
 def _check_thresholds(thresholds: Any) -> tuple[int, ...]:
     if isinstance(thresholds, (str, bytes)) or not isinstance(thresholds, Sequence) or not thresholds:
         raise TypeError(f"thresholds must be a non-empty list of token counts, got {thresholds!r:.80}")
-    return tuple(_check_int(t, f"thresholds[{i}]", minimum=1) for i, t in enumerate(thresholds))
+    return tuple(check_int(t, f"thresholds[{i}]", minimum=1) for i, t in enumerate(thresholds))
 
 
 def _check_strategies(strategies: Any) -> tuple[str, ...]:
     if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not strategies:
-        raise TypeError(f"strategies must be a non-empty list drawn from {STRATEGIES}, got {strategies!r:.80}")
+        raise TypeError(f"strategies must be a non-empty list drawn from {EXPERIMENT_STRATEGIES}, got {strategies!r:.80}")
     for strategy in strategies:
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategies must be drawn from {STRATEGIES}, got {strategy!r}")
+        if strategy not in EXPERIMENT_STRATEGIES:
+            raise ValueError(f"strategies must be drawn from {EXPERIMENT_STRATEGIES}, got {strategy!r}")
     if len(set(strategies)) != len(strategies):
         raise ValueError(f"strategies must not repeat a strategy, got {list(strategies)}")
     return tuple(strategies)
@@ -457,7 +420,7 @@ def _check_questions(questions: Any) -> tuple[FactQuestion, ...]:
 def run_experiment(
     conversation: Sequence[BaseMessage] | Conversation | str = "long_chat",
     thresholds: Sequence[int] = (256, 512, 1024, 2048, 4096, 8192),
-    strategies: Sequence[str] = STRATEGIES,
+    strategies: Sequence[str] = EXPERIMENT_STRATEGIES,
     questions: Sequence[FactQuestion] | None = None,
     *,
     token_counter: Any = "exact",
@@ -500,10 +463,10 @@ def run_experiment(
     questions = _check_questions(questions)
     thresholds = _check_thresholds(thresholds)
     strategies = _check_strategies(strategies)
-    keep_last = _check_int(keep_last, "keep_last")
-    context_window = _check_int(context_window, "context_window", minimum=1)
+    keep_last = check_int(keep_last, "keep_last")
+    context_window = check_int(context_window, "context_window", minimum=1)
     if summary_questions is not None:
-        summary_questions = _check_int(summary_questions, "summary_questions")
+        summary_questions = check_int(summary_questions, "summary_questions")
     counter = resolve_token_counter(token_counter)
     system, turns = _turns(messages)
 
@@ -533,88 +496,28 @@ def run_experiment(
     return rows
 
 
-# --- showing the results -----------------------------------------------------------------
-
-STRATEGY_STYLES = {
-    "none": {"color": "#757575", "marker": "s", "linestyle": "--"},
-    "trim": {"color": "#1e88e5", "marker": "o", "linestyle": "-"},
-    "summarise": {"color": "#43a047", "marker": "^", "linestyle": "-"},
-}
-#: How far each strategy's line is nudged on the facts panel, so equal counts stay visible.
-FACTS_NUDGE = {"none": 0.08, "trim": 0.0, "summarise": -0.08}
+# --- checking results for the pictures -------------------------------------------------------
 
 
-def _check_rows(rows: Any) -> list[ExperimentRow]:
+def check_experiment_rows(rows: Any) -> list[ExperimentRow]:
+    """``rows`` as a list, if it is a non-empty list of :class:`ExperimentRow` (from run_experiment)."""
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
         raise TypeError(f"rows must be a non-empty list of ExperimentRow (from run_experiment), got {rows!r:.80}")
     for i, row in enumerate(rows):
-        if not isinstance(row, ExperimentRow):
-            raise TypeError(f"rows[{i}] must be an ExperimentRow, got {type(row).__name__}")
+        check_instance(row, f"rows[{i}]", ExperimentRow, "run_experiment")
     return list(rows)
 
 
-def experiment_table(rows: Sequence[ExperimentRow]) -> str:
-    """The rows as a text table, one line per strategy and threshold."""
-    rows = _check_rows(rows)
-    header = (
-        f"{'strategy':<10}{'threshold':>10}{'calls':>7}{'over':>6}{'largest':>9}{'summaries':>11}"
-        f"{'tokens sent':>13}{'facts':>7}  forgotten"
-    )
-    lines = [header, "-" * (len(header) + 10)]
-    for r in rows:
-        lines.append(
-            f"{r.strategy:<10}{r.threshold:>10}{r.calls:>7}{r.calls_over_threshold:>6}{r.max_sent_tokens:>9,}"
-            f"{r.summary_calls:>11}{r.total_sent_tokens:>13,}{f'{r.facts_remembered}/{r.facts_asked}':>7}  "
-            f"{', '.join(r.forgotten) or '-'}"
-        )
-    return "\n".join(lines)
-
-
-def experiment_figure(rows: Sequence[ExperimentRow], *, title: str | None = None) -> Figure:
-    """Two panels against the threshold: total tokens sent, and facts remembered, one line per strategy.
-
-    On the facts panel the "none" and "summarise" lines are nudged up and down
-    by a hair (:data:`FACTS_NUDGE`), so lines with equal counts do not hide each other.
-    """
-    rows = _check_rows(rows)
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
-    fig = Figure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
-    cost, memory = fig.subplots(1, 2)
-    strategies = list(dict.fromkeys(r.strategy for r in rows))
-    thresholds = sorted({r.threshold for r in rows})
-    for strategy in strategies:
-        mine = sorted((r for r in rows if r.strategy == strategy), key=lambda r: r.threshold)
-        style = STRATEGY_STYLES.get(strategy, {})
-        xs = [r.threshold for r in mine]
-        cost.plot(xs, [r.total_sent_tokens for r in mine], label=strategy, **style)
-        nudge = FACTS_NUDGE.get(strategy, 0.0)
-        memory.plot(xs, [r.facts_remembered + nudge for r in mine], label=strategy, **style)
-    asked = max(r.facts_asked for r in rows)
-    for ax in (cost, memory):
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(thresholds, [str(t) for t in thresholds])
-        ax.minorticks_off()
-        ax.set_xlabel("threshold (max tokens per call)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    cost.set_ylabel("tokens sent, whole conversation")
-    cost.yaxis.set_major_formatter(lambda value, _: f"{value:,.0f}")
-    cost.set_title("What it costs", fontsize=10)
-    memory.set_ylabel(f"facts remembered (of {asked})")
-    memory.set_ylim(-0.3, asked + 0.3)
-    memory.set_yticks(range(asked + 1))
-    memory.set_title("What the model still knows", fontsize=10)
-    if title:
-        fig.suptitle(title, fontsize=11)
-    return fig
+# The pictures of the results live with the other pictures; lesson 05 imports them from here.
+from course_utils.plots import experiment_figure  # noqa: E402
+from course_utils.render import experiment_table, limits_table  # noqa: E402
 
 
 __all__ = [
     "LIMITS_NOTE",
     "MODEL_LIMITS",
     "QUESTIONS_BY_FACT",
-    "STRATEGIES",
+    "EXPERIMENT_STRATEGIES",
     "TASKS",
     "TASK_PROFILES",
     "Answer",
@@ -623,6 +526,7 @@ __all__ = [
     "ModelLimit",
     "TaskProfile",
     "ThresholdSuggestion",
+    "check_experiment_rows",
     "experiment_figure",
     "experiment_table",
     "fact_questions",

@@ -19,8 +19,14 @@ decides anything itself, so ``report.result`` is exactly what
 :func:`trim_walkthrough` is the slide's hand calculation ("from the end:
 70 <= 150; 70 + 30 = 100; ...") for counters that add up message by message.
 
+:func:`untrimmed_report` is the same kind of report for a call that sends
+everything (nothing trimmed).
+
 :func:`orphaned_tool_messages` finds tool results kept without the AIMessage
-that requested them (langchain issue #33245). ``REFERENCE_EXAMPLES`` holds
+that requested them (langchain issue #33245); :func:`safe_trim_kwargs` are
+the ``trim_messages`` arguments that avoid it, and :func:`valid_tail` keeps
+the last few messages without cutting a tool result from its call (what a
+summarising graph keeps after a summary). ``REFERENCE_EXAMPLES`` holds
 the reference page's seven examples exactly as printed, and
 :func:`check_reference_examples` runs them against the installed library.
 """
@@ -37,9 +43,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 from langchain_core.messages.utils import convert_to_messages, count_tokens_approximately
 
+from course_utils._args import check_int
 from course_utils.tokens import check_messages
 
 STATUSES = ("kept", "partial", "dropped")
+
+#: The ``strategy`` of a report that stands for "send everything" (see :func:`untrimmed_report`).
+NO_TRIM = "none"
 
 # Reasons, in the words a row shows.
 FITS = "fits the budget"
@@ -47,6 +57,7 @@ SYSTEM_KEPT = "system kept by include_system"
 OVER_BUDGET = "over budget"
 BEFORE_START_ON = "before start_on"
 AFTER_END_ON = "after end_on"
+NOT_TRIMMED = "sent: no trimming"
 
 
 @dataclass
@@ -131,17 +142,24 @@ class TrimReport:
 def list_token_counter(token_counter: Any) -> Callable[[list[BaseMessage]], int]:
     """The counter ``trim_messages`` would use, as a function over a list of messages.
 
-    ``trim_messages`` accepts a list function, a per-message function (its
-    first parameter annotated ``BaseMessage``), a chat model, or
-    ``"approximate"``; rows are counted with the same counter.
+    ``trim_messages`` accepts a list function, a per-message function, a chat
+    model, or ``"approximate"``; rows are counted with the same counter. The
+    choice follows ``trim_messages`` to the letter, so a row never disagrees
+    with the decision: a function counts one message at a time only when the
+    annotation of its first parameter *is* the class ``BaseMessage``. Under
+    ``from __future__ import annotations`` that annotation is the string
+    ``"BaseMessage"``, and ``trim_messages`` (so this too) calls the function
+    with a list.
     """
-    if token_counter == "approximate":
-        return count_tokens_approximately
+    if isinstance(token_counter, str):
+        if token_counter == "approximate":
+            return count_tokens_approximately
+        raise ValueError(f"token_counter must be a function, a chat model or 'approximate', got {token_counter!r:.80}")
     if hasattr(token_counter, "get_num_tokens_from_messages"):
         return token_counter.get_num_tokens_from_messages
     if callable(token_counter):
         parameters = list(inspect.signature(token_counter).parameters.values())
-        if parameters and parameters[0].annotation in (BaseMessage, "BaseMessage"):
+        if parameters and parameters[0].annotation is BaseMessage:  # exactly trim_messages' test
             return lambda messages: sum(token_counter(m) for m in messages)
         return token_counter
     raise TypeError(
@@ -175,8 +193,13 @@ def explain_trim(messages: Sequence[Any], **trim_kwargs: Any) -> TrimReport:
     Rows come in input order; ``status`` is "kept", "partial" or "dropped";
     ``reason`` says why: "fits the budget", "system kept by include_system",
     "over budget", "before start_on", "after end_on", or which part of a
-    partly kept message fit. Raises exactly what ``trim_messages`` raises.
+    partly kept message fit. Raises exactly what ``trim_messages`` raises,
+    with one check of its own first: ``max_tokens`` must be an int >= 0
+    (``trim_messages`` silently accepts -1, 10.5 or True, and a report over
+    such a budget means nothing), else TypeError / ValueError naming max_tokens.
     """
+    if "max_tokens" in trim_kwargs:
+        check_int(trim_kwargs["max_tokens"], "max_tokens")
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise TypeError(f"messages must be a list of messages, got {type(messages).__name__}: {messages!r:.80}")
     if not all(isinstance(m, BaseMessage) for m in messages):
@@ -220,6 +243,34 @@ def explain_trim(messages: Sequence[Any], **trim_kwargs: Any) -> TrimReport:
         strategy=strategy,
         result_tokens=counter(result) if result else 0,
         arguments=dict(trim_kwargs),
+        counter=counter,
+    )
+
+
+def untrimmed_report(messages: Sequence[BaseMessage], max_tokens: int, token_counter: Any) -> TrimReport:
+    """A report for a call that sends every message, untrimmed (strategy :data:`NO_TRIM`).
+
+    Every row is kept with the reason "sent: no trimming"; ``max_tokens`` is
+    the limit the call is measured against (``report.over_budget`` says
+    whether a provider would refuse it). Rendered like any other report.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> from course_utils.tokens import dummy_token_counter
+    >>> r = untrimmed_report([HumanMessage("a"), HumanMessage("b")], 15, dummy_token_counter)
+    >>> [row.reason for row in r.rows], r.result_tokens, r.over_budget
+    (['sent: no trimming', 'sent: no trimming'], 20, True)
+    """
+    messages = check_messages(messages)
+    max_tokens = check_int(max_tokens, "max_tokens")
+    counter = list_token_counter(token_counter)
+    rows = [TrimRow(i, m, "kept", NOT_TRIMMED, m, counter) for i, m in enumerate(messages)]
+    return TrimReport(
+        rows=rows,
+        result=list(messages),
+        max_tokens=max_tokens,
+        strategy=NO_TRIM,
+        result_tokens=counter(messages) if messages else 0,
+        arguments={"max_tokens": max_tokens, "token_counter": token_counter},
         counter=counter,
     )
 
@@ -338,10 +389,7 @@ def trim_walkthrough(messages: Sequence[BaseMessage], max_tokens: int, token_cou
     with ``strategy="last"`` when the counter adds up message by message
     (no per-list overhead), which the lesson checks with ``explain_trim``.
     """
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
-        raise TypeError(f"max_tokens must be an int, got {type(max_tokens).__name__}: {max_tokens!r}")
-    if max_tokens < 0:
-        raise ValueError(f"max_tokens must be >= 0, got {max_tokens}")
+    max_tokens = check_int(max_tokens, "max_tokens")
     counter = list_token_counter(token_counter)
     messages = convert_to_messages(messages)
     steps, total = [], 0
@@ -435,6 +483,74 @@ def orphaned_tool_messages(messages: Sequence[BaseMessage]) -> list[BaseMessage]
         else:
             open_calls = set()
     return orphans
+
+
+def valid_tail(messages: Sequence[BaseMessage], keep_last: int) -> list[BaseMessage]:
+    """The last ``keep_last`` messages, with the cut moved earlier until the tail is valid to send.
+
+    A plain slice ``messages[-keep_last:]`` can start with a ToolMessage whose
+    AIMessage (the tool call) was cut, which chat APIs refuse. So the cut moves
+    EARLIER (more is kept, never less) to the nearest HumanMessage at or
+    before it: a tail that starts on a human turn has no cut-off tool result.
+
+    When no HumanMessage lies at or before the cut (an agent run with no human
+    turn left), the cut moves back only as far as needed: to the nearest
+    message from which the tail has no tool result cut off from its call,
+    that is, no orphan (see :func:`orphaned_tool_messages`) that
+    ``messages`` itself did not already have. That keeps as few extra
+    messages as possible; it never removes orphans already in ``messages``.
+
+    Returns a new list (``keep_last=0`` gives ``[]``); the input is not changed.
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    >>> call = AIMessage("", tool_calls=[{"name": "weather", "args": {}, "id": "c1"}], id="call")
+    >>> msgs = [HumanMessage("hi", id="h1"), AIMessage("hello", id="a1"),
+    ...         HumanMessage("weather?", id="h2"), call,
+    ...         ToolMessage("sunny", tool_call_id="c1", id="tool"), AIMessage("Sunny.", id="a2")]
+    >>> [m.id for m in msgs[-2:]]  # a plain slice orphans the tool result
+    ['tool', 'a2']
+    >>> [m.id for m in valid_tail(msgs, 2)]
+    ['h2', 'call', 'tool', 'a2']
+    >>> [m.id for m in valid_tail(msgs, 4)]
+    ['h2', 'call', 'tool', 'a2']
+    >>> [m.id for m in valid_tail(msgs[3:], 2)]  # no human turn: back to the call only
+    ['call', 'tool', 'a2']
+    """
+    messages = check_messages(messages)
+    keep_last = check_int(keep_last, "keep_last")
+    if keep_last == 0 or not messages:
+        return []
+    cut = max(len(messages) - keep_last, 0)
+    for start in range(cut, -1, -1):
+        if isinstance(messages[start], HumanMessage):
+            return messages[start:]
+    already = {id(m) for m in orphaned_tool_messages(messages)}
+    for start in range(cut, -1, -1):
+        if all(id(m) in already for m in orphaned_tool_messages(messages[start:])):
+            return messages[start:]
+    return messages  # not reached: the whole list adds no orphan
+
+
+def safe_trim_kwargs(max_tokens: int, token_counter: Any = "approximate") -> dict[str, Any]:
+    """The ``trim_messages`` arguments the how-to recommends for a chatbot's history.
+
+    - ``strategy="last"``: keep the newest messages, where the current question is;
+    - ``start_on="human"``: the kept history starts on a human turn, so it
+      never starts with an AI reply to a cut question or a tool result whose
+      call was cut (which chat APIs refuse);
+    - ``include_system=True``: the system message (the bot's instructions)
+      is always kept, even when the budget is tight.
+
+    >>> safe_trim_kwargs(100)
+    {'max_tokens': 100, 'token_counter': 'approximate', 'strategy': 'last', 'start_on': 'human', 'include_system': True}
+    """
+    return {
+        "max_tokens": check_int(max_tokens, "max_tokens"),
+        "token_counter": token_counter,
+        "strategy": "last",
+        "start_on": "human",
+        "include_system": True,
+    }
 
 
 # --- the reference page's seven examples ---------------------------------------------

@@ -37,14 +37,15 @@ import traitlets
 from langchain_core.messages import AIMessage, BaseMessage
 
 from course_utils import render
+from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.growth import GrowthReport, replay_growth, trim_policy
 from course_utils.plots import budget_figure, figure_png, growth_figure
 from course_utils.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
-from course_utils.trimming import TrimReport, TrimRow, explain_trim
+from course_utils.trimming import TrimReport, explain_trim, safe_trim_kwargs, untrimmed_report
 
-#: Message types ``start_on`` / ``end_on`` can name in the widget.
-MESSAGE_TYPES = ("human", "ai", "system", "tool")
+#: Message types TrimExplorer's ``start_on`` / ``end_on`` dropdowns can name.
+BOUNDARY_TYPES = ("human", "ai", "system", "tool")
 #: The choices of the start_on / end_on dropdowns: (label, value); "none" means the option is not used.
 NO_BOUNDARY = "none"
 BOUNDARY_CHOICES = (
@@ -55,7 +56,8 @@ BOUNDARY_CHOICES = (
     ("tool", "tool"),
     ("human or tool", ("human", "tool")),
 )
-STRATEGIES = ("last", "first")
+#: The choices of TrimExplorer's ``strategy`` dropdown (trim_messages' own strategies).
+TRIM_STRATEGIES = ("last", "first")
 WIDE = widgets.Layout(width="98%")
 LABEL_STYLE = {"description_width": "initial"}
 
@@ -72,41 +74,19 @@ def _check_messages(messages: Any, *, need_ai: bool = False) -> list[BaseMessage
     return list(messages)
 
 
-def _check_tokens(value: Any, parameter: str, *, minimum: int = 0, none_ok: bool = False) -> int | None:
-    if value is None and none_ok:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{parameter} must be an int, got {type(value).__name__}: {value!r:.80}")
-    if value < minimum:
-        raise ValueError(f"{parameter} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_choice(value: Any, parameter: str, choices: Sequence[str]) -> str:
-    if value not in choices or not isinstance(value, str):
-        raise ValueError(f"{parameter} must be one of {tuple(choices)}, got {value!r:.80}")
-    return value
-
-
-def _check_bool(value: Any, parameter: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{parameter} must be True or False, got {type(value).__name__}: {value!r:.80}")
-    return value
-
-
 def _boundary_value(value: Any, parameter: str) -> str | tuple[str, ...]:
     """start_on / end_on as a dropdown value: "none", one type name, or a tuple of them."""
     if value is None:
         return NO_BOUNDARY
     if isinstance(value, str):
-        _check_choice(value, parameter, MESSAGE_TYPES)
+        check_choice(value, parameter, BOUNDARY_TYPES)
         return value
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
         for v in value:
-            _check_choice(v, parameter, MESSAGE_TYPES)
+            check_choice(v, parameter, BOUNDARY_TYPES)
         return tuple(value)
     raise TypeError(
-        f"{parameter} must be None, a message type {MESSAGE_TYPES} or a tuple of them, "
+        f"{parameter} must be None, a message type {BOUNDARY_TYPES} or a tuple of them, "
         f"got {type(value).__name__}: {value!r:.80}"
     )
 
@@ -206,16 +186,15 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
         title: str | None = None,
     ):
         messages = _check_messages(messages)
-        max_tokens = _check_tokens(max_tokens, "max_tokens", none_ok=True)
-        strategy = _check_choice(strategy, "strategy", STRATEGIES)
-        allow_partial = _check_bool(allow_partial, "allow_partial")
-        include_system = _check_bool(include_system, "include_system")
+        max_tokens = check_int(max_tokens, "max_tokens", none_ok=True)
+        strategy = check_choice(strategy, "strategy", TRIM_STRATEGIES)
+        allow_partial = check_bool(allow_partial, "allow_partial")
+        include_system = check_bool(include_system, "include_system")
         start_on = _boundary_value(start_on, "start_on")
         end_on = _boundary_value(end_on, "end_on")
-        token_counter = _check_choice(token_counter, "token_counter", COUNTER_NAMES)
-        self.preview_chars = _check_tokens(preview_chars, "preview_chars", minimum=10)
-        if title is not None and not isinstance(title, str):
-            raise TypeError(f"title must be a str or None, got {type(title).__name__}: {title!r:.80}")
+        token_counter = check_choice(token_counter, "token_counter", COUNTER_NAMES)
+        self.preview_chars = check_int(preview_chars, "preview_chars", minimum=10)
+        check_text(title, "title", none_ok=True)
         self.messages = messages
         self.title = title
         self._totals: dict[str, int] = {}  # all messages counted with each counter, for the slider's range
@@ -228,7 +207,7 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
             description="max_tokens", style=LABEL_STYLE, layout=WIDE, continuous_update=True,
         )
         self.max_tokens.add_class("trim-max-tokens")
-        self.strategy = widgets.Dropdown(options=list(STRATEGIES), value=strategy, description="strategy", style=LABEL_STYLE)
+        self.strategy = widgets.Dropdown(options=list(TRIM_STRATEGIES), value=strategy, description="strategy", style=LABEL_STYLE)
         self.strategy.add_class("trim-strategy")
         self.token_counter = _counter_dropdown(token_counter, "trim-token-counter")
         self.allow_partial = widgets.Checkbox(value=allow_partial, description="allow_partial", indent=False)
@@ -376,20 +355,20 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
         max_limit: int | None = None,
         show_plot: bool = True,
     ):
-        limit = _check_tokens(limit, "limit", minimum=1)
+        limit = check_int(limit, "limit", minimum=1)
         values = {
-            "system": _check_tokens(system, "system"),
-            "user": _check_tokens(user, "user"),
-            "reserve": _check_tokens(reserve, "reserve"),
-            "margin": _check_tokens(margin, "margin"),
+            "system": check_int(system, "system"),
+            "user": check_int(user, "user"),
+            "reserve": check_int(reserve, "reserve"),
+            "margin": check_int(margin, "margin"),
         }
-        max_limit = _check_tokens(max_limit, "max_limit", minimum=1, none_ok=True)
+        max_limit = check_int(max_limit, "max_limit", minimum=1, none_ok=True)
         if max_limit is None:
             max_limit = max(2 * limit, 8192)
         too_big = {name: v for name, v in {"limit": limit, **values}.items() if v > max_limit}
         if too_big:
             raise ValueError(f"max_limit ({max_limit}) must be at least every slider's value, got {too_big}")
-        self.show_plot = _check_bool(show_plot, "show_plot")
+        self.show_plot = check_bool(show_plot, "show_plot")
 
         def slider(value: int, minimum: int, description: str, css: str) -> widgets.IntSlider:
             s = widgets.IntSlider(value=value, min=minimum, max=max_limit, step=1, description=description,
@@ -467,25 +446,14 @@ def growth_trim_kwargs(limit: int, strategy: str, token_counter: str) -> dict[st
     >>> growth_trim_kwargs(500, "last", "dummy")["start_on"]
     'human'
     """
-    limit = _check_tokens(limit, "limit", minimum=1)
-    strategy = _check_choice(strategy, "strategy", [value for _, value in GROWTH_STRATEGIES])
-    counter = get_token_counter(_check_choice(token_counter, "token_counter", COUNTER_NAMES))
+    limit = check_int(limit, "limit", minimum=1)
+    strategy = check_choice(strategy, "strategy", [value for _, value in GROWTH_STRATEGIES])
+    counter = get_token_counter(check_choice(token_counter, "token_counter", COUNTER_NAMES))
     if strategy == "none":
         return None
     if strategy == "last":
-        return {"max_tokens": limit, "token_counter": counter, "strategy": "last", "start_on": "human",
-                "include_system": True}
+        return safe_trim_kwargs(limit, counter)
     return {"max_tokens": limit, "token_counter": counter, "strategy": "first", "end_on": "human"}
-
-
-def _send_everything(history: list[BaseMessage], limit: int, counter_name: str) -> TrimReport:
-    """A report for a call that sends the whole history (no trimming): every row kept."""
-    counter = get_token_counter(counter_name)
-    rows = [TrimRow(i, m, "kept", "sent: no trimming", m, counter) for i, m in enumerate(history)]
-    return TrimReport(rows=rows, result=list(history), max_tokens=limit, strategy="none",
-                      result_tokens=counter(history) if history else 0,
-                      arguments={"max_tokens": limit, "token_counter": counter},
-                      counter=counter)
 
 
 class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
@@ -524,15 +492,15 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
         preview_chars: int = 60,
     ):
         self.messages = _check_messages(messages, need_ai=True)
-        token_counter = _check_choice(token_counter, "token_counter", COUNTER_NAMES)
-        strategy = _check_choice(strategy, "strategy", [value for _, value in GROWTH_STRATEGIES])
-        limit = _check_tokens(limit, "limit", minimum=1, none_ok=True)
-        max_limit = _check_tokens(max_limit, "max_limit", minimum=1, none_ok=True)
-        self.show_plot = _check_bool(show_plot, "show_plot")
-        self.preview_chars = _check_tokens(preview_chars, "preview_chars", minimum=10)
+        token_counter = check_choice(token_counter, "token_counter", COUNTER_NAMES)
+        strategy = check_choice(strategy, "strategy", [value for _, value in GROWTH_STRATEGIES])
+        limit = check_int(limit, "limit", minimum=1, none_ok=True)
+        max_limit = check_int(max_limit, "max_limit", minimum=1, none_ok=True)
+        self.show_plot = check_bool(show_plot, "show_plot")
+        self.preview_chars = check_int(preview_chars, "preview_chars", minimum=10)
         self.ai_indexes = [i for i, m in enumerate(self.messages) if isinstance(m, AIMessage)]
         calls = len(self.ai_indexes)
-        turn = calls if turn is None else _check_tokens(turn, "turn", minimum=1)
+        turn = calls if turn is None else check_int(turn, "turn", minimum=1)
         if turn > calls:
             raise ValueError(f"turn must be between 1 and the number of model calls ({calls}), got {turn}")
 
@@ -574,7 +542,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
 
     def history(self, turn: int | None = None) -> list[BaseMessage]:
         """The stored history at a model call: every message before that call's reply."""
-        turn = self.turn.value if turn is None else _check_tokens(turn, "turn", minimum=1)
+        turn = self.turn.value if turn is None else check_int(turn, "turn", minimum=1)
         if turn > len(self.ai_indexes):
             raise ValueError(f"turn must be between 1 and {len(self.ai_indexes)}, got {turn}")
         return self.messages[: self.ai_indexes[turn - 1]]
@@ -616,12 +584,13 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
         kwargs = self.trim_kwargs
         try:
             if kwargs is None:
-                report = _send_everything(history, self.limit.value, self.token_counter.value)
+                report = untrimmed_report(history, self.limit.value, get_token_counter(self.token_counter.value))
             else:
                 report = explain_trim(history, **kwargs)
-        except Exception as exc:
+        except Exception as exc:  # shown in place; the old figure would show another turn, so hide it
             self.report, self.error = None, f"{type(exc).__name__}: {exc}"
             self.output.value = render.error_html(self.error)
+            self.figure.layout.display = "none"
             return
         if self.show_plot:  # the figure first, so it is in the page by the time the table changes
             self.figure.value = figure_png(growth_figure(self.growth, upto=turn))
@@ -630,22 +599,9 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             self.figure.layout.display = "none"
         self.error = ""
         self.report = report
-        self.output.value = self._turn_html(turn, report)
-
-    def _turn_html(self, turn: int, report: TrimReport) -> str:
-        row = self.growth.rows[turn - 1]
-        verdict = "over the limit" if row.over_limit else "within the limit"
-        colour = "#c62828" if row.over_limit else "#2e7d32"
-        summary = (
-            f'<div class="growth-turn-summary" data-call="{turn}" data-sent-tokens="{row.sent_tokens}" '
-            f'style="{render.FONT};margin:4px 0">'
-            f"<b>Call {turn} of {self.growth.calls}</b>: the history holds {row.history_messages} messages, "
-            f"{row.history_tokens} tokens; this call sends {row.sent_messages} messages, {row.sent_tokens} tokens, "
-            f'<b style="color:{colour}">{verdict}</b> ({self.growth.limit}). '
-            f"Tokens sent so far: {row.cumulative_sent_tokens}.</div>"
+        self.output.value = _counter_note(self.token_counter.value) + render.growth_turn_html(
+            self.growth, turn, report, preview_chars=self.preview_chars
         )
-        note = _counter_note(self.token_counter.value)
-        return note + summary + render.trim_report_html(report, preview_chars=self.preview_chars)
 
     def static_html(self, *, with_table: bool = True) -> str:
         """The current turn as plain HTML, with the growth table up to that turn."""

@@ -25,3 +25,18 @@ if sys.modules["sitecustomize"].__file__ != str(GUARD_DIR / "sitecustomize.py"):
     spec.loader.exec_module(_offline_guard)
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def reference_messages():
+    """The trim_messages reference page's five messages, as course_utils stores them (a fresh list each test).
+
+    Dummy counter: 10 tokens a string message, 14 for the two-block AIMessage.
+    test_trimming.py keeps its own transcription, to cross-check this one.
+    """
+    from course_utils.trimming import reference_messages as stored
+
+    return stored()

@@ -63,23 +63,7 @@ def cells(row: dict) -> list[dict]:
     return [child for child in row["children"] if child["tag"] == "td"]
 
 
-@pytest.fixture
-def reference_messages():
-    """The trim_messages reference page's messages (dummy counter: 10 a string message, 14 for two blocks)."""
-    text = "This is a 4 token text. The full message is 10 tokens."
-    return [
-        SystemMessage(text, id="system"),
-        HumanMessage(text, id="first"),
-        AIMessage(
-            [
-                {"type": "text", "text": "This is the FIRST 4 token block."},
-                {"type": "text", "text": "This is the SECOND 4 token block."},
-            ],
-            id="second",
-        ),
-        HumanMessage(text, id="third"),
-        AIMessage(text, id="fourth"),
-    ]
+# reference_messages: the shared fixture in conftest.py (the page's five messages, from course_utils)
 
 
 # --- trim report ---------------------------------------------------------------------
@@ -354,3 +338,102 @@ def test_send_everything_report_is_not_called_a_trim():
     assert "trim_messages(" not in page and "trim_messages returned" not in page
     assert f"Over the limit by {over} tokens" in page
     assert "include_system keeps" not in page
+
+
+# --- the options line names every counter the same way on every run ----------------------------
+
+
+def _options_line(report):
+    return Parsed(render.trim_report_html(report)).elements[0]["children"][0]["text"]
+
+
+def test_the_options_line_names_counters_without_reprs(reference_messages):
+    import functools
+
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    from course_utils.chat import OfflineChatModel
+    from course_utils.tokens import ExactTokenCounter
+
+    exact = ExactTokenCounter()
+    before = repr(exact)
+    first = _options_line(explain_trim(reference_messages, max_tokens=40, token_counter=exact))
+    assert repr(exact) != before  # counting changed its repr (a cache count) ...
+    again = _options_line(explain_trim(reference_messages, max_tokens=40, token_counter=exact))
+    assert first == again == "trim_messages(messages, max_tokens=40, token_counter=exact)"  # ... not the line
+
+    lines = {
+        _options_line(explain_trim(reference_messages, max_tokens=40,
+                                   token_counter=functools.partial(count_tokens_approximately, chars_per_token=3)))
+        for _ in range(2)
+    }
+    assert lines == {"trim_messages(messages, max_tokens=40, token_counter=partial)"}  # no memory address
+
+    model = _options_line(explain_trim(reference_messages, max_tokens=40, token_counter=OfflineChatModel()))
+    assert model == "trim_messages(messages, max_tokens=40, token_counter=OfflineChatModel)"
+    assert _options_line(explain_trim(reference_messages, max_tokens=40, token_counter="approximate")) == (
+        "trim_messages(messages, max_tokens=40, token_counter='approximate')"
+    )
+
+
+def test_a_bad_budget_is_named_where_it_comes_from(reference_messages):
+    import dataclasses
+
+    with pytest.raises(ValueError, match=re.escape("max_tokens must be >= 0, got -1")):
+        explain_trim(reference_messages, max_tokens=-1, token_counter=dummy_token_counter)
+    report = explain_trim(reference_messages, max_tokens=30, token_counter=dummy_token_counter)
+    for bad, error in ((-1, ValueError), (10.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match=re.escape("report.max_tokens must be")):
+            render.trim_report_html(dataclasses.replace(report, max_tokens=bad))
+
+
+def test_results_are_checked_by_their_class_not_their_attributes(reference_messages):
+    import dataclasses
+    from types import SimpleNamespace
+
+    report = explain_trim(reference_messages, max_tokens=30, token_counter=dummy_token_counter)
+    look_alike = SimpleNamespace(**{f.name: getattr(report, f.name) for f in dataclasses.fields(report)})
+    with pytest.raises(TypeError, match=re.escape("report must be a TrimReport (from explain_trim), got SimpleNamespace")):
+        render.trim_report_html(look_alike)
+    growth = replay_growth(load_conversation("bob"), "dummy")
+    with pytest.raises(TypeError, match=re.escape("working must be a BudgetWorking (from budget_working)")):
+        plots.budget_figure(growth)
+    with pytest.raises(TypeError, match=re.escape("working must be an OverflowWorking (from overflow_working)")):
+        plots.overflow_figure(budget_working(4096, 350, 180, 700))
+    with pytest.raises(TypeError, match=re.escape("report must be a GrowthReport (from replay_growth)")):
+        render.growth_table_html(report)
+
+
+# --- a policy that sends more than the history holds stays on the scale -----------------------
+
+
+def test_bars_and_axes_are_sized_for_what_is_sent_too():
+    extra = SystemMessage("a summary of everything said so far " * 20)
+    report = replay_growth(load_conversation("bob"), "dummy", limit=60, policy=lambda history: [extra, *history])
+    assert any(r.sent_tokens > max(x.history_tokens for x in report.rows) for r in report.rows)
+    largest = max(max(r.history_tokens, r.sent_tokens) for r in report.rows)
+    widths = [float(w) for w in re.findall(r"width:([\d.]+)%;\s*background:#(?:c62828|42a5f5)",
+                                            render.growth_table_html(report))]
+    assert len(widths) == report.calls and max(widths) == pytest.approx(100) and all(w <= 100 for w in widths)
+    assert plots.growth_figure(report).axes[0].get_ylim()[1] >= largest
+
+
+# --- one model call of a replay -------------------------------------------------------------------
+
+
+def test_growth_turn_html_says_what_the_call_sends_then_shows_its_report():
+    from course_utils.trimming import untrimmed_report
+
+    messages = load_conversation("bob")
+    growth = replay_growth(messages, "dummy", limit=50)
+    history = messages[: [i for i, m in enumerate(messages) if isinstance(m, AIMessage)][3]]
+    report = untrimmed_report(history, 50, dummy_token_counter)
+    page = Parsed(render.growth_turn_html(growth, 4, report))
+    [summary] = page.find("div", **{"class": "growth-turn-summary"})
+    assert summary["attrs"]["data-call"] == "4" and int(summary["attrs"]["data-sent-tokens"]) == growth.rows[3].sent_tokens
+    assert "over the limit" in summary["text"] and f"Call 4 of {growth.calls}" in summary["text"]
+    assert len(page.rows("trim-row")) == len(history)
+    with pytest.raises(ValueError, match="turn must be between 1 and"):
+        render.growth_turn_html(growth, growth.calls + 1, report)
+    with pytest.raises(TypeError, match="turn must be an int"):
+        render.growth_turn_html(growth, True, report)

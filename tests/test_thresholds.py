@@ -8,7 +8,7 @@ from course_utils.budget import budget_working, history_budget
 from course_utils.samples import load_conversation, load_sample
 from course_utils.thresholds import (
     MODEL_LIMITS,
-    STRATEGIES,
+    EXPERIMENT_STRATEGIES,
     TASK_PROFILES,
     TASKS,
     FactQuestion,
@@ -82,7 +82,7 @@ def test_bad_suggestion_input_names_the_parameter():
         suggest_thresholds(8192.0, "chat")
     with pytest.raises(TypeError, match="limit must be an int"):
         suggest_thresholds(True, "chat")
-    with pytest.raises(ValueError, match="system must be at least 0"):
+    with pytest.raises(ValueError, match="system must be >= 0"):
         suggest_thresholds(8192, "chat", system=-1)
     with pytest.raises(ValueError, match="limit 4096 is too small for the 'retrieval' task: no room left"):
         suggest_thresholds(4096, "retrieval")
@@ -123,7 +123,7 @@ def row(rows, strategy, threshold):
 
 
 def test_one_row_per_strategy_and_threshold(rows):
-    assert [(r.strategy, r.threshold) for r in rows] == [(s, t) for s in STRATEGIES for t in THRESHOLDS]
+    assert [(r.strategy, r.threshold) for r in rows] == [(s, t) for s in EXPERIMENT_STRATEGIES for t in THRESHOLDS]
     assert all(r.calls == 40 and r.facts_asked == 5 for r in rows)
 
 
@@ -198,7 +198,7 @@ def test_a_list_of_messages_with_questions():
 def test_bad_experiment_input_names_the_parameter():
     with pytest.raises(TypeError, match="thresholds must be a non-empty list"):
         run_experiment("long_chat", [])
-    with pytest.raises(ValueError, match=r"thresholds\[1\] must be at least 1"):
+    with pytest.raises(ValueError, match=r"thresholds\[1\] must be >= 1"):
         run_experiment("long_chat", [256, 0])
     with pytest.raises(ValueError, match="strategies must be drawn from"):
         run_experiment("long_chat", [256], ["prune"])
@@ -214,7 +214,7 @@ def test_bad_experiment_input_names_the_parameter():
         run_experiment([SystemMessage("x")], [256], questions=[("q?", "a")])
     with pytest.raises(ValueError, match="thresholds: 20 is too small for turn 1"):
         run_experiment("long_chat", [20], ["trim"])
-    with pytest.raises(ValueError, match="keep_last must be at least 0"):
+    with pytest.raises(ValueError, match="keep_last must be >= 0"):
         run_experiment("long_chat", [256], keep_last=-1)
 
 
@@ -224,7 +224,39 @@ def test_table_and_figure(rows):
     assert "name, city, pet, favourite food, job" in table
     fig = experiment_figure(rows)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
-    assert [line.get_label() for line in fig.axes[0].get_lines()] == list(STRATEGIES)
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == list(EXPERIMENT_STRATEGIES)
     assert list(fig.axes[1].get_lines()[1].get_ydata()) == [r.facts_remembered for r in rows if r.strategy == "trim"]
     with pytest.raises(TypeError, match="rows must be a non-empty list"):
         experiment_table([])
+
+
+# --- summarising an agent never orphans a tool result ----------------------------------------
+
+
+@pytest.mark.parametrize("keep_last", [0, 1, 2, 3, 4, 5])
+def test_summarising_an_agent_keeps_each_tool_result_with_its_call(keep_last):
+    # A plain slice of the last keep_last messages started on a ToolMessage here, and the
+    # offline model refused the call (InvalidToolSequenceError) for keep_last 2, 3 and 4.
+    [result] = run_experiment(load_conversation("agent_tools"), thresholds=(300,), strategies=("summarise",),
+                              questions=[("What is my name?", "x")], token_counter="approximate",
+                              keep_last=keep_last)
+    assert result.summary_calls > 0 and result.calls > 0
+
+
+def test_the_pictures_live_in_plots_and_render_and_lesson_05_still_imports_them_from_here():
+    from course_utils import plots, render, thresholds
+
+    assert thresholds.experiment_figure is plots.experiment_figure
+    assert thresholds.experiment_table is render.experiment_table
+    assert thresholds.limits_table is render.limits_table
+    assert render.limits_table() == render.limits_table(TASKS)
+
+
+def test_experiment_rows_are_checked_by_type(rows):
+    from course_utils.thresholds import check_experiment_rows
+
+    assert check_experiment_rows(rows) == list(rows)
+    with pytest.raises(TypeError, match=r"rows\[1\] must be an ExperimentRow \(from run_experiment\), got dict"):
+        experiment_table([rows[0], {"strategy": "trim"}])
+    with pytest.raises(TypeError, match="rows must be a non-empty list"):
+        experiment_figure("rows")

