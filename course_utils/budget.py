@@ -49,6 +49,8 @@ def _check_tokens(value: Any, parameter: str, *, positive: bool = False) -> int:
 
     A token count is a whole number: bools, floats, strings and None are
     TypeErrors; negative numbers (and zero, when ``positive``) are ValueErrors.
+    It follows ``course_utils._args.check_int`` but keeps its own wording
+    ("must be zero or more tokens, got -350"), which lessons 02 and 05 show.
     """
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(f"{parameter} must be an int (a number of tokens), got {type(value).__name__}: {value!r:.80}")

@@ -30,6 +30,7 @@ environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -50,9 +51,10 @@ from langchain_core.messages import (
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import PrivateAttr, field_validator
+from pydantic import ConfigDict, PrivateAttr, field_validator
 
-from course_utils.tokens import COUNTER_NAMES, check_messages, exact_counter, get_token_counter
+from course_utils._args import check_choice, check_int, check_text
+from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.trimming import orphaned_tool_messages
 
 TokenCounter = Callable[[list[BaseMessage]], int]
@@ -167,8 +169,12 @@ class Facts:
     job: str | None = None
 
 
-def message_text(message: BaseMessage) -> str:
-    """A message's text, with typographic apostrophes made plain."""
+def readable_text(message: BaseMessage) -> str:
+    """The text the rules read in a message: its ``.text``, typographic apostrophes made plain.
+
+    (Not :func:`course_utils.tokens.message_text`, which is what a tokenizer
+    reads: content blocks and tool calls too.)
+    """
     return message.text.replace("\u2019", "'")
 
 
@@ -362,7 +368,7 @@ RULES = (
 
 def conversation_reply(messages: Sequence[BaseMessage]) -> str:
     """Reply to the last human message using the facts in human and system messages."""
-    facts = read_facts([message_text(m) for m in messages if isinstance(m, (HumanMessage, SystemMessage))])
+    facts = read_facts([readable_text(m) for m in messages if isinstance(m, (HumanMessage, SystemMessage))])
     text = last_human_text(messages)
     for rule in RULES:
         reply = rule(text, facts)
@@ -372,7 +378,7 @@ def conversation_reply(messages: Sequence[BaseMessage]) -> str:
 
 
 def last_human_text(messages: Sequence[BaseMessage]) -> str:
-    humans = [message_text(m) for m in messages if isinstance(m, HumanMessage)]
+    humans = [readable_text(m) for m in messages if isinstance(m, HumanMessage)]
     return humans[-1].strip() if humans else ""
 
 
@@ -409,7 +415,7 @@ def summary_reply(messages: Sequence[BaseMessage], max_questions: int | None = N
     """Create or extend a summary. The request (which holds any existing
     summary) is read first, then the conversation, so older facts come first."""
     request = last_human_text(messages)
-    earlier = [message_text(m) for m in messages[:-1] if isinstance(m, (HumanMessage, SystemMessage))]
+    earlier = [readable_text(m) for m in messages[:-1] if isinstance(m, (HumanMessage, SystemMessage))]
     return write_summary(read_facts([request, *earlier]), max_questions)
 
 
@@ -462,7 +468,7 @@ def tool_results_reply(messages: Sequence[BaseMessage]) -> str:
         if not isinstance(message, ToolMessage):
             break
         name = message.name or names.get(message.tool_call_id, "the tool")
-        results.insert(0, f"{name} says: {message_text(message)}")
+        results.insert(0, f"{name} says: {readable_text(message)}")
     return "Here's what I found. " + " ".join(results)
 
 
@@ -530,21 +536,71 @@ def input_digest(messages: Sequence[BaseMessage]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
+def _check_context_window(value: Any) -> int:
+    return check_int(value, "context_window", minimum=1)
+
+
+def _check_summary_questions(value: Any) -> int | None:
+    return check_int(value, "summary_questions", minimum=0, none_ok=True)
+
+
+#: The offline model's own options, and how each is checked.
+_OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "context_window": _check_context_window,
+    "token_counter": resolve_token_counter,
+    "summary_questions": _check_summary_questions,
+    "model_name": lambda value: check_text(value, "model_name", empty_ok=False),
+}
+
+
+def _unknown_option_message(cls_name: str, name: str, accepted: set[str]) -> str:
+    """"OfflineChatModel() got an unexpected keyword argument 'context_windo' (did you mean ...)"."""
+    close = difflib.get_close_matches(name, sorted(accepted), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    own = ", ".join(_OPTION_CHECKS)
+    return (
+        f"{cls_name}() got an unexpected keyword argument {name!r}{hint}. Its own options are {own}; "
+        f"BaseChatModel's ({', '.join(sorted(accepted - set(_OPTION_CHECKS)))}) are accepted too."
+    )
+
+
+def _check_stop(stop: Any) -> list[str]:
+    """``stop`` as a list of non-empty strings (None gives [])."""
+    if stop is None:
+        return []
+    if isinstance(stop, (str, bytes)) or not isinstance(stop, Sequence):
+        raise TypeError(f"stop must be a list of str or None, got {type(stop).__name__}: {stop!r:.80}")
+    for i, word in enumerate(stop):
+        if check_text(word, f"stop[{i}]") == "":
+            raise ValueError(f"stop[{i}] must not be empty: an empty stop sequence would cut every reply at once")
+    return list(stop)
+
+
 class OfflineChatModel(BaseChatModel):
     """A small, deterministic chat model that runs offline (see the module docstring).
 
     Args:
         context_window: the most input tokens it accepts (default 4096).
-        token_counter: ``"exact"`` (default), ``"approximate"``, ``"dummy"`` or a
-            function over a list of messages; used for ``usage_metadata``, the
-            context window and ``get_num_tokens_from_messages``.
+        token_counter: ``"exact"`` (default), ``"approximate"``, ``"dummy"``, a
+            function over a list of messages or another chat model; used for
+            ``usage_metadata``, the context window and ``get_num_tokens_from_messages``.
         summary_questions: how many of the user's questions a summary keeps
             (the last ones); None (default) keeps them all.
+
+    Any other keyword must be one of BaseChatModel's (``callbacks``, ``tags``,
+    ...): a misspelt option is a TypeError, as for a function, not ignored.
+    Like a provider it refuses an empty list of messages and empty ``stop``
+    sequences (ValueError).
 
     >>> model = OfflineChatModel(context_window=50, token_counter="dummy")
     >>> model.invoke("hello").usage_metadata
     {'input_tokens': 10, 'output_tokens': 10, 'total_tokens': 20}
     """
+
+    # Unknown keywords are refused, not ignored: context_windo=512 is a typo,
+    # not a request for the default window. (pydantic merges this with
+    # BaseChatModel's own config, arbitrary_types_allowed and protected_namespaces.)
+    model_config = ConfigDict(extra="forbid")
 
     context_window: int = 4096
     token_counter: TokenCounter = exact_counter
@@ -555,34 +611,39 @@ class OfflineChatModel(BaseChatModel):
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _count: int = PrivateAttr(default=0)
 
+    def __init__(self, **options: Any) -> None:
+        # Checked here first so a learner sees a plain TypeError or ValueError
+        # naming the keyword, not pydantic's ValidationError.
+        accepted = self._accepted_options()
+        unknown = [name for name in options if name not in accepted]
+        if unknown:
+            raise TypeError(_unknown_option_message(type(self).__name__, unknown[0], accepted))
+        for name, check in _OPTION_CHECKS.items():
+            if name in options:
+                options[name] = check(options[name])
+        super().__init__(**options)
+
+    @classmethod
+    def _accepted_options(cls) -> set[str]:
+        names = set()
+        for name, info in cls.model_fields.items():
+            names |= {name, *(alias for alias in (info.alias, info.validation_alias) if isinstance(alias, str))}
+        return names
+
     @field_validator("context_window", mode="before")
     @classmethod
-    def _check_context_window(cls, value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"context_window must be a positive int, got {type(value).__name__}: {value!r}")
-        if value <= 0:
-            raise ValueError(f"context_window must be a positive int, got {value!r}")
-        return value
+    def _validate_context_window(cls, value: Any) -> int:
+        return _check_context_window(value)
 
     @field_validator("summary_questions", mode="before")
     @classmethod
-    def _check_summary_questions(cls, value: Any) -> int | None:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-            raise ValueError(f"summary_questions must be None or an int >= 0, got {value!r}")
-        return value
+    def _validate_summary_questions(cls, value: Any) -> int | None:
+        return _check_summary_questions(value)
 
     @field_validator("token_counter", mode="before")
     @classmethod
-    def _resolve_token_counter(cls, value: Any) -> TokenCounter:
-        if isinstance(value, str):
-            if value not in COUNTER_NAMES:
-                raise ValueError(f"token_counter must be one of {COUNTER_NAMES} or a function, got {value!r}")
-            return get_token_counter(value)
-        if not callable(value):
-            raise TypeError(
-                f"token_counter must be a counter name or a function, got {type(value).__name__}: {value!r}"
-            )
-        return value
+    def _validate_token_counter(cls, value: Any) -> TokenCounter:
+        return resolve_token_counter(value)
 
     @property
     def _llm_type(self) -> str:
@@ -625,9 +686,7 @@ class OfflineChatModel(BaseChatModel):
 
     def get_num_tokens(self, text: str) -> int:
         """Tokens of a text sent as one human message (the base class would download a tokenizer)."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-        return self.token_counter([HumanMessage(text)])
+        return self.token_counter([HumanMessage(check_text(text, "text"))])
 
     # -- tools -------------------------------------------------------------------
 
@@ -641,10 +700,7 @@ class OfflineChatModel(BaseChatModel):
         if isinstance(tools, (str, bytes, dict)) or not isinstance(tools, Sequence):
             raise TypeError(f"tools must be a list of tools, got {type(tools).__name__}: {tools!r:.80}")
         schemas = [convert_to_openai_tool(tool) for tool in tools]
-        choices = {None, "auto", "none", "any", "required", *(tool_name(s) for s in schemas)}
-        if tool_choice not in choices:
-            allowed = sorted(c for c in choices if c)
-            raise ValueError(f"tool_choice must be one of {allowed} or None, got {tool_choice!r}")
+        check_choice(tool_choice, "tool_choice", (None, "auto", "none", "any", "required", *map(tool_name, schemas)))
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
 
     # -- generating ----------------------------------------------------------------
@@ -671,6 +727,9 @@ class OfflineChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         messages = check_messages(messages)
+        if not messages:
+            raise ValueError("messages must not be empty: a chat model needs at least one message to answer")
+        stop = _check_stop(stop)
         number = self._record(messages)
         input_tokens = self.get_num_tokens_from_messages(messages, tools)
         if input_tokens > self.context_window:
@@ -680,7 +739,7 @@ class OfflineChatModel(BaseChatModel):
             raise InvalidToolSequenceError(orphans)
         reply_id = f"offline-{number}-{input_digest(messages)}"
         reply = self._respond(messages, list(tools or []), tool_choice, reply_id, self.summary_questions)
-        for word in stop or []:
+        for word in stop:
             reply.content = reply.content.split(word)[0]
         output_tokens = self.token_counter([reply])
         reply.usage_metadata = {

@@ -1,7 +1,8 @@
 """Where a LangGraph chatbot keeps its threads: a SQLite file, or a PostgreSQL server.
 
 Lesson 04's chatbots keep each ``thread_id``'s conversation in a checkpointer.
-On your own machine that is a SQLite file (:func:`course_utils.graphs.sqlite_checkpointer`).
+On your own machine that is a SQLite file (:func:`sqlite_checkpointer`, the
+builders' default: ``course_checkpoints.sqlite``, or the lesson's own file).
 On a hub, a class can share one PostgreSQL server instead, so a thread
 survives a restarted kernel, a new server pod, or a different machine:
 
@@ -12,7 +13,9 @@ survives a restarted kernel, a new server pod, or a different machine:
 - :func:`get_checkpointer` picks one from a single setting: a file path or
   ``sqlite:///path`` gives SQLite, ``postgresql://...`` gives PostgreSQL. With
   no argument it reads the environment variable ``COURSE_CHECKPOINT_URL``
-  (and falls back to the SQLite file ``course_checkpoints.sqlite``).
+  (and falls back to the SQLite file ``course_checkpoints.sqlite``). The
+  builders of :mod:`course_utils.graphs` use it when given no checkpointer,
+  so a hub's ``COURSE_CHECKPOINT_URL`` reaches every chatbot of the course.
 
 >>> saver = get_checkpointer("sqlite:///:memory:")
 >>> type(saver).__name__
@@ -30,11 +33,17 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 
-from course_utils.graphs import DEFAULT_DB_PATH, sqlite_checkpointer
+from course_utils._args import check_bool, check_text
+
+#: The SQLite file threads are kept in when nothing else is chosen (in the current folder).
+DEFAULT_DB_PATH = "course_checkpoints.sqlite"
 
 #: The environment variable that chooses where threads are kept.
 CHECKPOINT_URL_ENV = "COURSE_CHECKPOINT_URL"
@@ -72,6 +81,37 @@ def _server_description(params: dict[str, str]) -> str:
     user = params.get("user") or "(your login name)"
     dbname = params.get("dbname") or "(the user's name)"
     return f"{user}@{host}:{port}/{dbname}"
+
+
+# --- the SQLite checkpointer ---------------------------------------------------------------
+
+
+def check_sqlite_path(path: Any, parameter: str = "path") -> str:
+    """``path`` as a str if it can name a SQLite file: a non-empty path in an existing folder, or ``":memory:"``.
+
+    Raises TypeError (not a str or path) or ValueError naming ``parameter``.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{parameter} must be a str or a path, got {type(path).__name__}: {path!r:.80}")
+    path = os.fspath(path)
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError(f"{parameter} must be a non-empty file path, got {path!r}")
+    if path != ":memory:" and not Path(path).parent.is_dir():
+        raise ValueError(f"{parameter} must be in an existing folder, got {path!r}")
+    return path
+
+
+def _sqlite_checkpointer(path: Any, parameter: str) -> SqliteSaver:
+    path = check_sqlite_path(path, parameter)
+    return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
+
+
+def sqlite_checkpointer(path: str | os.PathLike = DEFAULT_DB_PATH) -> SqliteSaver:
+    """A SqliteSaver on a file: threads outlive the kernel, and any process can read them.
+
+    >>> saver = sqlite_checkpointer(":memory:")
+    """
+    return _sqlite_checkpointer(path, "path")
 
 
 # --- the PostgreSQL checkpointer ---------------------------------------------------------
@@ -140,8 +180,7 @@ def postgres_checkpointer(conninfo: str, *, setup: bool = True) -> BaseCheckpoin
     """
     psycopg, dict_row, PostgresSaver = _import_postgres()
     params = _parse_conninfo(conninfo, psycopg)
-    if not isinstance(setup, bool):
-        raise TypeError(f"setup must be True or False, got {setup!r}")
+    check_bool(setup, "setup")
     where = _server_description(params)
     options: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     if "connect_timeout" not in params:
@@ -210,16 +249,21 @@ def checkpoint_backend(url_or_path: str | os.PathLike) -> tuple[str, str]:
     >>> checkpoint_backend("threads.sqlite")
     ('sqlite', 'threads.sqlite')
     """
+    return _checkpoint_backend(url_or_path, "url_or_path")
+
+
+def _checkpoint_backend(url_or_path: Any, parameter: str) -> tuple[str, str]:
+    """:func:`checkpoint_backend`, with errors naming ``parameter`` (the argument or setting it came from)."""
     if isinstance(url_or_path, os.PathLike):
         return "sqlite", os.fspath(url_or_path)
     if not isinstance(url_or_path, str):
         raise TypeError(
-            f"url_or_path must be a file path, 'sqlite:///path' or 'postgresql://...', "
+            f"{parameter} must be a file path, 'sqlite:///path' or 'postgresql://...', "
             f"got {type(url_or_path).__name__}: {redact(repr(url_or_path)):.80}"
         )
     text = url_or_path.strip()
     if not text:
-        raise ValueError("url_or_path must not be empty: give a file path, 'sqlite:///path' or 'postgresql://...'")
+        raise ValueError(f"{parameter} must not be empty: give a file path, 'sqlite:///path' or 'postgresql://...'")
     lowered = text.lower()
     if lowered.startswith(POSTGRES_SCHEMES):
         return "postgres", text
@@ -228,11 +272,13 @@ def checkpoint_backend(url_or_path: str | os.PathLike) -> tuple[str, str]:
         if rest in ("", "/"):
             return "sqlite", ":memory:"
         if not rest.startswith("/"):
-            raise ValueError(f"a SQLite URL has three slashes before a path: 'sqlite:///{rest}', got {text!r}")
+            raise ValueError(
+                f"{parameter}: a SQLite URL has three slashes before a path: 'sqlite:///{rest}', got {text!r}"
+            )
         return "sqlite", rest[1:]
     if re.match(r"^[a-z][a-z0-9+.-]*://", lowered):
         raise ValueError(
-            f"unsupported checkpoint URL {redact(text)!r}: use a file path, 'sqlite:///path' or "
+            f"{parameter}: unsupported checkpoint URL {redact(text)!r}: use a file path, 'sqlite:///path' or "
             f"'postgresql://user:password@host:5432/dbname'"
         )
     return "sqlite", text
@@ -250,13 +296,21 @@ def get_checkpointer(
     ``build_summarizing_chatbot(checkpointer=get_checkpointer())``; a lesson
     that keeps its own file uses ``get_checkpointer(default="04_langgraph_integration.sqlite")``,
     and a hub's ``COURSE_CHECKPOINT_URL`` still wins.
+
+    Errors name where the bad setting came from: ``url_or_path``, ``default``
+    or ``COURSE_CHECKPOINT_URL``.
     """
-    if url_or_path is None:
-        url_or_path = os.environ.get(CHECKPOINT_URL_ENV, "").strip() or default
-    backend, target = checkpoint_backend(url_or_path)
+    fallback = _checkpoint_backend(default, "default")  # checked even when the environment wins
+    if url_or_path is not None:
+        parameter, (backend, target) = "url_or_path", _checkpoint_backend(url_or_path, "url_or_path")
+    elif os.environ.get(CHECKPOINT_URL_ENV, "").strip():
+        parameter = CHECKPOINT_URL_ENV
+        backend, target = _checkpoint_backend(os.environ[CHECKPOINT_URL_ENV], parameter)
+    else:
+        parameter, (backend, target) = "default", fallback
     if backend == "postgres":
         return postgres_checkpointer(target)
-    return sqlite_checkpointer(target)
+    return _sqlite_checkpointer(target, parameter)
 
 
 def user_thread_id(thread_id: str, user: str | None = None) -> str:
@@ -270,10 +324,8 @@ def user_thread_id(thread_id: str, user: str | None = None) -> str:
     >>> user_thread_id("bob", user="student07")
     'student07/bob'
     """
-    if not isinstance(thread_id, str) or not thread_id.strip():
-        raise ValueError(f"thread_id must be a non-empty str, got {thread_id!r}")
+    thread_id = check_text(thread_id, "thread_id", empty_ok=False)
     if user is None:
         user = os.environ.get("JUPYTERHUB_USER", "")
-    if not isinstance(user, str):
-        raise TypeError(f"user must be a str or None, got {type(user).__name__}: {user!r}")
+    user = check_text(user, "user", none_ok=True)
     return f"{user.strip()}/{thread_id}" if user.strip() else thread_id

@@ -1,13 +1,17 @@
 """LangGraph chatbots for lesson 04: keep the whole history, send the model less.
 
-Two builders, both compiled with a real checkpointer (SQLite by default, a
-file you can open), so each ``thread_id`` keeps its own conversation:
+Two builders, both compiled with a real checkpointer, so each ``thread_id``
+keeps its own conversation. Given none, they take
+``course_utils.checkpoints.get_checkpointer(default=db_path)``: the SQLite
+file ``db_path`` (a file you can open), unless the environment variable
+``COURSE_CHECKPOINT_URL`` names another file or a PostgreSQL server.
 
 - :func:`build_trimming_chatbot`: the state keeps every message; the node
   sends ``model.invoke`` only what ``trim_messages`` keeps.
 - :func:`build_summarizing_chatbot`: the LangGraph how-to "add a summary of
   the conversation history": past six messages, summarise and delete all but
-  the last two.
+  the last two (or from the human message that starts their turn, so no
+  tool result loses its call).
 
 Small helpers keep a lesson short: :func:`chat` runs one turn, :func:`replay`
 a whole dialogue, :func:`stored_messages` reads a thread back, and
@@ -20,23 +24,24 @@ a whole dialogue, :func:`stored_messages` reads a thread back, and
 """
 
 import os
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, SystemMessage, trim_messages
 from langchain_core.runnables import Runnable
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.pregel import Pregel
 
+from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.chat import get_chat_model
-from course_utils.tokens import get_token_counter
 
-DEFAULT_DB_PATH = "course_checkpoints.sqlite"
+# sqlite_checkpointer lives in checkpoints.py; lesson 04 imports it from here too.
+from course_utils.checkpoints import DEFAULT_DB_PATH, check_sqlite_path, get_checkpointer
+from course_utils.checkpoints import sqlite_checkpointer  # noqa: F401  (re-exported)
+from course_utils.tokens import resolve_token_counter
+from course_utils.trimming import valid_tail
 
 #: The how-to's prompts, word for word.
 SUMMARY_PREFIX = "Summary of conversation earlier: "
@@ -46,38 +51,16 @@ EXTEND_SUMMARY_PROMPT = (
     "Extend the summary by taking into account the new messages above:"
 )
 
-#: Message type names trim_messages' start_on understands.
-MESSAGE_TYPES = ("human", "ai", "system", "tool", "function", "chat")
+#: Message type names trim_messages' ``start_on`` understands (the builder's
+#: check; widgets.BOUNDARY_TYPES is the narrower list its dropdowns offer).
+START_ON_TYPES = ("human", "ai", "system", "tool", "function", "chat")
 
 
 # --- checking arguments -------------------------------------------------------
 
 
-def _check_positive_int(value: Any, parameter: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{parameter} must be an int, got {type(value).__name__}: {value!r}")
-    if value < minimum:
-        raise ValueError(f"{parameter} must be at least {minimum}, got {value!r}")
-    return value
-
-
 def _check_text(value: Any, parameter: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{parameter} must be a str, got {type(value).__name__}: {value!r:.80}")
-    if not value.strip():
-        raise ValueError(f"{parameter} must not be empty, got {value!r}")
-    return value
-
-
-def _check_path(path: Any, parameter: str = "path") -> str:
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{parameter} must be a str or a path, got {type(path).__name__}: {path!r}")
-    path = os.fspath(path)
-    if not isinstance(path, str) or not path.strip():
-        raise ValueError(f"{parameter} must be a non-empty file path, got {path!r}")
-    if path != ":memory:" and not Path(path).parent.is_dir():
-        raise ValueError(f"{parameter} must be in an existing folder, got {path!r}")
-    return path
+    return check_text(value, parameter, empty_ok=False)
 
 
 def _check_graph(graph: Any, needs_checkpointer: bool = False) -> Pregel:
@@ -97,27 +80,16 @@ def _resolve_model(model: Any) -> Runnable:
 
 
 def _resolve_checkpointer(checkpointer: Any, db_path: Any) -> BaseCheckpointSaver:
-    db_path = _check_path(db_path, "db_path")
+    db_path = check_sqlite_path(db_path, "db_path")
     if checkpointer is None:
-        return sqlite_checkpointer(db_path)
+        # COURSE_CHECKPOINT_URL (a hub's shared database) wins over the lesson's file.
+        return get_checkpointer(default=db_path)
     if not isinstance(checkpointer, BaseCheckpointSaver):
         raise TypeError(
             f"checkpointer must be a LangGraph checkpointer (e.g. InMemorySaver()) or None, "
             f"got {type(checkpointer).__name__}: {checkpointer!r:.80}"
         )
     return checkpointer
-
-
-def _resolve_token_counter(token_counter: Any) -> Any:
-    """A counter name becomes the course's counter; functions and chat models pass through."""
-    if isinstance(token_counter, str):
-        return get_token_counter(token_counter)
-    if callable(token_counter) or hasattr(token_counter, "get_num_tokens_from_messages"):
-        return token_counter
-    raise TypeError(
-        f"token_counter must be a counter name, a function or a chat model, "
-        f"got {type(token_counter).__name__}: {token_counter!r:.80}"
-    )
 
 
 def _check_start_on(start_on: Any) -> Any:
@@ -129,21 +101,8 @@ def _check_start_on(start_on: Any) -> Any:
             raise TypeError(
                 f"start_on must be a message type name, a message class, a list of them or None, got {start_on!r}"
             )
-        if name not in MESSAGE_TYPES:
-            raise ValueError(f"start_on must name one of {MESSAGE_TYPES}, got {start_on!r}")
+        check_choice(name, "start_on", START_ON_TYPES)
     return start_on
-
-
-# --- checkpointer -----------------------------------------------------------------
-
-
-def sqlite_checkpointer(path: str | os.PathLike = DEFAULT_DB_PATH) -> SqliteSaver:
-    """A SqliteSaver on a file: threads outlive the kernel, and any process can read them.
-
-    >>> saver = sqlite_checkpointer(":memory:")
-    """
-    path = _check_path(path)
-    return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
 
 
 # --- the trimming chatbot -----------------------------------------------------------
@@ -171,16 +130,12 @@ def build_trimming_chatbot(
     chat model.
     """
     model = _resolve_model(model)
-    if strategy not in ("first", "last"):
-        raise ValueError(f"strategy must be 'first' or 'last', got {strategy!r}")
-    if not isinstance(include_system, bool):
-        raise TypeError(f"include_system must be True or False, got {include_system!r}")
     trim_options = {
-        "max_tokens": _check_positive_int(max_tokens, "max_tokens"),
-        "token_counter": _resolve_token_counter(token_counter),
-        "strategy": strategy,
+        "max_tokens": check_int(max_tokens, "max_tokens", minimum=1),
+        "token_counter": resolve_token_counter(token_counter),
+        "strategy": check_choice(strategy, "strategy", ("first", "last")),
         "start_on": _check_start_on(start_on),
-        "include_system": include_system,
+        "include_system": check_bool(include_system, "include_system"),
     }
     trim_messages([HumanMessage("check the options now, not at the first turn")], **trim_options)
     saver = _resolve_checkpointer(checkpointer, db_path)
@@ -223,11 +178,15 @@ def build_summarizing_chatbot(
     Nodes ``conversation`` (prepends "Summary of conversation earlier: ..." as a
     SystemMessage when a summary exists) and ``summarize_conversation`` (asks
     the model to create or extend the summary, then removes the older messages
-    with ``RemoveMessage``).
+    with ``RemoveMessage``). The kept tail is
+    ``course_utils.trimming.valid_tail(messages, keep_last)``: the last
+    ``keep_last`` messages, with the cut moved back to the human message that
+    starts their turn, so it never keeps a tool result without the AIMessage
+    that called the tool (which a provider refuses). It keeps more, never fewer.
     """
     model = _resolve_model(model)
-    max_messages = _check_positive_int(max_messages, "max_messages")
-    keep_last = _check_positive_int(keep_last, "keep_last", minimum=0)
+    max_messages = check_int(max_messages, "max_messages", minimum=1)
+    keep_last = check_int(keep_last, "keep_last", minimum=0)
     if keep_last >= max_messages:
         raise ValueError(f"keep_last must be smaller than max_messages={max_messages}, got {keep_last!r}")
     saver = _resolve_checkpointer(checkpointer, db_path)
@@ -245,9 +204,12 @@ def build_summarizing_chatbot(
     def summarize_conversation(state: SummaryState) -> dict:
         summary = state.get("summary", "")
         prompt = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
-        response = model.invoke([*state["messages"], HumanMessage(content=prompt)])
-        older = state["messages"][: len(state["messages"]) - keep_last]
-        return {"summary": response.content, "messages": [RemoveMessage(id=m.id) for m in older]}
+        messages = state["messages"]
+        response = model.invoke([*messages, HumanMessage(content=prompt)])
+        kept = valid_tail(messages, keep_last)  # never orphans a tool result, unlike messages[-keep_last:]
+        older = messages[: len(messages) - len(kept)]
+        # .text, not .content: a provider's content may be a list of blocks.
+        return {"summary": response.text, "messages": [RemoveMessage(id=m.id) for m in older]}
 
     workflow = StateGraph(SummaryState)
     workflow.add_node("conversation", call_model)

@@ -19,12 +19,14 @@ Computing only: tables and plots take ``report.to_rows()``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from numbers import Integral
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, trim_messages
 
+from course_utils._args import check_int
 from course_utils.tokens import TokenCounter, check_messages, counter_name, resolve_token_counter
 
 Policy = Callable[[list[BaseMessage]], list[BaseMessage]]
@@ -78,24 +80,14 @@ class GrowthReport:
 
 
 def _check_count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TypeError(f"token_counter must return a whole number of tokens >= 0, got {value!r:.80} for {what}")
-    return value
-
-
-def _check_sent(sent: Any, call: int) -> list[BaseMessage]:
-    if isinstance(sent, (str, bytes)) or not isinstance(sent, Sequence):
+    """A counter's result: a whole number (TypeError otherwise) that is not negative (ValueError)."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
         raise TypeError(
-            f"policy must return a list of BaseMessage, but on call {call} it returned "
-            f"{type(sent).__name__}: {sent!r:.80}"
+            f"token_counter must return a whole number of tokens, got {type(value).__name__}: {value!r:.80} for {what}"
         )
-    for i, message in enumerate(sent):
-        if not isinstance(message, BaseMessage):
-            raise TypeError(
-                f"policy must return a list of BaseMessage, but on call {call} item [{i}] is "
-                f"{type(message).__name__}: {message!r:.80}"
-            )
-    return list(sent)
+    if value < 0:
+        raise ValueError(f"token_counter must return a whole number of tokens >= 0, got {value} for {what}")
+    return int(value)
 
 
 def replay_growth(
@@ -119,8 +111,7 @@ def replay_growth(
     """
     messages = check_messages(messages)
     counter = resolve_token_counter(token_counter)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
-        raise TypeError(f"limit must be an int (a number of tokens) or None, got {type(limit).__name__}: {limit!r:.80}")
+    limit = check_int(limit, "limit", minimum=None, none_ok=True)
     if limit is not None and limit <= 0:
         raise ValueError(f"limit must be a positive number of tokens, got {limit}")
     if policy is not None and not callable(policy):
@@ -133,7 +124,7 @@ def replay_growth(
     cumulative = 0
     for call, ai_index in enumerate(ai_indexes, start=1):
         history = messages[:ai_index]
-        sent = history if policy is None else _check_sent(policy(list(history)), call)
+        sent = history if policy is None else check_messages(policy(list(history)), f"policy(messages[:{ai_index}])")
         history_tokens = _check_count(counter(history), f"the history of call {call}")
         sent_tokens = history_tokens if policy is None else _check_count(counter(sent), f"what call {call} sent")
         cumulative += sent_tokens
@@ -153,16 +144,26 @@ def replay_growth(
     return GrowthReport(rows, counter_name(token_counter), limit, policy_name)
 
 
-def trim_policy(trim_kwargs: dict[str, Any]) -> Callable[[list[BaseMessage]], list[BaseMessage]]:
+def trim_policy(trim_kwargs: Mapping[str, Any]) -> Callable[[list[BaseMessage]], list[BaseMessage]]:
     """A replay policy that sends what ``trim_messages(history, **trim_kwargs)`` keeps.
+
+    ``trim_kwargs`` is copied, so changing the dict later does not change the
+    policy. Without a ``"strategy"`` the policy is named for trim_messages'
+    default, ``"last"``.
 
     >>> policy = trim_policy({"max_tokens": 500, "token_counter": "approximate", "strategy": "last"})
     >>> policy.__name__
     "trim_messages(strategy='last')"
     """
+    if not isinstance(trim_kwargs, Mapping):
+        raise TypeError(
+            f"trim_kwargs must be a dict of trim_messages arguments, e.g. {{'max_tokens': 500, "
+            f"'token_counter': 'approximate'}}, got {type(trim_kwargs).__name__}: {trim_kwargs!r:.80}"
+        )
+    trim_kwargs = dict(trim_kwargs)
 
     def policy(history: list[BaseMessage]) -> list[BaseMessage]:
         return trim_messages(history, **trim_kwargs)
 
-    policy.__name__ = f"trim_messages(strategy={trim_kwargs['strategy']!r})"
+    policy.__name__ = f"trim_messages(strategy={trim_kwargs.get('strategy', 'last')!r})"
     return policy

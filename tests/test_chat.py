@@ -356,6 +356,84 @@ def test_bad_constructor_arguments(kwargs, error, words):
         OfflineChatModel(**kwargs)
 
 
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"summary_questions": True}, TypeError, "summary_questions must be an int, got bool: True"),
+        ({"summary_questions": 1.0}, TypeError, "summary_questions must be an int, got float"),
+        ({"summary_questions": -1}, ValueError, "summary_questions must be >= 0, got -1"),
+        ({"context_window": True}, TypeError, "context_window must be an int, got bool: True"),
+        ({"context_window": 0}, ValueError, "context_window must be >= 1, got 0"),
+    ],
+)
+def test_wrong_types_are_type_errors_and_wrong_values_value_errors_for_every_option(kwargs, error, words):
+    with pytest.raises(error) as info:
+        OfflineChatModel(**kwargs)
+    assert type(info.value) is error  # a plain error naming the option, not pydantic's ValidationError
+    assert str(info.value).startswith(words)
+
+
+@pytest.mark.parametrize("make", [OfflineChatModel, lambda **kw: get_chat_model("offline", **kw)])
+def test_a_misspelt_option_is_refused_not_ignored(make, monkeypatch):
+    monkeypatch.delenv("COURSE_CHAT_MODEL", raising=False)
+    with pytest.raises(TypeError) as info:
+        make(context_windo=512)
+    message = str(info.value)
+    assert message.startswith("OfflineChatModel() got an unexpected keyword argument 'context_windo'")
+    assert "did you mean 'context_window'?" in message
+    with pytest.raises(TypeError, match="unexpected keyword argument 'temperature'"):
+        make(temperature=0)
+    # BaseChatModel's own options are still accepted.
+    model = make(context_window=512, tags=["lesson"], name="bot", verbose=False)
+    assert (model.context_window, model.tags, model.name) == (512, ["lesson"], "bot")
+
+
+def test_extra_fields_are_forbidden_in_the_pydantic_config_too():
+    from langchain_core.language_models import BaseChatModel
+
+    config = OfflineChatModel.model_config
+    assert config["extra"] == "forbid"
+    for key, value in BaseChatModel.model_config.items():  # merged with the base config, not replacing it
+        if key != "extra":
+            assert config[key] == value
+
+
+def test_another_chat_model_can_be_the_token_counter():
+    messages = load_conversation("bob")[:3]
+    model = OfflineChatModel(token_counter=OfflineChatModel(token_counter="dummy"))
+    assert model.get_num_tokens_from_messages(messages) == dummy_token_counter(messages)
+
+
+def test_an_empty_list_of_messages_is_refused_like_a_provider():
+    model = OfflineChatModel()
+    with pytest.raises(ValueError, match="^messages must not be empty"):
+        model.invoke([])
+    assert model.calls == []  # refused before it was a call
+
+
+def test_stop_sequences_cut_the_reply_and_bad_ones_are_refused():
+    model = OfflineChatModel()
+    full = model.invoke("hi! I'm bob").content
+    assert full == "Hi Bob! Nice to meet you. How can I help you today?"
+    assert model.invoke("hi! I'm bob", stop=["!"]).content == "Hi Bob"
+    assert model.invoke("hi! I'm bob", stop=["\n", "zzz"]).content == full
+    assert model.invoke("hi! I'm bob", stop=None).content == full
+    assert model.bind(stop=["Nice"]).invoke("hi! I'm bob").content == "Hi Bob! "
+    with pytest.raises(ValueError, match=r"^stop\[1\] must not be empty"):
+        model.invoke("hi! I'm bob", stop=["!", ""])
+    with pytest.raises(TypeError, match="^stop must be a list of str or None, got str"):
+        model.invoke("hi! I'm bob", stop="!")
+    with pytest.raises(TypeError, match=r"^stop\[0\] must be a str, got int"):
+        model.invoke("hi! I'm bob", stop=[3])
+
+
+def test_the_rules_text_helper_is_not_tokens_message_text():
+    import course_utils.chat as chat_module
+
+    assert not hasattr(chat_module, "message_text")  # one name, one meaning: tokens.message_text
+    assert chat_module.readable_text(HumanMessage("I\u2019m bob")) == "I'm bob"
+
+
 @pytest.mark.parametrize("bad", [123, [1, 2], [{"x": 1}], None])
 def test_wrongly_typed_input_is_a_type_error(bad):
     with pytest.raises(TypeError, match="input must be"):
@@ -474,7 +552,7 @@ def test_summary_questions_keeps_only_the_last_questions():
     assert full.count("The user asked:") == 3
     assert short == "The user's name is Bob. The user asked: is it late?"
     assert none == "The user's name is Bob."
-    with pytest.raises(ValueError, match="summary_questions must be None or an int >= 0"):
+    with pytest.raises(ValueError, match=r"^summary_questions must be >= 0, got -1$"):
         OfflineChatModel(summary_questions=-1)
 
 

@@ -6,7 +6,8 @@ import sys
 import textwrap
 
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage, trim_messages
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+from langchain_core.runnables import RunnableLambda
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
@@ -27,6 +28,7 @@ from course_utils.graphs import (
 )
 from course_utils.samples import load_conversation
 from course_utils.tokens import get_token_counter
+from course_utils.trimming import orphaned_tool_messages, valid_tail
 
 BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
 NFL_TEAMS = [t for t in TEAMS.values() if t.league == "NFL"]
@@ -180,10 +182,52 @@ def test_summary_is_extended_after_the_patriots(bob_replay):
 
 
 def test_summarizing_thresholds_are_parameters():
+    graph = build_summarizing_chatbot(OfflineChatModel(), max_messages=2, keep_last=0, checkpointer=InMemorySaver())
+    turns = replay(graph, "p", BOB[:3])
+    assert turns[0].summary == "" and turns[0].messages == 2
+    assert turns[1].summary and turns[1].messages == 0
+    # keep_last=1 would keep a lone AI reply: the kept tail moves back to its question (valid_tail).
     graph = build_summarizing_chatbot(OfflineChatModel(), max_messages=2, keep_last=1, checkpointer=InMemorySaver())
     turns = replay(graph, "p", BOB[:3])
     assert turns[0].summary == "" and turns[0].messages == 2
-    assert turns[1].summary and turns[1].messages == 1
+    assert turns[1].summary and turns[1].messages == 2 and turns[2].messages == 2
+    assert [(m.type, m.content) for m in stored_messages(graph, "p")] == [("human", BOB[2]), ("ai", turns[2].reply)]
+
+
+def agent_history_and_question():
+    """lesson 03's tool-using agent run, without its system prompt, up to its last question."""
+    messages = load_conversation("agent_tools")
+    return messages[1:16], messages[16]
+
+
+def test_summarizing_never_orphans_a_tool_result():
+    history, question = agent_history_and_question()
+    model = OfflineChatModel(token_counter="approximate", context_window=100_000)
+    graph = build_summarizing_chatbot(model, max_messages=6, keep_last=4, checkpointer=InMemorySaver())
+    config = thread_config("agent")
+    graph.invoke({"messages": [*history, question]}, config)
+    naive = [*history, question][-3:]  # what messages[-keep_last:] kept, with the node's reply as 4th
+    assert naive[0].type == "tool" and orphaned_tool_messages(naive)  # the old slice would orphan it
+    kept = stored_messages(graph, "agent")
+    assert graph.get_state(config).values["summary"]
+    assert kept[0].type == "human" and orphaned_tool_messages(kept) == []
+    assert len(kept) > 4 and kept[-4].id == naive[0].id  # a longer tail, never a shorter one
+    assert kept == valid_tail([*history, question, kept[-1]], 4)
+    # The next turn is accepted: no InvalidToolSequenceError from the model.
+    reply = chat(graph, "agent", "And what should I pack?")
+    assert reply and not any(orphaned_tool_messages(call) for call in model.calls)
+    assert stored_messages(graph, "agent")[0].type == "human"
+
+
+def test_the_summary_is_the_replys_text_even_when_content_is_a_list():
+    def blocks_model(messages):
+        text = "The user's name is Bob." if "summary" in messages[-1].text else "Hello!"
+        return AIMessage([{"type": "text", "text": text}], id=f"reply-{len(messages)}")
+
+    graph = build_summarizing_chatbot(RunnableLambda(blocks_model), max_messages=2, keep_last=1, checkpointer=InMemorySaver())
+    turns = replay(graph, "b", ["hi! I'm bob", "how are you?"])
+    assert turns[1].summary == "The user's name is Bob."
+    assert isinstance(graph.get_state(thread_config("b")).values["summary"], str)
 
 
 # --- checkpointers and threads ------------------------------------------------------------
@@ -250,6 +294,31 @@ def test_default_checkpointer_is_sqlite_on_db_path(tmp_path, build):
     assert chat(graph, "x", "hi! I'm bob").startswith("Hi Bob")
     assert db.exists() and db.stat().st_size > 0
     graph.checkpointer.conn.close()
+
+
+@pytest.mark.parametrize("build", [build_trimming_chatbot, build_summarizing_chatbot])
+def test_default_checkpointer_follows_course_checkpoint_url(tmp_path, monkeypatch, build):
+    db = tmp_path / "lesson.sqlite"
+    shared = tmp_path / "hub.sqlite"
+    monkeypatch.setenv("COURSE_CHECKPOINT_URL", f"sqlite:///{shared}")
+    graph = build(OfflineChatModel(), db_path=db)
+    assert isinstance(graph.checkpointer, SqliteSaver)
+    chat(graph, "x", "hi! I'm bob")
+    graph.checkpointer.conn.close()
+    assert shared.exists() and not db.exists()
+    monkeypatch.setenv("COURSE_CHECKPOINT_URL", "  ")  # blank means unset: the lesson's file
+    graph = build(OfflineChatModel(), db_path=db)
+    chat(graph, "x", "hi! I'm bob")
+    graph.checkpointer.conn.close()
+    assert db.exists()
+
+
+def test_default_checkpointer_is_course_checkpoints_sqlite_in_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    graph = build_trimming_chatbot(OfflineChatModel())
+    chat(graph, "x", "hello")
+    graph.checkpointer.conn.close()
+    assert [p.name for p in tmp_path.glob("*.sqlite")] == ["course_checkpoints.sqlite"]
 
 
 def test_sqlite_checkpointer_accepts_str_and_path(tmp_path):

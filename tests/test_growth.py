@@ -1,11 +1,14 @@
 """Replaying a conversation call by call: growth without trimming, with a trim policy, bad input."""
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
 
-from course_utils.growth import GrowthReport, GrowthRow, replay_growth
+from course_utils.chat import OfflineChatModel
+from course_utils.growth import GrowthReport, GrowthRow, replay_growth, trim_policy
 from course_utils.samples import load_conversation
 from course_utils.tokens import ExactTokenCounter, approximate_counter, dummy_token_counter
 
@@ -195,11 +198,57 @@ def test_bad_arguments_name_the_parameter():
 
 def test_bad_policy_results_and_counter_results_are_reported():
     messages = load_conversation("dialogue_en")
-    with pytest.raises(TypeError, match="policy must return a list of BaseMessage, but on call 1 it returned str"):
+    first_ai = next(i for i, m in enumerate(messages) if m.type == "ai")
+    where = re.escape(f"policy(messages[:{first_ai}])")
+    with pytest.raises(TypeError, match=rf"^{where} must be a list of BaseMessage objects, got str: 'oops'$"):
         replay_growth(messages, policy=lambda history: "oops")
-    with pytest.raises(TypeError, match=r"on call 1 item \[0\] is dict"):
+    with pytest.raises(TypeError, match=rf"^{where}\[0\] must be a BaseMessage, got dict"):
         replay_growth(messages, policy=lambda history: [{"role": "human", "content": "x"}])
-    with pytest.raises(TypeError, match="token_counter must return a whole number"):
+    with pytest.raises(TypeError, match="^token_counter must return a whole number of tokens, got float: 1.5 for"):
         replay_growth(messages, lambda history: 1.5)
-    with pytest.raises(TypeError, match="token_counter must return a whole number"):
+    with pytest.raises(TypeError, match="^token_counter must return a whole number of tokens, got bool"):
+        replay_growth(messages, lambda history: True)
+    with pytest.raises(ValueError, match="^token_counter must return a whole number of tokens >= 0, got -1 for"):
         replay_growth(messages, lambda history: -1)
+
+
+def test_a_counter_may_return_any_integral_number():
+    numpy = pytest.importorskip("numpy")
+    report = replay_growth(load_conversation("bob"), lambda history: numpy.int64(len(history)))
+    assert report.column("sent_tokens")[0] == 1 and type(report.column("sent_tokens")[0]) is int
+
+
+def test_a_chat_model_can_be_the_token_counter():
+    messages = load_conversation("bob")
+    model = OfflineChatModel(token_counter="dummy")
+    assert replay_growth(messages, model).column("sent_tokens") == replay_growth(messages, "dummy").column("sent_tokens")
+
+
+# --- trim_policy ------------------------------------------------------------------------------------
+
+
+def test_trim_policy_sends_what_trim_messages_keeps():
+    messages = load_conversation("long_chat")
+    kwargs = {"max_tokens": 500, "token_counter": "approximate", "strategy": "last", "start_on": "human"}
+    policy = trim_policy(kwargs)
+    assert policy.__name__ == "trim_messages(strategy='last')"
+    assert policy(messages[:20]) == trim_messages(messages[:20], **kwargs)
+    kwargs["max_tokens"] = 10  # the policy took a copy
+    assert policy(messages[:20]) == trim_messages(messages[:20], **{**kwargs, "max_tokens": 500})
+    assert trim_policy({**kwargs, "strategy": "first", "start_on": None}).__name__ == "trim_messages(strategy='first')"
+
+
+def test_trim_policy_without_a_strategy_is_trim_messages_default():
+    messages = load_conversation("long_chat")
+    kwargs = {"max_tokens": 500, "token_counter": "approximate"}
+    policy = trim_policy(kwargs)  # was KeyError: 'strategy'
+    assert policy.__name__ == "trim_messages(strategy='last')"
+    assert policy(messages) == trim_messages(messages, **kwargs) == trim_messages(messages, strategy="last", **kwargs)
+    report = replay_growth(messages, "approximate", policy=policy)
+    assert report.policy == "trim_messages(strategy='last')"
+
+
+@pytest.mark.parametrize("bad", [None, 500, "last", [("max_tokens", 500)]])
+def test_trim_policy_wants_a_dict(bad):
+    with pytest.raises(TypeError, match="^trim_kwargs must be a dict of trim_messages arguments"):
+        trim_policy(bad)

@@ -351,6 +351,26 @@ def test_setup_twice_and_get_checkpointer_chooses_postgres(postgres_url, monkeyp
             close_checkpointer(saver)
 
 
+@pytest.mark.parametrize("build", [build_trimming_chatbot, build_summarizing_chatbot])
+def test_builders_without_a_checkpointer_follow_course_checkpoint_url(postgres_url, monkeypatch, tmp_path, build):
+    """A hub sets COURSE_CHECKPOINT_URL once; the lessons' builders, given no checkpointer, use it."""
+    monkeypatch.setenv(CHECKPOINT_URL_ENV, postgres_url)
+    lesson_file = tmp_path / "lesson.sqlite"
+    graph = build(db_path=lesson_file)
+    thread = "hub-" + secrets.token_hex(4)
+    try:
+        assert type(graph.checkpointer).__name__ == "PostgresSaver"
+        assert chat(graph, thread, "hi! I'm bob").startswith("Hi Bob")
+    finally:
+        close_checkpointer(graph.checkpointer)
+    assert not lesson_file.exists()  # the lesson's own file is only the fallback
+    saver = postgres_checkpointer(postgres_url)
+    try:
+        assert [m.content for m in stored_messages(build(checkpointer=saver), thread)][0] == "hi! I'm bob"
+    finally:
+        close_checkpointer(saver)
+
+
 def test_a_refused_login_names_the_server_not_the_password(postgres_server):
     wrong = "not-the-password-" + secrets.token_hex(4)
     with pytest.raises(CheckpointerConnectionError) as caught:
@@ -499,8 +519,51 @@ def test_user_thread_id(monkeypatch):
     assert user_thread_id("bob", user="teacher") == "teacher/bob"
     monkeypatch.delenv("JUPYTERHUB_USER")
     assert user_thread_id("bob") == "bob"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^thread_id must not be empty"):
         user_thread_id("")
+    with pytest.raises(TypeError, match="^thread_id must be a str, got int: 5"):
+        user_thread_id(5)
+    with pytest.raises(TypeError, match="^user must be a str or None, got int"):
+        user_thread_id("bob", user=7)
+
+
+@pytest.mark.parametrize(
+    "bad, error, words",
+    [(5, TypeError, "^default must be a file path"), ("", ValueError, "^default must not be empty"),
+     ("redis://host", ValueError, "^default: unsupported checkpoint URL"),
+     ("/no/such/folder/x.sqlite", ValueError, "^default must be in an existing folder")],
+)  # fmt: skip
+def test_get_checkpointer_names_default_when_the_default_is_bad(monkeypatch, bad, error, words):
+    monkeypatch.delenv(CHECKPOINT_URL_ENV, raising=False)
+    with pytest.raises(error, match=words):
+        get_checkpointer(default=bad)
+    with pytest.raises(error, match=words.replace("default", "url_or_path")):
+        get_checkpointer(bad)
+
+
+def test_get_checkpointer_names_the_environment_variable_when_it_is_bad(monkeypatch, tmp_path):
+    monkeypatch.setenv(CHECKPOINT_URL_ENV, "mysql://u:pw@host/db")
+    with pytest.raises(ValueError, match=rf"^{CHECKPOINT_URL_ENV}: unsupported checkpoint URL") as caught:
+        get_checkpointer(default=tmp_path / "lesson.sqlite")
+    assert ":pw@" not in str(caught.value)
+    monkeypatch.setenv(CHECKPOINT_URL_ENV, "/no/such/folder/x.sqlite")
+    with pytest.raises(ValueError, match=rf"^{CHECKPOINT_URL_ENV} must be in an existing folder"):
+        get_checkpointer()
+    with pytest.raises(TypeError, match="^default must be a file path"):  # checked even when the variable wins
+        get_checkpointer(default=5)
+
+
+def test_checkpoints_does_not_import_graphs_and_graphs_re_exports_the_sqlite_saver():
+    from course_utils import checkpoints, graphs
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, course_utils.checkpoints; print('course_utils.graphs' in sys.modules)"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "False"
+    assert graphs.sqlite_checkpointer is checkpoints.sqlite_checkpointer
+    assert graphs.DEFAULT_DB_PATH == checkpoints.DEFAULT_DB_PATH == "course_checkpoints.sqlite"
 
 
 # --- the skip logic ---------------------------------------------------------------------------

