@@ -17,7 +17,7 @@ the software version, so re-running a lesson gives the same picture.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -146,6 +146,55 @@ def overflow_figure(working: OverflowWorking, *, title: str | None = None) -> Fi
     verdict = f"{working.over} over" if working.over > 0 else f"fits, {-working.over} to spare"
     ax.set_title(title or f"{working.total} vs {working.limit}: {verdict}", fontsize=10)
     ax.legend(loc="upper right", fontsize=8)
+    return fig
+
+
+def cumulative_figure(reports: Mapping[str, GrowthReport], *, title: str | None = None) -> Figure:
+    """Cumulative tokens sent per call, one line per replay, on one axis.
+
+    Comparing policies on the same axis shows the curve straighten when
+    every call is capped: quadratic growth becomes linear.
+    """
+    if not isinstance(reports, Mapping) or not reports:
+        raise TypeError(f"reports must be a non-empty mapping of label to GrowthReport, got {reports!r:.80}")
+    for label, report in reports.items():
+        check_text(label, "reports label")
+        check_instance(report, f"reports[{label!r}]", GrowthReport, "replay_growth")
+    fig = Figure(figsize=(5.5, 3.2), layout="constrained")
+    ax = fig.subplots()
+    for label, report in reports.items():
+        ax.plot(report.column("call"), report.column("cumulative_sent_tokens"), marker="o", ms=3, label=label)
+    ax.set(xlabel="model call", ylabel="cumulative tokens sent", title=title or "cumulative tokens sent")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def languages_figure(
+    counts: Mapping[str, Mapping[str, int]], *, kinds: Sequence[str] = ("exact", "approximate"), title: str | None = None
+) -> Figure:
+    """Grouped bars: the same text's tokens per language, one bar per way of counting.
+
+    ``counts`` maps a language to ``{kind: tokens}``, e.g.
+    ``{"English": {"exact": 271, "approximate": 291}, ...}``.
+    """
+    if not isinstance(counts, Mapping) or not counts:
+        raise TypeError(f"counts must be a non-empty mapping of language to token counts, got {counts!r:.80}")
+    for language, row in counts.items():
+        for kind in kinds:
+            if not isinstance(row, Mapping) or kind not in row:
+                raise ValueError(f"counts[{language!r}] must have a {kind!r} count, got {row!r:.80}")
+            check_int(row[kind], f"counts[{language!r}][{kind!r}]")
+    width = 0.8 / len(kinds)
+    fig = Figure(figsize=(6.5, 3.2), layout="constrained")
+    ax = fig.subplots()
+    for k, kind in enumerate(kinds):
+        offset = (k - (len(kinds) - 1) / 2) * width
+        bars = ax.bar([i + offset for i in range(len(counts))], [row[kind] for row in counts.values()], width, label=kind)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(range(len(counts)), list(counts))
+    ax.set(ylabel="tokens", ymargin=0.1, title=title or "the same text: tokens by way of counting")
+    ax.legend()
     return fig
 
 

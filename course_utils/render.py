@@ -43,11 +43,18 @@ from course_utils.tokens import check_messages, counter_name, message_text
 from course_utils.trimming import NO_TRIM, TrimReport
 
 __all__ = [  # NO_TRIM is trimming's, re-exported for code that took it from here
-    "NO_TRIM", "STATUS_STYLES", "PART_COLOURS", "FONT", "MONO",
+    "NO_TRIM", "COUNTER_LABELS", "STATUS_STYLES", "PART_COLOURS", "FONT", "MONO",
     "preview", "role_label", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
     "image_html", "experiment_table", "limits_table",
 ]
+
+#: How a table caption names the course's counters.
+COUNTER_LABELS = {
+    "exact": "exact counter (cl100k_base)",
+    "approximate": "approximate counter (about 4 characters a token)",
+    "dummy": "the reference page's dummy counter (10 tokens a message)",
+}
 
 #: Colours for each status: (background, accent). Chosen to stay readable in
 #: light mode and when printed in grey; the status word is always shown too.
@@ -417,7 +424,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
             + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
             + f'<td style="padding:2px 6px">{bar}</td></tr>'
         )
-    caption = f"tokens counted with {html.escape(str(report.token_counter))}"
+    caption = html.escape(COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter"))
     if report.limit is not None:
         caption += f"; limit {report.limit} (black line)"
     return (

@@ -437,3 +437,12 @@ def test_growth_turn_html_says_what_the_call_sends_then_shows_its_report():
         render.growth_turn_html(growth, growth.calls + 1, report)
     with pytest.raises(TypeError, match="turn must be an int"):
         render.growth_turn_html(growth, True, report)
+
+
+def test_growth_table_caption_names_the_counter_plainly():
+    from course_utils.growth import replay_growth
+    from course_utils.render import COUNTER_LABELS, growth_table_html
+    from course_utils.samples import load_conversation
+
+    page = growth_table_html(replay_growth(load_conversation("bob"), "exact", limit=300))
+    assert COUNTER_LABELS["exact"] in page and "limit 300" in page
