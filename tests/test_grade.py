@@ -1,0 +1,345 @@
+"""The grader: python -m course_utils.grade SUBMISSIONS_DIR.
+
+One folder of submissions of exercise 02 (the quickest) holds every case the
+issue names: correct, wrong, not attempted, a cell that raises, a kernel that
+dies, a loop, a memory hog, a file that is not JSON, and a submission that
+hunts for an API key and tries to overwrite another student's file (from a
+folder whose name is HTML). The grader runs on it twice, as a teacher would
+run it (a subprocess, with secrets in its environment); the rows are asserted,
+the other submission must be byte-identical, the key must appear nowhere, and
+both runs must write the same bytes.
+"""
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from course_utils import grade
+from course_utils.checks import ex02
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISE = "02_token_budgets_exercise.ipynb"
+MASTER = ROOT / "exercises" / "solutions" / EXERCISE
+STUDENT_COPY = ROOT / "exercises" / EXERCISE
+SECRET = "sk-test-secret-4f9a2c"
+TOKEN = "ghp_testtoken_77e1"
+TIMEOUT = 15  # seconds per notebook: exercise 02 takes about 4 s here, two at a time
+EVIL = "mallory<img src=x onerror=alert(1)>"
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grader's sandbox is tested on Linux")
+
+
+# --- building the submissions ----------------------------------------------------------------------
+
+
+def master() -> nbformat.NotebookNode:
+    """The solved exercise with its outputs cleared, as a student would hand it in."""
+    nb = nbformat.read(MASTER, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def code_index(nb, startswith: str) -> int:
+    return next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.startswith(startswith))
+
+
+def with_cell_after(nb, startswith: str, source: str) -> nbformat.NotebookNode:
+    nb.cells.insert(code_index(nb, startswith) + 1, new_code_cell(source))
+    return nb
+
+
+def wrong() -> nbformat.NotebookNode:
+    nb = master()
+    nb.cells[code_index(nb, "B = ")].source = "B = 8192 - 1200 - 450 - 1024 + 1"  # off by one
+    return nb
+
+
+def evil(victim: Path) -> nbformat.NotebookNode:
+    """Looks for the teacher's keys (its environment, every /proc/*/environ), then attacks another submission."""
+    nb = master()
+    nb.cells[code_index(nb, "B = ")].source = (
+        "import glob, os\n"
+        "found = [os.environ.get(name, '') for name in ('OPENAI_API_KEY', 'GITHUB_TOKEN')]\n"
+        "for path in glob.glob('/proc/*/environ'):\n"
+        "    try:\n"
+        "        found += [v.decode() for v in open(path, 'rb').read().split(b'\\0') if b'_KEY=' in v or b'TOKEN' in v]\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "B = ' '.join(f for f in found if f) or 'no key found'\n"
+        "print(B)"
+    )
+    return with_cell_after(nb, "q1.check", (
+        f"assert B == 'no key found', B\n"
+        f"with open({str(victim)!r}, 'w') as file:\n"
+        f"    file.write('{{}}')"
+    ))
+
+
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("submissions")
+    cases = {
+        "alice": master(),
+        "bob": wrong(),
+        "carol": nbformat.read(STUDENT_COPY, as_version=4),
+        "dave": with_cell_after(master(), "q1.check", "import os\nos._exit(1)"),
+        "erin": with_cell_after(master(), "q1.check", "1 / 0"),
+        # sorts second, so its 15 s start at once; it sleeps rather than spins, leaving the cores to the others
+        "amir": with_cell_after(master(), "q2.check", "import time\nwhile True:\n    time.sleep(0.1)"),
+        "grace": with_cell_after(master(), "q1.check", "hog = bytearray(8 * 1024 ** 3)"),
+        EVIL: evil(folder / "alice" / EXERCISE),
+    }
+    for student, nb in cases.items():
+        (folder / student).mkdir()
+        nbformat.write(nb, folder / student / EXERCISE)
+    (folder / "heidi.ipynb").write_text('{"cells": [', encoding="utf-8")  # flat layout, not JSON
+    (folder / "ivan.ipynb").symlink_to(folder / "alice" / EXERCISE)  # a link: not followed
+    (folder / ".ipynb_checkpoints").mkdir()  # hidden: ignored
+    (folder / ".ipynb_checkpoints" / "x.ipynb").write_text("{}", encoding="utf-8")
+    return folder
+
+
+def run_grader(submissions: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OPENAI_API_KEY": SECRET, "GITHUB_TOKEN": TOKEN, "COURSE_CHECKS_STRICT": "1"}
+    command = [sys.executable, "-m", "course_utils.grade", str(submissions), "--out", str(out),
+               "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", "2", *extra]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def graded(submissions, tmp_path_factory):
+    """Two runs of the grader on the same folder: (submissions' bytes before, [(process, out folder)] * 2)."""
+    before = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
+    runs = []
+    for n in (1, 2):
+        out = tmp_path_factory.mktemp(f"gradebook{n}")
+        started = time.monotonic()
+        proc = run_grader(submissions, out)
+        print(f"grader run {n}: {time.monotonic() - started:.1f} s\n{proc.stderr}")
+        assert proc.returncode == 0, proc.stderr
+        runs.append((proc, out))
+    return before, runs
+
+
+def rows(out: Path) -> dict[tuple[str, str], dict[str, str]]:
+    with open(out / "gradebook.csv", encoding="utf-8", newline="") as file:
+        return {(r["student"], r["question"]): r for r in csv.DictReader(file)}
+
+
+def statuses(table, student: str) -> list[str]:
+    return [table[(student, f"q{n}")]["status"] for n in (1, 2, 3, 4)]
+
+
+# --- the gradebook --------------------------------------------------------------------------------
+
+
+def test_every_case_is_recorded_as_what_it_is(graded):
+    table = rows(graded[1][0][1])
+    assert len(table) == 8 * 4 + 2
+    notebook = {student: r["notebook_status"] for (student, _q), r in table.items()}
+    assert notebook == {
+        "alice": "ok", "bob": "ok", "carol": "ok", "dave": "crashed", "erin": "error", "amir": "timeout",
+        "grace": "memory limit", "heidi": "invalid notebook", "ivan": "invalid notebook", EVIL: "error",
+    }
+    assert statuses(table, "alice") == ["correct"] * 4
+    assert statuses(table, "bob") == ["wrong", "correct", "correct", "correct"]
+    assert statuses(table, "carol") == ["not attempted"] * 4
+    assert statuses(table, "dave") == ["correct", "not run", "not run", "not run"]
+    assert statuses(table, "erin") == ["correct"] * 4  # the cells after the error still ran
+    assert statuses(table, "amir") == ["correct", "correct", "not run", "not run"]
+    assert statuses(table, "grace") == ["correct"] * 4
+    assert statuses(table, EVIL)[0] == "wrong"
+    assert table[("heidi", "")]["exercise"] == "?" and table[("heidi", "")]["status"] == "not run"
+
+
+def test_messages_hints_and_details(graded):
+    table = rows(graded[1][0][1])
+    bob = table[("bob", "q1")]
+    assert bob["message"].startswith("5519 is not it") and bob["hint"] == ex02.q1.hints[0]
+    assert table[("alice", "q1")]["hint"] == "" and table[("alice", "q1")]["title"] == ex02.q1.title
+    assert table[("carol", "q2")]["message"].startswith("the body of `budget` is still `...`")
+    assert table[("dave", "q1")]["notebook_detail"] == "the kernel died while running cell 6"
+    assert "never ran: the notebook stopped first (crashed)" in table[("dave", "q2")]["message"]
+    assert table[("erin", "q1")]["notebook_detail"] == "cell 6 raised ZeroDivisionError: division by zero"
+    assert table[("amir", "q3")]["notebook_detail"] == f"stopped at the time limit ({TIMEOUT} s) while running cell 9"
+    assert table[("grace", "q1")]["notebook_detail"] == "cell 6 raised MemoryError (limit 1024 MB)"
+    assert table[("heidi", "")]["notebook_detail"] == "the file is not valid JSON."
+    assert table[("ivan", "")]["notebook_detail"] == "the file is a symbolic link (not followed)."
+    assert table[(EVIL, "q1")]["message"] == "`B` should be a whole number of tokens, got 'no key found'."
+
+
+def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissions):
+    before, runs = graded
+    after = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
+    assert after == before  # alice's notebook, which mallory tried to overwrite, included
+    for proc, out in runs:
+        texts = [proc.stdout, proc.stderr] + [p.read_text(encoding="utf-8") for p in out.iterdir()]
+        for text in texts:
+            assert SECRET not in text and TOKEN not in text
+    table = rows(runs[0][1])
+    # mallory's attack failed inside the sandbox (read-only) or, without namespaces, was undone afterwards
+    assert "Error" in table[(EVIL, "q1")]["notebook_detail"]
+
+
+def test_gradebook_is_the_same_bytes_on_a_second_run(graded):
+    (_, first), (_, second) = graded[1]
+    for name in ("gradebook.csv", "gradebook.html"):
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_html_escapes_student_text_and_shows_every_status(graded):
+    page = (graded[1][0][1] / "gradebook.html").read_text(encoding="utf-8")
+    assert "<img" not in page and "mallory&lt;img src=x onerror=alert(1)&gt;" in page
+    for status in grade.QUESTION_STATUSES + grade.NOTEBOOK_STATUSES:
+        assert status in page
+    assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. 5519 is not it' in page
+
+
+def test_progress_bar_and_summary_on_stderr(graded):
+    proc = graded[1][0][0]
+    assert "[####################] 10/10 " in proc.stderr
+    assert "Notebooks: 3 ok, 2 error, 1 crashed, 1 timeout, 1 memory limit, 2 invalid notebook" in proc.stderr
+    assert proc.stdout == ""
+
+
+# --- isolation, piece by piece -------------------------------------------------------------------
+
+
+def test_environment_keeps_nothing_secret(monkeypatch, tmp_path):
+    for name, value in {"OPENAI_API_KEY": SECRET, "GITHUB_TOKEN": TOKEN, "DB_PASSWORD": "pw",
+                        "COURSE_CHECKPOINT_URL": "postgresql://u:pw@h/db", "AWS_SECRET_ACCESS_KEY": "x",
+                        "COURSE_CHECKS_STRICT": "1", "COURSE_CHAT_MODEL": "openai:gpt-4o-mini", "LANG": "C.UTF-8"}.items():
+        monkeypatch.setenv(name, value)
+    env = grade.kernel_environment(tmp_path, tmp_path / "work")
+    assert "OPENAI_API_KEY" not in env and "COURSE_CHECKS_STRICT" not in env and "COURSE_CHAT_MODEL" not in env
+    assert not any(SECRET in v or TOKEN in v or "pw" in v for v in env.values())
+    assert env["HOME"] == str(tmp_path / "work") and env["LANG"] == "C.UTF-8"
+    assert env["COURSE_CHECKS_RECORD"] == str(tmp_path / "work" / grade.RECORD_FILE)
+
+
+def test_detected_isolation_is_described():
+    isolation = grade.detect_isolation("auto")
+    assert isolation.description
+    if os.geteuid() == 0 and isolation.namespaces:
+        assert isolation.protected  # as root on Linux the submissions are read-only from inside
+
+
+def test_process_isolation_still_grades(tmp_path):
+    """The fallback (no namespaces): a plain process with the stripped environment and the limits."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    nbformat.write(master(), folder / EXERCISE)  # flat layout: the student is the file's name
+    isolation = grade.detect_isolation("process")
+    assert not isolation.namespaces
+    results, changed = grade.grade_folder(folder, grade.Settings(timeout=60, memory_mb=1024), isolation)
+    [result] = results
+    assert result.submission.student == "02_token_budgets_exercise" and result.exercise == "02"
+    assert result.status == "ok" and [q.status for q in result.questions] == ["correct"] * 4 and changed == []
+
+
+def test_a_changed_submission_is_put_back(tmp_path):
+    folder = tmp_path / "subs"
+    (folder / "ann").mkdir(parents=True)
+    path = folder / "ann" / EXERCISE
+    path.write_text("original", encoding="utf-8")
+    subs = grade.find_submissions(folder)
+    taken = grade.snapshot(subs)
+    path.write_text("overwritten", encoding="utf-8")
+    (folder / "new.ipynb").write_text("{}", encoding="utf-8")
+    assert grade.verify_and_restore(folder, taken, subs) == [f"ann/{EXERCISE}", "new.ipynb (new)"]
+    assert path.read_text(encoding="utf-8") == "original"
+
+
+# --- small parts -----------------------------------------------------------------------------------
+
+
+def test_layouts_and_exercise_names(tmp_path):
+    for rel in ["zoe.ipynb", "amy/03_trimming_walkthrough_exercise.ipynb", "amy/notes.txt",
+                "ben/ex/05_threshold_selection_exercise (1).ipynb", ".hidden/x.ipynb", "amy/.ipynb_checkpoints/y.ipynb"]:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}", encoding="utf-8")
+    found = [(s.student, s.relpath, s.exercise) for s in grade.find_submissions(tmp_path)]
+    assert found == [("amy", "amy/03_trimming_walkthrough_exercise.ipynb", "03"),
+                     ("ben", "ben/ex/05_threshold_selection_exercise (1).ipynb", "05"),
+                     ("zoe", "zoe.ipynb", "")]
+    nb = new_notebook(cells=[new_code_cell("from course_utils.checks import ex04\nq1, = ex04.questions")])
+    assert grade.exercise_from_source(nb) == "04"
+
+
+@pytest.mark.parametrize("data, reason", [
+    (b"\xff\xfe", "not UTF-8 text"),
+    (b'{"cells": [', "not valid JSON"),
+    (b"[" * 100000, "not valid JSON"),
+    (b'{"hello": "world"}', "valid JSON, but not a Jupyter notebook (nbformat 4)"),
+])
+def test_invalid_notebooks_are_named(data, reason):
+    with pytest.raises(grade.InvalidNotebook, match=re.escape(reason)):
+        grade.read_notebook(data)
+
+
+def test_question_results_fill_in_what_never_ran():
+    records = [{"exercise": "02", "question": 1, "title": "compute B", "status": "wrong", "message": "first"},
+               {"exercise": "02", "question": 1, "title": "compute B", "status": "correct", "message": "again"},
+               {"exercise": "02", "question": 9, "title": "forged", "status": "correct", "message": "no such q"}]
+    results = grade.question_results("02", records, "timeout")
+    assert [(q.number, q.status) for q in results] == [(1, "correct"), (2, "not run"), (3, "not run"), (4, "not run")]
+    assert results[1].message == "`q2.check(budget)` never ran: the notebook stopped first (timeout)."
+    assert results[1].hint == ex02.q2.hints[0] and results[0].hint == ""
+
+
+def test_text_from_submissions_is_made_safe():
+    assert grade.clean_text("object at 0x7f3a2b1c4d50\x1b[31m") == "object at 0x... [31m"
+    assert len(grade.clean_text("x" * 5000)) == grade.MAX_TEXT
+    assert grade._csv_safe("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
+
+
+def test_checks_write_a_record_only_when_the_grader_asks(monkeypatch, tmp_path):
+    record = tmp_path / "checks.jsonl"
+    monkeypatch.setattr("course_utils.checks.STRICT", False)
+    monkeypatch.delenv("COURSE_CHECKS_RECORD", raising=False)
+    ex02.q1.check(5518)
+    assert not record.exists()
+    monkeypatch.setenv("COURSE_CHECKS_RECORD", str(record))
+    result = ex02.q1.check(5519)
+    assert json.loads(record.read_text(encoding="utf-8")) == {
+        "exercise": "02", "question": 1, "title": ex02.q1.title, "status": "wrong", "message": result.message}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--timeout", "0"], "out of range"),
+    (["--timeout", "soon"], "is not a number"),
+    (["--memory", "10"], "out of range"),
+    (["--jobs", "0"], "out of range"),
+    (["--out", "{subs}/graded"], "inside SUBMISSIONS_DIR"),
+])
+def test_command_line_is_validated(tmp_path, capsys, args, message):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    with pytest.raises(SystemExit) as exit_info:
+        grade.main([str(subs), *[a.format(subs=subs) for a in args]])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_missing_or_empty_folder(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        grade.main([str(tmp_path / "nope")])
+    assert "is not a folder" in capsys.readouterr().err
+    assert grade.main([str(tmp_path), "--out", str(tmp_path.parent / "out")]) == 1
+    assert "nothing to grade" in capsys.readouterr().err
+
+
+def test_csv_has_the_documented_columns():
+    header = next(csv.reader(io.StringIO(grade.gradebook_csv([]))))
+    assert tuple(header) == grade.CSV_COLUMNS
