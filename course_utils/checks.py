@@ -43,13 +43,16 @@ import ast
 import html
 import inspect
 import json
+import numbers
 import os
 import random
 import re
 import textwrap
 import traceback
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
 from langchain_core.messages import (
@@ -62,6 +65,9 @@ from langchain_core.messages import (
     trim_messages,
 )
 from langchain_core.messages.utils import count_tokens_approximately
+
+from course_utils.render import FONT, MONO
+from course_utils.trimming import orphaned_tool_messages, safe_trim_kwargs, table_token_counter
 
 __all__ = [
     "STATUSES",
@@ -104,9 +110,6 @@ def solutions_hidden() -> bool:
 
 
 # --- what a check shows ---------------------------------------------------------------
-
-FONT = "font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans',sans-serif"
-MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace"
 
 #: status -> (label shown, accent colour, background)
 STYLES = {
@@ -352,8 +355,13 @@ class Question:
                                          f"write it, then run `{self.usage}` again."))
         return fn
 
-    def call(self, fn: Callable, *args: Any, about: str = "", **kwargs: Any) -> Any:
-        """Call the learner's function; an exception becomes an 'error' result that explains it."""
+    def call(self, fn: Callable, *args: Any, about: str = "",
+             explain: Callable[[BaseException, str], str | None] | None = None, **kwargs: Any) -> Any:
+        """Call the learner's function; an exception becomes an 'error' result that explains it.
+
+        ``explain(exc, about)`` may return a message naming the mistake behind a
+        known exception (it replaces the generic "raised ..." text), or None.
+        """
         name = getattr(fn, "__name__", "your function")
         try:
             value = fn(*args, **kwargs)
@@ -363,6 +371,9 @@ class Question:
             raise
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
             where = f" when called with {about}" if about else ""
+            specific = explain(exc, about) if explain else None
+            if specific:
+                self.stop(self.error(specific))
             self.stop(self.error(f"`{name}` raised {type(exc).__name__}: {exc}{where}{_learner_line(exc)}."))
         if value is Ellipsis:
             self.stop(self.not_attempted(f"`{name}` returned `...`: write its body."))
@@ -375,13 +386,8 @@ class Question:
             self.stop(self.wrong(f"`{name}` should be a number of tokens, not {value!r}."))
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        try:
-            import numbers
-
-            if isinstance(value, numbers.Integral):
-                return int(value)
-        except Exception:  # pragma: no cover
-            pass
+        if isinstance(value, numbers.Integral):  # int, numpy integers, ...
+            return int(value)
         self.stop(self.wrong(f"`{name}` should be a whole number of tokens, got {describe(value)}."))
 
     # -- what the learner calls -----------------------------------------------------------
@@ -501,6 +507,36 @@ def _letter(value: Any) -> str | None:
     return None
 
 
+#: A written reason ("why") needs at least this many words ...
+REASON_WORDS = 3
+#: ... or, in a script written without spaces between words (Chinese, Japanese, Thai, ...), this many characters.
+REASON_UNSPACED_CHARS = 6
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def is_reason(why: Any) -> bool:
+    """True when ``why`` is a sentence, not a word: the one rule for every "say why" answer.
+
+    >>> is_reason("because"), is_reason("because it grows"), is_reason("截断保留最新的消息")
+    (False, True, True)
+    """
+    if not isinstance(why, str):
+        return False
+    return len(why.split()) >= REASON_WORDS or len(_UNSPACED.findall(why)) >= REASON_UNSPACED_CHARS
+
+
+def _need_reason(q: Question, why: Any, name: str = "why") -> str:
+    """Stop unless ``why`` is a written reason (see :func:`is_reason`)."""
+    q.need(why, name)
+    if not isinstance(why, str):
+        q.stop(q.wrong(f"`{name}` should be your reason as a string (a sentence in quotes), got {describe(why)}."))
+    if not is_reason(why):
+        short = f"{describe(why.strip())} is too short: " if why.strip() else ""
+        q.stop(q.not_attempted(f"{short}write your reason in `{name}` as a sentence of at least {REASON_WORDS} "
+                               f"words, then check again."))
+    return why
+
+
 def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
                   feedback: Mapping[str, str], keywords: Sequence[str], praise: str) -> CheckResult:
     """Multiple choice with a one-sentence justification (in any language)."""
@@ -509,9 +545,7 @@ def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str]
     if letter not in options:
         return q.wrong(f"`choice` should be one of the letters {', '.join(repr(k) for k in options)}, "
                        f"got {describe(choice)}.")
-    q.need(why, "why")
-    if not isinstance(why, str) or len(why.split()) < 3 and len(why.strip()) < 12:
-        return q.not_attempted("write your reason in `why` as a sentence (a string), then check again.")
+    _need_reason(q, why)
     if letter != answer:
         return q.wrong(f"({letter}) is not it: {feedback[letter]}")
     lowered = why.lower()
@@ -575,12 +609,6 @@ def random_costs(messages: Sequence[BaseMessage], seed: int, low: int = 5, high:
     return {m.id: rng.randint(low, high) for m in messages}
 
 
-def _table_counter(costs: Mapping[str, int]) -> Callable[[list[BaseMessage]], int]:
-    from course_utils.trimming import table_token_counter
-
-    return table_token_counter(costs)
-
-
 def _snapshot(messages: Sequence[BaseMessage]) -> list[tuple]:
     return [(m.id, m.type, repr(m.content), getattr(m, "tool_calls", None)) for m in messages]
 
@@ -602,9 +630,7 @@ def _check_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]
 
 
 def _counts_of(messages: Sequence[BaseMessage]) -> str:
-    kinds = {}
-    for m in messages:
-        kinds[m.type] = kinds.get(m.type, 0) + 1
+    kinds = Counter(m.type for m in messages)  # in order of first appearance
     return f"{len(messages)} messages (" + ", ".join(f"{v} {k}" for k, v in kinds.items()) + ")"
 
 
@@ -664,14 +690,6 @@ def _ex01_reference(messages, counter):
     return replay_growth(messages, counter).column("cumulative_sent_tokens")
 
 
-def _cumulative(values):
-    out, total = [], 0
-    for v in values:
-        total += v
-        out.append(total)
-    return out
-
-
 def _ex01_cases():
     from course_utils.samples import load_conversation
     from course_utils.tokens import dummy_token_counter
@@ -683,7 +701,7 @@ def _ex01_cases():
     ]
     for seed in (11, 12, 13):
         messages = random_conversation(seed, turns=5 + seed % 3, system=seed % 2 == 1)
-        counter = _table_counter(random_costs(messages, seed))
+        counter = table_token_counter(random_costs(messages, seed))
         cases.append((f"a generated conversation of {_counts_of(messages)} with random costs", messages, counter))
     return cases
 
@@ -726,14 +744,14 @@ def _ex01_q2(q, cumulative_sent):
         humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
         per_call = [counter(messages[:i]) for i in ai]
         diagnoses = [
-            (_cumulative(counter(messages[: i + 1]) for i in ai),
+            (list(accumulate(counter(messages[: i + 1]) for i in ai)),
              "you included each reply in what its call was sent. A call is sent `messages[:i]`, what comes "
              "before the AIMessage at position i."),
             (per_call, "these are the tokens of each call on its own; the question asks for the running total."),
-            (_cumulative(counter(messages[: i + 1]) for i in humans),
+            (list(accumulate(counter(messages[: i + 1]) for i in humans)),
              "you counted one call per human message. A model call happens at every AIMessage: an agent that "
              "calls a tool makes two calls for one question."),
-            (_cumulative(len(messages[:i]) for i in ai), "you added up numbers of messages, not tokens: use "
+            (list(accumulate(len(messages[:i]) for i in ai)), "you added up numbers of messages, not tokens: use "
              "`token_counter(...)`."),
             (list(reversed(expected)), "your totals are in reverse order: the first number is after call 1."),
         ]
@@ -813,7 +831,7 @@ def _ex01_q3(q, report, fig, first_over):
                    f"first row whose `over_limit` is True.")
 
 
-EX01_OPTIONS = {"a": "linearly", "b": "quadratically", "c": "exponentially", "d": "not at all"}
+EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "quadratically"}
 
 
 @ex01.question(
@@ -824,8 +842,8 @@ EX01_OPTIONS = {"a": "linearly", "b": "quadratically", "c": "exponentially", "d"
         "1 + 2 + ... + n = n(n + 1)/2. With a cap, each call costs at most the cap.",
     ),
     solution="""
-    without_trim = "b"   # quadratically: call k re-sends k - 1 turns, and 1 + 2 + ... + n ~ n^2 / 2
-    with_trim = "a"      # linearly: once the history is over the cap, every call costs about the cap
+    without_trim = "d"   # quadratically: call k re-sends k - 1 turns, and 1 + 2 + ... + n ~ n^2 / 2
+    with_trim = "c"      # linearly: once the history is over the cap, every call costs about the cap
     why = "Without trimming each call re-sends the whole history, so the total is a sum of growing terms; " \\
           "with a cap each call costs at most the cap, so the total grows by about the cap per call."
     """,
@@ -837,26 +855,24 @@ def _ex01_q4(q, without_trim, with_trim, why):
     for name, letter, value in (("without_trim", a, without_trim), ("with_trim", b, with_trim)):
         if letter not in EX01_OPTIONS:
             return q.wrong(f"`{name}` should be one of the letters 'a', 'b', 'c', 'd', got {describe(value)}.")
-    q.need(why, "why")
-    if not isinstance(why, str) or not why.strip():
-        return q.not_attempted("write your reason in `why` as a sentence, then check again.")
-    if a != "b":
+    _need_reason(q, why)
+    if EX01_OPTIONS[a] != "quadratically":
         feedback = {
-            "a": "the tokens *per call* grow linearly, because each call adds a turn to the history; the "
+            "linearly": "the tokens *per call* grow linearly, because each call adds a turn to the history; the "
             "cumulative total adds those growing numbers up, so it grows faster than linearly.",
-            "c": "exponential growth would mean each call costs a multiple of the previous one. Here each call "
-            "costs the previous one plus one turn: a sum of growing terms, about n^2 / 2.",
-            "d": "every call sends something, so the total can only grow.",
-        }[a]
-        return q.wrong(f"without trimming, not {EX01_OPTIONS[a]}: {feedback}")
-    if b != "a":
+            "exponentially": "exponential growth would mean each call costs a multiple of the previous one. Here "
+            "each call costs the previous one plus one turn: a sum of growing terms, about n^2 / 2.",
+            "not at all": "every call sends something, so the total can only grow.",
+        }[EX01_OPTIONS[a]]
+        return q.wrong(f"without trimming, not ({a}) {EX01_OPTIONS[a]}: {feedback}")
+    if EX01_OPTIONS[b] != "linearly":
         feedback = {
-            "b": "with a cap, every call costs at most the cap, so after the history fills the cap the total "
-            "grows by about the same amount per call.",
-            "c": "with a cap the cost per call stops growing.",
-            "d": "every call still sends up to the cap, so the total keeps growing.",
-        }[b]
-        return q.wrong(f"with trimming, not {EX01_OPTIONS[b]}: {feedback}")
+            "quadratically": "with a cap, every call costs at most the cap, so after the history fills the cap "
+            "the total grows by about the same amount per call.",
+            "exponentially": "with a cap the cost per call stops growing.",
+            "not at all": "every call still sends up to the cap, so the total keeps growing.",
+        }[EX01_OPTIONS[b]]
+        return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
     return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
                      "cap (each call costs at most the cap).")
 
@@ -1028,8 +1044,8 @@ def _ex02_q3(q, problem, shortfall):
 
 EX02_Q4_OPTIONS = {
     "a": "Raise the reply reserve R to 700, so the answer has room.",
-    "b": "Cut the pasted document down to the part that matters (say 300 tokens), or summarise it.",
-    "c": "Trim the conversation history harder with trim_messages.",
+    "b": "Trim the conversation history harder with trim_messages.",
+    "c": "Cut the pasted document down to the part that matters (say 300 tokens), or summarise it.",
     "d": "Add a safety margin M.",
 }
 
@@ -1042,17 +1058,17 @@ EX02_Q4_OPTIONS = {
         "Trimming changes the history, which is not one of S, U, R.",
     ),
     solution="""
-    choice = "b"
+    choice = "c"
     why = "The fixed parts S + U + R already exceed L, so no amount of history trimming helps; " \\
           "shrinking U (the pasted document) to 300 tokens leaves 2048 - 900 - 300 - 512 = 336 for history."
     """,
 )
 def _ex02_q4(q, choice, why):
     return _check_choice(
-        q, choice, why, EX02_Q4_OPTIONS, "b",
+        q, choice, why, EX02_Q4_OPTIONS, "c",
         {
             "a": "R is taken off the limit too, so a bigger R makes the shortfall bigger (128 over).",
-            "c": "the history is not one of the fixed parts: with S + U + R over the limit, even an empty "
+            "b": "the history is not one of the fixed parts: with S + U + R over the limit, even an empty "
             "history does not fit. Trimming cannot fix it.",
             "d": "a margin is taken off the limit as well: it makes things worse.",
         },
@@ -1115,7 +1131,7 @@ def _ids_of(q: Question, value: Any, name: str) -> list[str]:
 def _ex03_q1(q, kept_ids):
     ids = _ids_of(q, kept_ids, "kept_ids")
     messages = ex03_conversation()
-    counter = _table_counter(EX03_COSTS)
+    counter = table_token_counter(EX03_COSTS)
     expected = _ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="last"))
     first = _ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="first"))
     unknown = [i for i in ids if i not in EX03_COSTS]
@@ -1160,12 +1176,13 @@ def _ex03_q2_cases():
     from course_utils.tokens import dummy_token_counter
     from course_utils.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
 
-    cases = [("the slides' conversation", slide_conversation(), SLIDE_BUDGET, _table_counter(SLIDE_COSTS), "")]
-    cases.append(("the exercise conversation", ex03_conversation(), EX03_BUDGET, _table_counter(EX03_COSTS), ""))
+    cases = [("the worked example's conversation", slide_conversation(), SLIDE_BUDGET,
+              table_token_counter(SLIDE_COSTS), "")]
+    cases.append(("the exercise conversation", ex03_conversation(), EX03_BUDGET, table_token_counter(EX03_COSTS), ""))
     for seed in (31, 32, 33):
         messages = random_conversation(seed, turns=5, system=seed != 32)
         costs = random_costs(messages, seed)
-        counter = _table_counter(costs)
+        counter = table_token_counter(costs)
         values = [costs[m.id] for m in messages]
         suffix = [sum(values[-k:]) for k in range(1, len(values) + 1)]
         rng = random.Random(seed)
@@ -1233,19 +1250,8 @@ def _ex03_q2(q, keep_last_tokens):
         if sum(counter([m]) for m in got) > budget:
             return q.wrong(f"{detail} Yours cost more than max_tokens.")
         return q.wrong(detail)
-    return q.correct("your function agrees with `trim_messages(strategy=\"last\")` on the slides' example, the "
+    return q.correct("your function agrees with `trim_messages(strategy=\"last\")` on the worked example, the "
                      "exercise's, and generated conversations with budgets on and around the edges.")
-
-
-def _orphans(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
-    """ToolMessages whose tool call is not made by an AIMessage earlier in the list."""
-    calls, orphans = set(), []
-    for m in messages:
-        if isinstance(m, AIMessage):
-            calls.update(c["id"] for c in m.tool_calls)
-        elif isinstance(m, ToolMessage) and m.tool_call_id not in calls:
-            orphans.append(m)
-    return orphans
 
 
 def _unanswered(messages: Sequence[BaseMessage]) -> list[AIMessage]:
@@ -1255,8 +1261,7 @@ def _unanswered(messages: Sequence[BaseMessage]) -> list[AIMessage]:
 
 
 def _safe_reference(messages, max_tokens):
-    return trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately,
-                         strategy="last", start_on="human", include_system=True)
+    return trim_messages(messages, **safe_trim_kwargs(max_tokens, count_tokens_approximately))
 
 
 def _ex03_q3_cases():
@@ -1308,7 +1313,7 @@ def _ex03_q3(q, safe_trim):
             continue
         ids = _ids(got)
         detail = f"for {about} you kept {_short_list(ids, 6)}"
-        orphans = _orphans(got)
+        orphans = orphaned_tool_messages(got)
         body = [m for m in got if not isinstance(m, SystemMessage)]
         used = count_tokens_approximately(got) if got else 0
         if used > cap:
@@ -1316,6 +1321,12 @@ def _ex03_q3(q, safe_trim):
                            f"fix the start of the kept list instead.")
         if orphans:
             o = orphans[0]
+            caller_kept = any(isinstance(m, AIMessage) and any(c["id"] == o.tool_call_id for c in m.tool_calls)
+                              for m in got)
+            if caller_kept:
+                return q.wrong(f"{detail}: ToolMessage {o.id!r} answers tool call {o.tool_call_id!r}, but it does "
+                               f"not come right after the AIMessage that made the call. A tool result must follow "
+                               f"its call: keep a run of the newest messages, in the conversation's order.")
             return q.wrong(f"{detail}: ToolMessage {o.id!r} answers tool call {o.tool_call_id!r}, but the "
                            f"AIMessage that made the call was cut. That is the orphan trap: make the kept list "
                            f"start on a human message.")
@@ -1340,8 +1351,8 @@ def _ex03_q3(q, safe_trim):
 
 
 EX03_Q4_OPTIONS = {
-    "a": "Nothing: strategy='first' can never start on a ToolMessage, so the trap is gone.",
-    "b": "The chatbot now keeps the oldest messages and drops the newest, including the user's latest question.",
+    "a": "The chatbot now keeps the oldest messages and drops the newest, including the user's latest question.",
+    "b": "Nothing: strategy='first' can never start on a ToolMessage, so the trap is gone.",
     "c": "strategy='first' is not allowed together with a token counter.",
     "d": "It costs more tokens than strategy='last'.",
 }
@@ -1355,16 +1366,16 @@ EX03_Q4_OPTIONS = {
         "Which message must a chatbot always send, whatever else it drops?",
     ),
     solution="""
-    choice = "b"
+    choice = "a"
     why = "strategy='first' keeps the start of the conversation, so once the history is over the budget the " \\
           "newest messages, including the user's latest question, are dropped; start_on='human' fixes the trap."
     """,
 )
 def _ex03_q4(q, choice, why):
     return _check_choice(
-        q, choice, why, EX03_Q4_OPTIONS, "b",
+        q, choice, why, EX03_Q4_OPTIONS, "a",
         {
-            "a": "it does avoid the orphan, but look at what it keeps: the oldest messages. The model never sees "
+            "b": "it does avoid the orphan, but look at what it keeps: the oldest messages. The model never sees "
             "the latest question.",
             "c": "both strategies take the same token_counter; the problem is what strategy='first' keeps.",
             "d": "both strategies keep at most max_tokens; the problem is *which* messages they keep.",
@@ -1438,8 +1449,7 @@ def _ex04_q1(q, sent_ids):
 
 
 def _ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
-    return trim_messages(messages, max_tokens=max_tokens, token_counter="approximate", strategy="last",
-                         start_on="human", include_system=True)
+    return trim_messages(messages, **safe_trim_kwargs(max_tokens, "approximate"))
 
 
 EX04_DIALOGUE = (
@@ -1469,6 +1479,16 @@ def _ex04_sent_problem(sent: list[BaseMessage], history: list[BaseMessage], cap:
         return f"{detail}: after the system prompt it starts with an {type(body[0]).__name__}; use start_on=\"human\"."
     return (f"{detail}; trimming to {cap} tokens (approximate counter, strategy 'last', start_on 'human', "
             f"include_system) gives {_short_list([_text_label(m) for m in expected], 5)}.")
+
+
+def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
+    """The message for a node whose trim kept nothing: OfflineChatModel refuses an empty list with ValueError."""
+    if not (isinstance(exc, ValueError) and str(exc).startswith("messages must not be empty")):
+        return None
+    return (f"for {about}, your node sent the model an empty list, and the model refused it ({exc}). Your trim kept "
+            f"nothing: is the max_tokens you pass smaller than the one given, or did start_on (or end_on) drop "
+            f"every message? Trim with `max_tokens=max_tokens`, `strategy=\"last\"`, `start_on=\"human\"` and "
+            f"`include_system=True`.")
 
 
 def _text_label(message: BaseMessage) -> str:
@@ -1528,7 +1548,7 @@ def _ex04_q2(q, make_chatbot_node):
         history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
         state = {"messages": list(history)}
         about = f"a state of {_counts_of(history)} and max_tokens={cap}"
-        out = q.call(node, state, about=about)
+        out = q.call(node, state, about=about, explain=_ex04_empty_call)
         if _snapshot(state["messages"]) != _snapshot(history):
             return q.wrong(f"for {about} your node changed `state[\"messages\"]` in place (it now holds "
                            f"{len(state['messages'])} messages instead of {len(history)}). The checkpointer "
@@ -1559,7 +1579,8 @@ def _ex04_q2(q, make_chatbot_node):
     config = {"configurable": {"thread_id": "check"}}
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
-        q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config, about=f"turn {turn} ({text!r}) of a graph")
+        q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config, about=f"turn {turn} ({text!r}) of a graph",
+               explain=_ex04_empty_call)
         stored = list(graph.get_state(config).values.get("messages", []))
         if len(stored) != 2 * turn:
             return q.wrong(f"in a graph with a checkpointer, after turn {turn} the thread stores {len(stored)} "
@@ -1574,9 +1595,9 @@ def _ex04_q2(q, make_chatbot_node):
 
 EX04_Q3_OPTIONS = {
     "a": "The checkpointer lost the early messages of the thread.",
-    "b": "The thread's stored state still holds \"hi! I'm bob\", but the trimmed list sent to the model does not.",
+    "b": "trim_messages deleted \"hi! I'm bob\" from the state.",
     "c": "The model's context window was exceeded, so it ignored the history.",
-    "d": "trim_messages deleted \"hi! I'm bob\" from the state.",
+    "d": "The thread's stored state still holds \"hi! I'm bob\", but the trimmed list sent to the model does not.",
 }
 
 
@@ -1588,18 +1609,18 @@ EX04_Q3_OPTIONS = {
         "There are two spaces: the state, for keeping; the trimmed list, for this one call.",
     ),
     solution="""
-    choice = "b"
+    choice = "d"
     why = "The state keeps every message (the stored thread still starts with hi! I'm bob), " \\
           "but the node sends the model only the trimmed list, and the name is no longer in it."
     """,
 )
 def _ex04_q3(q, choice, why):
     return _check_choice(
-        q, choice, why, EX04_Q3_OPTIONS, "b",
+        q, choice, why, EX04_Q3_OPTIONS, "d",
         {
             "a": "look at `stored_messages(graph, thread)`: the first message is still \"hi! I'm bob\".",
+            "b": "trim_messages returns a new list; it never changes the list it is given, let alone the state.",
             "c": "the trimmed list is far below the window; the model answered normally, from what it was sent.",
-            "d": "trim_messages returns a new list; it never changes the list it is given, let alone the state.",
         },
         ("state", "sent", "trim", "stored", "keep"),
         "two spaces: the state keeps everything, the model sees only the trimmed list. To remember the name "
@@ -1783,14 +1804,16 @@ def _ex05_q3(q, cost_and_forgetting):
 
 
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
+EX05_Q4_KEYS = ("reserve", "margin", "include_system", "max_tokens", "start_on")
 
 
 @ex05.question(
     "choose thresholds for an agent",
     "q4.check(plan, why)",
     hints=(
-        "R must cover the longest reply you expect; M must cover the counter's error (5% of the window); "
-        "then max_tokens = L - S - U - R - M.",
+        "R must cover the longest reply you expect; M must cover the counter's error (5% of the window). "
+        "The cap depends on the list you trim: the history alone has room H_max = L - S - U - R - M; the whole "
+        "list, with the system prompt and the new input in it, has H_max + S + U = L - R - M.",
         "A tool-using agent has ToolMessages in its history: which start_on avoids the orphan trap?",
     ),
     solution="""
@@ -1799,11 +1822,14 @@ EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "co
     plan = {
         "reserve": reserve,
         "margin": margin,
-        "max_tokens": history_budget(8192, 1100, 300, reserve, margin=margin),   # 5492
+        "include_system": True,                   # trim the whole list: system prompt, history, new input
+        "max_tokens": 8192 - reserve - margin,    # L - R - M = 6892 (= H_max + S + U: S and U are in the list)
         "start_on": "human",                      # never begin on an orphaned ToolMessage
     }
-    why = "R covers the longest answer, M covers the 5% counting error, max_tokens is H_max so " \\
-          "the call always fits, and start_on='human' keeps tool results with their tool calls."
+    # Trimming the history alone instead: "include_system": False and
+    # "max_tokens": history_budget(8192, 1100, 300, reserve, margin=margin), which is H_max = 5492.
+    why = "R covers the longest answer, M covers the 5% counting error, the cap is L - R - M because the " \\
+          "trimmed list also holds S and U, and start_on='human' keeps tool results with their tool calls."
     """,
 )
 def _ex05_q4(q, plan, why):
@@ -1812,14 +1838,20 @@ def _ex05_q4(q, plan, why):
     L, S, U, longest, error = EX05_Q4.values()
     q.need(plan, "plan")
     if not isinstance(plan, Mapping):
-        return q.wrong(f"`plan` should be a dict with reserve, margin, max_tokens and start_on, got {describe(plan)}.")
-    missing = [k for k in ("reserve", "margin", "max_tokens", "start_on") if k not in plan]
+        return q.wrong(f"`plan` should be a dict with {', '.join(EX05_Q4_KEYS)}, got {describe(plan)}.")
+    missing = [k for k in EX05_Q4_KEYS if k not in plan]
     if missing:
-        return q.wrong(f"`plan` is missing {missing}.")
-    for key in ("reserve", "margin", "max_tokens", "start_on"):
+        which = (" (`include_system` says which list you trim: True for the whole list, False for the history "
+                 "alone)" if "include_system" in missing else "")
+        return q.wrong(f"`plan` is missing {missing}{which}.")
+    for key in EX05_Q4_KEYS:
         if plan[key] is Ellipsis:
             return q.not_attempted(f"`plan[{key!r}]` is still `...`: fill it in.")
     R, M, cap = (q.as_int(plan[k], f"plan[{k!r}]") for k in ("reserve", "margin", "max_tokens"))
+    whole_list = plan["include_system"]
+    if not isinstance(whole_list, bool):
+        return q.wrong(f"`plan['include_system']` should be True (you trim the whole list: system prompt, "
+                       f"history and new input) or False (you trim the history alone), got {describe(whole_list)}.")
     low_margin = int(L * error + 0.999)
     if R < longest:
         return q.wrong(f"reserve={R} is less than the longest reply ({longest}): those answers would be cut off "
@@ -1835,27 +1867,55 @@ def _ex05_q4(q, plan, why):
         h_max = history_budget(L, S, U, R, margin=M)
     except ValueError as exc:  # pragma: no cover - the ranges above leave room
         return q.wrong(str(exc))
-    if cap == L - S - U - R:
-        return q.wrong(f"max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M = {h_max}.")
+    whole = h_max + S + U  # = L - R - M: the cap of a list that also holds the system prompt and the new input
     if cap == L:
-        return q.wrong(f"max_tokens={cap} is the whole window; the history gets only what S, U, R and M leave.")
-    if cap > h_max:
-        return q.wrong(f"max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} = {h_max}: a full "
-                       f"history would push the call over the window.")
-    if cap < h_max:
-        return q.wrong(f"max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
-                       f"sooner than it has to. Use H_max.")
+        return q.wrong(f"max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
+                       f"for the history alone, S and U) leave.")
+    if whole_list:
+        if cap == h_max:
+            return q.wrong(f"max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
+                           f"the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
+                           f"cap is H_max + S + U = L - R - M = {whole}; with H_max the history gets {S + U} "
+                           f"tokens less than it may use.")
+        if cap == L - R:
+            return q.wrong(f"max_tokens={cap} is L - R, without the margin: use L - R - M = {whole}.")
+        if cap > whole:
+            return q.wrong(f"max_tokens={cap} is more than L - R - M = {L} - {R} - {M} = {whole}: a full list "
+                           f"would push the call over the window, into the room kept for the reply.")
+        if cap < whole:
+            return q.wrong(f"max_tokens={cap} is below L - R - M = {whole} with your own R and M: the model "
+                           f"forgets sooner than it has to. The list holds S and U too, so use L - R - M.")
+    else:
+        if cap == whole:
+            return q.wrong(f"max_tokens={cap} is L - R - M, the cap for the whole list with the system prompt and "
+                           f"the new input in it. With include_system=False you trim the history alone, so its cap "
+                           f"is H_max = L - S - U - R - M = {h_max}: {cap} would let the history take the room of "
+                           f"S and U and push the call over the window.")
+        if cap == L - S - U - R:
+            return q.wrong(f"max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M = {h_max}.")
+        if cap > h_max:
+            return q.wrong(f"max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} = {h_max}: a full "
+                           f"history would push the call over the window.")
+        if cap < h_max:
+            return q.wrong(f"max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
+                           f"sooner than it has to. Use H_max.")
     start_on = plan["start_on"]
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
         return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
                        f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
-    q.need(why, "why")
-    if not isinstance(why, str) or not why.strip():
-        return q.not_attempted("write your reasons in `why`, then check again.")
+    _need_reason(q, why)
     from course_utils.samples import load_conversation
 
     agent = load_conversation("agent_tools")
-    kept = trim_messages(agent[1:], max_tokens=cap, token_counter="approximate", strategy="last", start_on="human")
-    return q.correct(f"R = {R} covers replies up to {longest}, M = {M} covers the 5% counting error, and "
-                     f"max_tokens = H_max = {h_max}, so a full history still fits. With it the whole "
-                     f"agent_tools history ({len(kept)} messages) is sent without an orphaned ToolMessage.")
+    if whole_list:
+        kept = trim_messages(agent, **safe_trim_kwargs(cap, "approximate"))
+        how = (f"max_tokens = L - R - M = {whole} (H_max = {h_max}, plus S and U, which are in the list), so a "
+               f"full list still fits. With it the whole agent_tools conversation ({len(kept)} messages, system "
+               f"prompt included)")
+    else:
+        kept = trim_messages(agent[1:], max_tokens=cap, token_counter="approximate", strategy="last",
+                             start_on="human")
+        how = (f"max_tokens = H_max = {h_max}, so a full history still fits. With it the whole agent_tools "
+               f"history ({len(kept)} messages)")
+    return q.correct(f"R = {R} covers replies up to {longest}, M = {M} covers the 5% counting error, and {how} "
+                     f"is sent without an orphaned ToolMessage.")

@@ -12,6 +12,7 @@ import pytest
 
 from course_utils import checks
 from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05
+from course_utils.trimming import orphaned_tool_messages
 
 
 @pytest.fixture(autouse=True)
@@ -174,6 +175,58 @@ def test_generated_conversations_are_seeded_and_well_formed():
     b = checks.random_conversation(5, turns=8)
     assert [(m.id, m.content) for m in a] == [(m.id, m.content) for m in b]
     assert len({m.id for m in a}) == len(a)
-    assert not checks._orphans(a)
+    assert not orphaned_tool_messages(a)
     state = checks.random_conversation(5, turns=4, end_with_ai=False)
     assert state[-1].type == "human"
+
+
+#: Every question that asks for a reason, and right answers to go with it.
+REASONED = [
+    (ex01.q4, ("d", "c")),
+    (ex02.q4, ("c",)),
+    (ex03.q4, ("a",)),
+    (ex04.q3, ("d",)),
+    (ex05.q4, ({"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492, "start_on": "human"},)),
+]
+
+
+@pytest.mark.parametrize(("q", "answers"), REASONED, ids=[f"ex{q.exercise}-q{q.number}" for q, _ in REASONED])
+def test_one_rule_for_a_reason_in_every_exercise(q, answers):
+    for short in ("because", "it grows", "   ", "becausebecausebecause"):
+        result = q.check(*answers, short)
+        assert result.status == "not attempted", result
+        assert "at least 3 words" in result.message, result
+    for number in (5, ["a", "list", "of", "words"]):
+        result = q.check(*answers, number)
+        assert result.status == "wrong" and "as a string" in result.message, result
+    assert q.check(*answers, ...).status == "not attempted"
+    for enough in ("because it grows", "截断保留最新的消息", "R and M fit."):
+        assert q.check(*answers, enough).correct, enough
+
+
+def test_is_reason_counts_words_or_unspaced_characters():
+    assert checks.is_reason("one two three")
+    assert not checks.is_reason("one two")
+    assert not checks.is_reason("supercalifragilistic")
+    assert checks.is_reason("保留最新消息")  # six characters of a script written without spaces
+    assert not checks.is_reason("最新消息")
+    assert not checks.is_reason(None) and not checks.is_reason(3)
+
+
+def test_orphan_diagnosis_uses_the_library_rule():
+    """A ToolMessage separated from its call is an orphan too (the real rule), named as such."""
+    from langchain_core.messages import trim_messages
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    def tool_result_after_the_next_message(messages, max_tokens):
+        out = trim_messages(messages, max_tokens=max_tokens, token_counter=count_tokens_approximately,
+                            strategy="last", start_on="human", include_system=True)
+        for j in range(1, len(out) - 1):
+            if out[j].type == "tool" and out[j - 1].type == "ai":
+                out[j], out[j + 1] = out[j + 1], out[j]  # the call is kept, but its result no longer follows it
+                break
+        return out
+
+    result = ex03.q3.check(tool_result_after_the_next_message)
+    assert result.status == "wrong", result
+    assert "does not come right after the AIMessage" in result.message, result

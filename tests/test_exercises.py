@@ -413,6 +413,19 @@ def node_without_trimming(model, max_tokens=128):
     return chatbot
 
 
+def node_empty_in_graph(model, max_tokens=128):
+    """Right on a single state; in the graph (cap 40) it trims too hard from turn 3 on and sends []."""
+    right = node_factory()(model, max_tokens)
+
+    def chatbot(state):
+        if max_tokens == 40 and len(state["messages"]) > 4:
+            return {"messages": [model.invoke(trim_messages(state["messages"], max_tokens=5,
+                                                            token_counter="approximate", strategy="last"))]}
+        return right(state)
+
+    return chatbot
+
+
 # exercise 05 -----------------------------------------------------------------------------------
 
 def cost_no_trimming(messages, fact_id, max_tokens):
@@ -445,10 +458,19 @@ def cost_without_system(messages, fact_id, max_tokens):
     return report.total_sent_tokens, None
 
 
+LEAVE_OUT = object()  #: plan(key=LEAVE_OUT): a plan without that key
+
+
 def plan(**changes):
-    good = {"reserve": 800, "margin": 500, "max_tokens": 5492, "start_on": "human"}
+    """A right plan that trims the history alone (cap H_max = 5492), with some values changed."""
+    good = {"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492, "start_on": "human"}
     good.update(changes)
-    return good
+    return {k: v for k, v in good.items() if v is not LEAVE_OUT}
+
+
+def whole_list_plan(**changes):
+    """A right plan that trims the whole list, system prompt and new input included (cap L - R - M = 6892)."""
+    return plan(**{"include_system": True, "max_tokens": 6892, **changes})
 
 
 WHY = "R covers the longest reply, M the counting error, and start_on keeps tool calls whole."
@@ -477,10 +499,12 @@ WRONG = [
     (ex01.q3, (bob_report("approximate"), right_figure(), 19), "wrong", "still fits"),
     (ex01.q3, (bob_report("approximate"), right_figure(), 21), "wrong", "off by one"),
     # 01 q4: how does it grow
-    (ex01.q4, ("a", "a", WHY), "wrong", "per call"),
-    (ex01.q4, ("b", "b", WHY), "wrong", "with a cap"),
-    (ex01.q4, ("c", "a", WHY), "wrong", "exponential"),
-    (ex01.q4, ("b", "a", ...), "not attempted", "why"),
+    (ex01.q4, ("c", "c", WHY), "wrong", "per call"),
+    (ex01.q4, ("d", "d", WHY), "wrong", "with a cap"),
+    (ex01.q4, ("a", "c", WHY), "wrong", "exponential"),
+    (ex01.q4, ("d", "b", WHY), "wrong", "keeps growing"),
+    (ex01.q4, ("d", "c", ...), "not attempted", "why"),
+    (ex01.q4, ("d", "c", "because"), "not attempted", "at least 3 words"),
     # 02 q1: B
     (ex02.q1, (6542,), "wrong", "reply reserve"),
     (ex02.q1, (6718,), "wrong", "system prompt"),
@@ -500,7 +524,7 @@ WRONG = [
     (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), 2112), "wrong", "add up"),
     (ex02.q3, (ValueError("other"), 64), "wrong", "not the one"),
     # 02 q4: choose a fix
-    (ex02.q4, ("c", WHY), "wrong", "Trimming cannot fix it"),
+    (ex02.q4, ("b", WHY), "wrong", "Trimming cannot fix it"),
     (ex02.q4, ("a", WHY), "wrong", "bigger"),
     (ex02.q4, ("z", WHY), "wrong", "one of the letters"),
     # 03 q1: trim by hand
@@ -524,9 +548,9 @@ WRONG = [
     (ex03.q3, (safe_trim_bigger_budget,), "wrong", "over max_tokens"),
     (ex03.q3, (safe_trim_drop_tools,), "wrong", "removed the tool results"),
     # 03 q4: a teammate's fix
-    (ex03.q4, ("a", WHY), "wrong", "oldest"),
+    (ex03.q4, ("b", WHY), "wrong", "oldest"),
     (ex03.q4, ("d", WHY), "wrong", "*which* messages"),
-    (ex03.q4, ("b", ""), "not attempted", "why"),
+    (ex03.q4, ("a", ""), "not attempted", "why"),
     # 04 q1: what the node sends
     (ex04.q1, (["h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"],), "wrong", "system prompt is missing"),
     (ex04.q1, (["a5", "h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"],), "wrong",
@@ -543,9 +567,14 @@ WRONG = [
     (ex04.q2, (node_factory({"include_system": None}),), "wrong", "include_system=True"),
     (ex04.q2, (node_factory(remove_all=True),), "wrong", "RemoveMessage"),
     (ex04.q2, (lambda model, max_tokens=128: "chatbot",), "wrong", "node function"),
+    (ex04.q2, (node_factory({"max_tokens": 5, "include_system": None}),), "error",
+     "your node sent the model an empty list"),
+    (ex04.q2, (node_empty_in_graph,), "error", "turn 3 ('i like how much they win') of a graph, your node sent "
+     "the model an empty list"),
     # 04 q3: why does it forget
     (ex04.q3, ("a", WHY), "wrong", "stored_messages"),
-    (ex04.q3, ("d", WHY), "wrong", "new list"),
+    (ex04.q3, ("b", WHY), "wrong", "new list"),
+    (ex04.q3, ("c", WHY), "wrong", "far below the window"),
     # 05 q1: H_max
     (ex05.q1, (12884,), "wrong", "safety margin"),
     (ex05.q1, (14084,), "wrong", "reply reserve"),
@@ -566,6 +595,19 @@ WRONG = [
     (ex05.q4, (plan(max_tokens=4000), WHY), "wrong", "below H_max"),
     (ex05.q4, (plan(start_on=None), WHY), "wrong", "ToolMessage"),
     (ex05.q4, (plan(reserve=5000, max_tokens=1292), WHY), "wrong", "twice the longest reply"),
+    # 05 q4: the cap must match the list the plan trims
+    (ex05.q4, (plan(max_tokens=6892), WHY), "wrong", "with include_system=False you trim the history alone"),
+    (ex05.q4, (plan(include_system=True), WHY), "wrong", "H_max, the room for the history alone"),
+    (ex05.q4, (whole_list_plan(max_tokens=7392), WHY), "wrong", "L - R, without the margin"),
+    (ex05.q4, (whole_list_plan(max_tokens=7000), WHY), "wrong", "more than L - R - M = 8192 - 800 - 500 = 6892"),
+    (ex05.q4, (whole_list_plan(max_tokens=6000), WHY), "wrong", "below L - R - M = 6892"),
+    (ex05.q4, (whole_list_plan(max_tokens=8192), WHY), "wrong", "whole window"),
+    (ex05.q4, (whole_list_plan(reserve=300, max_tokens=7392), WHY), "wrong", "less than the longest reply"),
+    (ex05.q4, (whole_list_plan(start_on=LEAVE_OUT), WHY), "wrong", "missing ['start_on']"),
+    (ex05.q4, (plan(include_system=LEAVE_OUT), WHY), "wrong", "which list you trim"),
+    (ex05.q4, (plan(include_system="yes"), WHY), "wrong", "should be True"),
+    (ex05.q4, (whole_list_plan(start_on="ai"), WHY), "wrong", "ToolMessage"),
+    (ex05.q4, (plan(), "because"), "not attempted", "at least 3 words"),
 ]
 
 
@@ -613,3 +655,44 @@ def test_right_answers_pass():
     assert ex04.q2.check(node_factory()).correct
     assert ex05.q4.check(plan(), WHY).correct
     assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682), "any reason at all").correct
+
+
+def test_both_caps_of_lesson_05_pass_each_for_its_own_list():
+    """H_max when the plan trims the history alone; L - R - M when the list also holds S and U."""
+    history_alone = ex05.q4.check(plan(), WHY)
+    whole_list = ex05.q4.check(whole_list_plan(), WHY)
+    assert history_alone.correct and "H_max = 5492" in history_alone.message, history_alone
+    assert whole_list.correct and "L - R - M = 6892" in whole_list.message, whole_list
+    # the same numbers with the other choice of list are wrong
+    assert not ex05.q4.check(plan(max_tokens=6892), WHY).correct
+    assert not ex05.q4.check(plan(include_system=True, max_tokens=5492), WHY).correct
+    # any R and M in range: the cap follows them, for either list
+    for reserve, margin in ((700, 410), (1400, 1638), (1000, 819)):
+        h_max = history_budget(8192, 1100, 300, reserve, margin=margin)
+        assert ex05.q4.check(plan(reserve=reserve, margin=margin, max_tokens=h_max), WHY).correct
+        assert ex05.q4.check(plan(reserve=reserve, margin=margin, include_system=True,
+                                  max_tokens=8192 - reserve - margin), WHY).correct
+        assert not ex05.q4.check(plan(reserve=reserve, margin=margin, include_system=True,
+                                      max_tokens=8192 - reserve - margin + 1), WHY).correct
+
+
+#: The multiple-choice questions: (question, the answers before `why`, with one letter to vary).
+CHOICES = [
+    (ex01.q4, lambda letter: (letter, "c")),
+    (ex01.q4, lambda letter: ("d", letter)),
+    (ex02.q4, lambda letter: (letter,)),
+    (ex03.q4, lambda letter: (letter,)),
+    (ex04.q3, lambda letter: (letter,)),
+]
+
+
+def test_multiple_choice_answers_are_not_all_the_same_letter():
+    right = []
+    for q, answers in CHOICES:
+        letters = [letter for letter in "abcd" if q.check(*answers(letter), WHY).correct]
+        assert len(letters) == 1, (q, letters)
+        wrong = [q.check(*answers(letter), WHY) for letter in "abcd" if letter not in letters]
+        assert all(r.status == "wrong" and len(r.message) > 40 for r in wrong), wrong
+        right.append(letters[0])
+    assert right == ["d", "c", "c", "a", "d"]
+    assert len(set(right)) >= 3
