@@ -443,12 +443,12 @@ def _record(question: Question, result: CheckResult) -> None:
     path = os.environ.get(RECORD_ENV)
     if not path:
         return
-    line = json.dumps({"exercise": question.exercise, "question": question.number, "title": question.title,
-                       "status": result.status, "message": result.message}, ensure_ascii=False)
-    try:
+    try:  # ASCII with escapes: a message holding a lone surrogate ("\udcff") is still written
+        line = json.dumps({"exercise": question.exercise, "question": question.number, "title": question.title,
+                           "status": result.status, "message": result.message}, ensure_ascii=True)
         with open(path, "a", encoding="utf-8") as file:
             file.write(line + "\n")
-    except OSError:
+    except (OSError, ValueError, TypeError):
         pass
 
 

@@ -38,6 +38,7 @@ import re
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -166,8 +167,18 @@ def exercise_from_source(nb) -> str:
     return ""
 
 
+def _name(text: str) -> str:
+    """A file name as text that can always be written: bytes that are not UTF-8 shown as ``\\xff``."""
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
+
+
 def find_submissions(root: Path) -> list[Submission]:
-    """Every ``.ipynb`` under ``root`` (hidden files and folders left out), sorted by student then path."""
+    """Every ``.ipynb`` under ``root`` (hidden files and folders left out), sorted by student then path.
+
+    A name that is not UTF-8 is shown with ``\\xNN`` escapes. Anything that is
+    not a regular file (a link, a FIFO, a device) is listed too, and graded as
+    an invalid notebook without being opened.
+    """
     found = []
     for dirpath, dirnames, filenames in os.walk(root):  # does not follow linked folders
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -177,12 +188,34 @@ def find_submissions(root: Path) -> list[Submission]:
             path = Path(dirpath) / name
             rel = path.relative_to(root)
             student = rel.parts[0] if len(rel.parts) > 1 else path.stem
-            found.append(Submission(path, rel.as_posix(), student, exercise_from_name(name)))
+            found.append(Submission(path, _name(rel.as_posix()), _name(student), exercise_from_name(_name(name))))
     return sorted(found, key=lambda s: (s.student, s.relpath))
 
 
 class InvalidNotebook(ValueError):
     """The bytes submitted are not a Jupyter notebook we can run."""
+
+
+def _read_submission(path: Path) -> bytes:
+    """At most MAX_NOTEBOOK_BYTES + 1 bytes of a regular file; OSError for a link, a FIFO, a device or worse.
+
+    Opened without following a link and without blocking (a FIFO would wait for
+    a writer forever), and checked to be a regular file before it is read.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{_name(str(path))}: not a regular file")
+        chunks, left = [], MAX_NOTEBOOK_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_notebook(data: bytes):
@@ -210,11 +243,23 @@ def read_notebook(data: bytes):
 # --- the questions each exercise has ----------------------------------------------------------------
 
 
-def known_questions(exercise: str) -> dict[int, tuple[str, str, str]]:
-    """{number: (title, usage, first hint)} from course_utils.checks, or {} for an unknown exercise."""
+def _exercise(ex) -> "Exercise | None":
+    """The ``checks.Exercise`` named by two digits ("03" -> checks.ex03), or None for anything else.
+
+    ``ex`` may come from a record a submission wrote, so it is checked before
+    it names an attribute: "03_conversation" would otherwise find a function.
+    """
     from course_utils import checks
 
-    ex = getattr(checks, f"ex{exercise}", None) if exercise else None
+    if not isinstance(ex, str) or not re.fullmatch(r"\d\d", ex):
+        return None
+    found = getattr(checks, f"ex{ex}", None)
+    return found if isinstance(found, checks.Exercise) else None
+
+
+def known_questions(exercise: str) -> dict[int, tuple[str, str, str]]:
+    """{number: (title, usage, first hint)} from course_utils.checks, or {} for an unknown exercise."""
+    ex = _exercise(exercise)
     if ex is None:
         return {}
     return {q.number: (q.title, q.usage, q.hints[0] if q.hints else "") for q in ex.questions}
@@ -413,8 +458,16 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
 
 
 def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
-    """A fresh temporary folder: work/ (the notebook's copy, writable by it), guard/ and jupyter/ (read-only)."""
-    root = Path(tempfile.mkdtemp(prefix="course-grade-")).resolve()
+    """A fresh temporary folder: work/ (the notebook's copy, writable by it), guard/ and jupyter/ (read-only).
+
+    It has a random name inside a parent folder of its own that others may pass
+    through but not list (mode 0711): a notebook cannot find another's folder
+    by a pattern such as ``/tmp/course-grade-*/work``. Remove it with
+    ``_remove_folder(root.parent)``.
+    """
+    parent = Path(tempfile.mkdtemp(prefix="course-grade-")).resolve()
+    os.chmod(parent, 0o711)
+    root = Path(tempfile.mkdtemp(dir=parent)).resolve()
     work = root / "work"
     for folder in (work, work / "tmp", root / "guard", root / "jupyter" / "kernels" / KERNEL_NAME):
         folder.mkdir(parents=True, mode=0o755)
@@ -596,7 +649,7 @@ def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ex
         if write_fd >= 0:
             os.close(write_fd)
         os.close(read_fd)
-        _remove_folder(root)
+        _remove_folder(root.parent)
 
 
 def grade_one(submission: Submission, data: bytes | None, settings: Settings, isolation: Isolation) -> NotebookResult:
@@ -606,6 +659,12 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
     try:
         if submission.path.is_symlink():
             raise InvalidNotebook("a symbolic link (not followed)")
+        try:
+            regular = stat.S_ISREG(os.lstat(submission.path).st_mode)
+        except OSError:
+            regular = True  # gone: reported below from the bytes read before
+        if not regular:
+            raise InvalidNotebook("not a regular file")
         if data is None:
             raise InvalidNotebook("not readable by the grader")
         nb = read_notebook(data)
@@ -614,11 +673,14 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
                               question_results(exercise, [], "invalid notebook"))
     exercise = exercise or exercise_from_source(nb)
     outcome = _run_sandboxed(data, settings, isolation)
+    if not (isinstance(outcome, dict) and isinstance(outcome.get("records"), list)):
+        outcome = {"status": "crashed", "detail": "the grader's runner returned a malformed result", "records": []}
     status = outcome.get("status") if outcome.get("status") in NOTEBOOK_STATUSES else "crashed"
-    records = [r for r in outcome.get("records", []) if _valid_record(r)]
-    if not exercise and records:
-        exercise = records[0]["exercise"]
-    return NotebookResult(submission, exercise, status, clean_text(outcome.get("detail", "")),
+    records = [r for r in outcome["records"] if _valid_record(r)]
+    if not exercise:
+        exercise = next((r["exercise"] for r in records if _exercise(r["exercise"])), "")
+    detail = outcome.get("detail", "")
+    return NotebookResult(submission, exercise, status, clean_text(detail if isinstance(detail, str) else ""),
                           question_results(exercise, records, status), time.monotonic() - started)
 
 
@@ -626,7 +688,8 @@ def _valid_record(record) -> bool:
     from course_utils.checks import STATUSES
 
     return (isinstance(record, dict) and isinstance(record.get("exercise"), str)
-            and type(record.get("question")) is int and record.get("status") in STATUSES
+            and re.fullmatch(r"\d\d", record["exercise"]) is not None
+            and type(record.get("question")) is int and 0 < record["question"] < 1000 and record.get("status") in STATUSES
             and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str))
 
 
@@ -709,6 +772,40 @@ def _expose_paths(needed: list[str], hidden: Path, uid: int, gid: int) -> None:
     raise RuntimeError("could not expose the Python installation to the unprivileged user")
 
 
+#: Folders where other programs leave Unix-domain sockets (and files): each is covered by an empty tmpfs.
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm")
+
+
+def _mask_shared_folders(keep: list[str]) -> None:
+    """Cover /tmp, /run and the like with empty file systems, then put back the folders in ``keep`` inside them.
+
+    A read-only mount does not stop ``connect()`` to a Unix-domain socket, so a
+    socket another program left in one of these folders (a database's, a
+    desktop session's) would be reachable from a notebook. Each kept folder
+    (the grading folder, a Python installation under /tmp) is opened before
+    its parent is covered and bind-mounted back from that handle.
+    """
+    done = set()
+    for folder in SHARED_FOLDERS:
+        if not os.path.isdir(folder) or os.path.islink(folder):
+            continue  # /var/run is usually a link to /run
+        real = os.path.realpath(folder)
+        if real in done:
+            continue
+        done.add(real)
+        inside = sorted({p for p in keep if Path(real) in Path(p).parents})
+        inside = [p for p in inside if not any(Path(q) in Path(p).parents for q in inside)]
+        handles = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in inside if os.path.isdir(p)]
+        try:
+            _mount("tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+            for path, fd in handles:
+                os.makedirs(path, mode=0o755, exist_ok=True)
+                _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+        finally:
+            for _path, fd in handles:
+                os.close(fd)
+
+
 def _lock_down(spec: dict) -> None:
     """Inside fresh namespaces: loopback only, and every mount read-only except the work folder."""
     work = spec["work"]
@@ -716,6 +813,7 @@ def _lock_down(spec: dict) -> None:
     _loopback_up()
     if spec.get("uid") is not None:
         _expose_paths(spec["needed"], Path(spec["root"]) / "hidden", spec["uid"], spec["gid"])
+    _mask_shared_folders([spec["root"], *spec["needed"]])
     _mount(work, work, None, MS_BIND)
     for target in _mount_points():
         if target == work:
@@ -898,8 +996,7 @@ def snapshot(submissions: list[Submission]) -> dict[str, bytes | None]:
     taken: dict[str, bytes | None] = {}
     for sub in submissions:
         try:
-            with open(sub.path, "rb", opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW)) as file:
-                taken[sub.relpath] = file.read(MAX_NOTEBOOK_BYTES + 1)
+            taken[sub.relpath] = _read_submission(sub.path)
         except OSError:
             taken[sub.relpath] = None
     return taken
@@ -913,7 +1010,7 @@ def verify_and_restore(root: Path, taken: dict[str, bytes], submissions: list[Su
         if original is None:
             continue
         try:
-            now = None if sub.path.is_symlink() else sub.path.read_bytes()[: MAX_NOTEBOOK_BYTES + 1]
+            now = _read_submission(sub.path)
         except OSError:
             now = None
         if now == original:
@@ -932,6 +1029,14 @@ def verify_and_restore(root: Path, taken: dict[str, bytes], submissions: list[Su
     return changed
 
 
+def _crashed(submission: Submission, detail: str) -> NotebookResult:
+    try:
+        questions = question_results(submission.exercise, [], "crashed")
+    except Exception:  # noqa: BLE001
+        questions = ()
+    return NotebookResult(submission, submission.exercise, "crashed", clean_text(detail), questions)
+
+
 def grade_folder(root: Path, settings: Settings, isolation: Isolation,
                  progress: Progress | None = None) -> tuple[list[NotebookResult], list[str]]:
     """Grade every submission under ``root``; return the results (sorted) and the files changed meanwhile."""
@@ -942,7 +1047,10 @@ def grade_folder(root: Path, settings: Settings, isolation: Isolation,
         futures = {pool.submit(grade_one, sub, taken[sub.relpath], settings, isolation): sub for sub in submissions}
         try:
             for future in as_completed(futures):
-                result = future.result()
+                try:
+                    result = future.result()
+                except Exception as exc:  # noqa: BLE001 - one notebook never ends the run for the others
+                    result = _crashed(futures[future], f"the grader failed: {type(exc).__name__}: {exc}")
                 results.append(result)
                 if progress:
                     progress.advance(f"{result.submission.relpath}: {result.status} ({result.seconds:.1f} s)")
@@ -1008,11 +1116,9 @@ def gradebook_csv(results: list[NotebookResult]) -> str:
 
 
 def _exercise_titles(exercises: list[str]) -> dict[str, str]:
-    from course_utils import checks
-
     titles = {}
     for ex in exercises:
-        found = getattr(checks, f"ex{ex}", None) if ex and ex != "?" else None
+        found = _exercise(ex)
         titles[ex] = f"{ex} \u00b7 {found.title}" if found else f"exercise {ex}"
     return titles
 
@@ -1100,7 +1206,7 @@ kernel: a student who rewrites them can fake a result, so read the code behind a
 
 def _write(path: Path, text: str) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8", newline="")
+    temporary.write_text(text, encoding="utf-8", errors="backslashreplace", newline="")
     os.replace(temporary, path)
 
 
@@ -1129,6 +1235,16 @@ def _positive(kind, low, high, unit):
     return parse
 
 
+def default_jobs(isolation: Isolation) -> int:
+    """Two at a time (one per core, at most) only when notebooks cannot reach each other.
+
+    Without namespaces, every notebook runs under the same user (yours, or
+    ``nobody`` for all of them) and can see the others' processes, so one
+    could find another's temporary folder and rewrite its checks' records.
+    """
+    return min(2, os.cpu_count() or 1) if isolation.namespaces else 1
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m course_utils.grade",
@@ -1144,8 +1260,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="wall-clock seconds per notebook, kernel start included (default: %(default)g)")
     parser.add_argument("--memory", type=_positive(int, 256, 1024 * 1024, "MB"), default=Settings.memory_mb,
                         help="memory limit per notebook in MB (default: %(default)s)")
-    parser.add_argument("--jobs", type=_positive(int, 1, 64, "notebooks"), default=min(2, os.cpu_count() or 1),
-                        help="notebooks graded at the same time (default: %(default)s)")
+    parser.add_argument("--jobs", type=_positive(int, 1, 64, "notebooks"), default=None,
+                        help="notebooks graded at the same time (default: 2 with the namespaces isolation on a "
+                             "machine with 2 or more cores, else 1; see TEACHING.md)")
     parser.add_argument("--isolation", choices=("auto", "namespaces", "process"), default="auto",
                         help="auto (default): the strongest that works here; see TEACHING.md")
     args = parser.parse_args(argv)
@@ -1157,6 +1274,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"--out {str(args.out)!r} is inside SUBMISSIONS_DIR: choose a folder outside it")
     if out.exists() and not out.is_dir():
         parser.error(f"--out {str(args.out)!r} exists and is not a folder")
+    try:  # found now, not after an hour of grading
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        parser.error(f"--out {str(args.out)!r} is not writable: {exc.strerror or exc}")
     return args
 
 
@@ -1165,7 +1288,6 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["--run-one"] and len(argv) == 2:
         return _runner_main(argv[1])
     args = parse_args(argv)
-    settings = Settings(timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs)
     root = args.submissions.resolve()
     total = len(find_submissions(root))
     if total == 0:
@@ -1179,6 +1301,7 @@ def main(argv: list[str] | None = None) -> int:
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    settings = Settings(timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs or default_jobs(isolation))
     print(f"Grading {total} notebook(s) in {root}\n  each in {isolation.description};\n"
           f"  limits: {settings.timeout:g} s and {settings.memory_mb} MB per notebook, {settings.jobs} at a time"
           + ("" if isolation.protected else "\n  warning: the submissions folder is writable from inside; "

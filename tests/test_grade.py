@@ -15,6 +15,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -343,3 +344,160 @@ def test_missing_or_empty_folder(tmp_path, capsys):
 def test_csv_has_the_documented_columns():
     header = next(csv.reader(io.StringIO(grade.gradebook_csv([]))))
     assert tuple(header) == grade.CSV_COLUMNS
+
+
+# --- attacks a security review found -----------------------------------------------------------------
+
+FORGED = {"exercise": "03_conversation", "question": 1, "status": "correct", "message": "x"}
+ODD_NAME = b"b\xffob.ipynb"
+
+
+def record_cell(record_expr: str) -> str:
+    return ("import json, os\n"
+            "with open(os.environ['COURSE_CHECKS_RECORD'], 'a') as f:\n"
+            f"    f.write(json.dumps({record_expr}) + '\\n')")
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory):
+    """One grader run on: a forged record naming a non-exercise, a FIFO, a file name that is not UTF-8, and a
+    notebook that connects to a Unix-domain socket the test process listens on in a world-open folder of /tmp."""
+    import socket
+    import tempfile
+    import threading
+
+    folder = tmp_path_factory.mktemp("attacks")
+    nbformat.write(new_notebook(cells=[new_code_cell(record_cell(repr(FORGED)))]), folder / "forger.ipynb")
+    os.mkfifo(folder / "fifo.ipynb")
+    with open(os.path.join(os.fsencode(folder), ODD_NAME), "w", encoding="utf-8") as file:
+        nbformat.write(new_notebook(cells=[new_code_cell("1 + 1")]), file)
+    listen_dir = Path(tempfile.mkdtemp(prefix="grade-test-sock-", dir="/tmp"))
+    os.chmod(listen_dir, 0o755)
+    address = str(listen_dir / "sock")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(address)
+    os.chmod(address, 0o777)
+    server.listen()
+    server.settimeout(0.2)
+    heard, stop = [], threading.Event()
+
+    def listen():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            heard.append(conn.recv(100) or b"(connected)")
+            conn.close()
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    connect = (f"import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect({address!r})\n"
+               f"    s.sendall(b'hello')\n    result = 'connected'\nexcept OSError as exc:\n"
+               f"    result = 'failed: ' + type(exc).__name__\nprint(result)\n")
+    record = '{"exercise": "02", "question": 1, "title": "t", "status": "wrong", "message": "socket " + result}'
+    nbformat.write(new_notebook(cells=[new_code_cell(connect + record_cell(record))]), folder / "sock.ipynb")
+    out = tmp_path_factory.mktemp("attacks-out")
+    try:
+        proc = run_grader(folder, out)
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+        shutil.rmtree(listen_dir)
+    return proc, out, heard
+
+
+def test_attacks_do_not_stop_the_run(attacked):
+    proc, out, _heard = attacked
+    assert proc.returncode == 0, proc.stderr
+    table = rows(out)
+    forger = table[("forger", "")]
+    assert forger["exercise"] == "?" and forger["notebook_status"] == "ok" and forger["status"] == "not run"
+    fifo = table[("fifo", "")]
+    assert fifo["notebook_status"] == "invalid notebook" and fifo["notebook_detail"] == "the file is not a regular file."
+    odd = table[("b\\xffob", "")]
+    assert odd["file"] == "b\\xffob.ipynb" and odd["notebook_status"] == "ok"
+
+
+def test_unix_sockets_under_tmp_are_out_of_reach(attacked):
+    proc, out, heard = attacked
+    assert heard == []
+    message = rows(out)[("sock", "q1")]["message"]
+    if "own namespaces" in proc.stderr:
+        assert message.startswith("socket failed: "), message
+
+
+def test_a_bad_result_is_recorded_as_crashed(monkeypatch, tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for name in ("a.ipynb", "b.ipynb"):
+        nbformat.write(new_notebook(cells=[new_code_cell("1")]), folder / name)
+    outcomes = iter([{"status": "ok", "records": "not a list"}, ["not", "a", "dict"]])
+    monkeypatch.setattr(grade, "_run_sandboxed", lambda *a, **k: next(outcomes))
+    results, _changed = grade.grade_folder(folder, grade.Settings(), grade.Isolation(False))
+    assert [r.status for r in results] == ["crashed", "crashed"]
+    monkeypatch.setattr(grade, "grade_one", lambda *a: 1 / 0)
+    results, _changed = grade.grade_folder(folder, grade.Settings(), grade.Isolation(False))
+    assert [(r.status, r.detail) for r in results] == [("crashed", "the grader failed: ZeroDivisionError: "
+                                                                   "division by zero")] * 2
+
+
+def test_exercise_lookup_accepts_only_exercises():
+    assert grade._exercise("02") is ex02
+    for name in ("03_conversation", "", "2", "99", "__class__", None):
+        assert grade._exercise(name) is None
+    assert grade.known_questions("03_conversation") == {}
+    assert not grade._valid_record(FORGED)
+
+
+def test_a_fifo_is_not_read(tmp_path):
+    os.mkfifo(tmp_path / "x.ipynb")
+    with pytest.raises(OSError):
+        grade._read_submission(tmp_path / "x.ipynb")
+    subs = grade.find_submissions(tmp_path)
+    assert grade.snapshot(subs) == {"x.ipynb": None}
+
+
+def test_an_unwritable_out_folder_is_refused_before_grading(tmp_path, capsys):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        grade.main([str(subs), "--out", str(tmp_path / "file" / "out")])
+    assert exit_info.value.code == 2 and "is not writable" in capsys.readouterr().err
+
+
+def test_jobs_default_to_one_without_namespaces(tmp_path):
+    assert grade.default_jobs(grade.Isolation(False)) == 1
+    assert grade.default_jobs(grade.Isolation(False, 65534, 65534, "nobody")) == 1
+    assert grade.default_jobs(grade.Isolation(True)) == min(2, os.cpu_count() or 1)
+
+
+def test_work_folders_are_not_listable(tmp_path):
+    root, work = grade._prepare_folder(b"{}", grade.Isolation(False))
+    try:
+        parent = root.parent
+        assert parent != Path(tempfile_dir()) and os.stat(parent).st_mode & 0o777 in (0o700, 0o711)
+        assert work.name == "work" and root.name not in ("", "work")
+    finally:
+        grade._remove_folder(root.parent)
+
+
+def tempfile_dir() -> str:
+    import tempfile
+
+    return tempfile.gettempdir()
+
+
+def test_a_record_that_cannot_be_encoded_does_not_break_a_check(monkeypatch, tmp_path):
+    record = tmp_path / "checks.jsonl"
+    monkeypatch.setattr("course_utils.checks.STRICT", False)
+    monkeypatch.setenv("COURSE_CHECKS_RECORD", str(record))
+
+    def budget(*args, **kwargs):
+        raise ValueError("\udcff")
+
+    result = ex02.q2.check(budget)
+    assert result.status != "correct"
+    assert "\udcff" in json.loads(record.read_text(encoding="utf-8"))["message"]
