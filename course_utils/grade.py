@@ -641,9 +641,9 @@ def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ex
             outcome = json.loads(data)
         except ValueError:
             last = [line for line in log_tail.splitlines() if line.strip()][-1:]
-            return {"status": "crashed", "records": [],
+            return {"status": "crashed", "records": [], "no_result": True,
                     "detail": f"the grader's runner stopped without a result (exit code {code})"
-                              + (f": {clean_text(last[0], 200)}" if extra and last else "")}
+                              + (f": {clean_text(last[0].replace(str(root.parent), '.'), 200)}" if last else "")}
         return outcome
     finally:
         if write_fd >= 0:
@@ -673,6 +673,11 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
                               question_results(exercise, [], "invalid notebook"))
     exercise = exercise or exercise_from_source(nb)
     outcome = _run_sandboxed(data, settings, isolation)
+    if isinstance(outcome, dict) and outcome.get("no_result"):
+        # The runner itself died before reporting anything. That is the grader's
+        # failure, not the student's (seen once under load, cause not reproduced),
+        # so it gets one more try; a second failure is recorded as a crash.
+        outcome = _run_sandboxed(data, settings, isolation)
     if not (isinstance(outcome, dict) and isinstance(outcome.get("records"), list)):
         outcome = {"status": "crashed", "detail": "the grader's runner returned a malformed result", "records": []}
     status = outcome.get("status") if outcome.get("status") in NOTEBOOK_STATUSES else "crashed"

@@ -443,6 +443,21 @@ def test_a_bad_result_is_recorded_as_crashed(monkeypatch, tmp_path):
                                                                    "division by zero")] * 2
 
 
+def test_a_runner_that_died_without_a_result_gets_one_more_try(monkeypatch, tmp_path):
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    for name in ("a.ipynb", "b.ipynb"):
+        nbformat.write(new_notebook(cells=[new_code_cell("1")]), folder / name)
+    died = {"status": "crashed", "records": [], "no_result": True, "detail": "the grader's runner stopped"}
+    # a: dies once, then runs; b: dies twice, and is recorded as crashed.
+    outcomes = iter([died, {"status": "ok", "detail": "", "records": []}, died, died])
+    calls = []
+    monkeypatch.setattr(grade, "_run_sandboxed", lambda *a, **k: calls.append(1) or next(outcomes))
+    results, _changed = grade.grade_folder(folder, grade.Settings(jobs=1), grade.Isolation(False))
+    assert [r.status for r in results] == ["ok", "crashed"]
+    assert len(calls) == 4
+
+
 def test_exercise_lookup_accepts_only_exercises():
     assert grade._exercise("02") is ex02
     for name in ("03_conversation", "", "2", "99", "__class__", None):
