@@ -457,7 +457,10 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
         f'<b style="color:{colour}">{verdict}</b> ({growth.limit}). '
         f"Tokens sent so far: {row.cumulative_sent_tokens}.</div>"
     )
-    return summary + trim_report_html(report, preview_chars=preview_chars)
+    # A long history makes a long table: it scrolls in its own box, so the plot and
+    # the controls above it stay in view while the learner moves the turn slider.
+    return (summary + '<div class="growth-turn-report" style="max-height:32em;overflow-y:auto">'
+            + trim_report_html(report, preview_chars=preview_chars) + "</div>")
 
 
 def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> str:

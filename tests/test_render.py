@@ -446,3 +446,15 @@ def test_growth_table_caption_names_the_counter_plainly():
 
     page = growth_table_html(replay_growth(load_conversation("bob"), "exact", limit=300))
     assert COUNTER_LABELS["exact"] in page and "limit 300" in page
+
+
+def test_a_turns_long_table_scrolls_in_its_own_box():
+    from course_utils.render import growth_turn_html
+    from course_utils.samples import load_conversation
+    from course_utils.widgets import GrowthExplorer
+
+    explorer = GrowthExplorer(load_conversation("long_chat"), strategy="none", limit=1000, turn=30)
+    page = growth_turn_html(explorer.growth, 30, explorer.report)
+    box = page.index('class="growth-turn-report"')
+    assert "overflow-y:auto" in page[box:box + 120]
+    assert page.index("growth-turn-summary") < box < page.index("trim-row")  # the summary stays outside
