@@ -60,6 +60,18 @@ def why_no_browser() -> str | None:
     return None
 
 
+def skip_or_fail_without_browser() -> None:
+    """Skip the calling test, saying why, when no browser can run; fail instead under COURSE_REQUIRE_BROWSER=1 (CI)."""
+    import pytest
+
+    reason = why_no_browser()
+    if reason is None:
+        return
+    if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"COURSE_REQUIRE_BROWSER=1 but the browser test cannot run: {reason}")
+    pytest.skip(f"browser test skipped: {reason}")
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

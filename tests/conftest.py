@@ -40,3 +40,32 @@ def reference_messages():
     from course_utils.trimming import reference_messages as stored
 
     return stored()
+
+
+# --- the browser tests: one JupyterLab server and one Chromium for every tests/test_browser*.py file ---
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory):
+    """JupyterLab on loopback, serving a scratch folder; a browser test copies in the notebooks it opens."""
+    from browser_support import LabServer, skip_or_fail_without_browser
+
+    skip_or_fail_without_browser()
+    with LabServer(tmp_path_factory.mktemp("lab-root"), tmp_path_factory.mktemp("lab-scratch")) as lab:
+        yield lab
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """Debian's Chromium driven by Playwright, shared by every browser test."""
+    from browser_support import CHROMIUM_ARGS, chromium_path, skip_or_fail_without_browser
+
+    skip_or_fail_without_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()

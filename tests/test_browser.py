@@ -15,12 +15,13 @@ serves (the repository is never touched):
 - the trimming lesson ``notebooks/03_trimming_walkthrough.ipynb``, when it
   exists and uses a TrimExplorer: its first explorer must respond too.
 
-Skipped, with the reason, when Chromium or Playwright is missing.
+Skipped, with the reason, when Chromium or Playwright is missing (a failure under
+COURSE_REQUIRE_BROWSER=1, as in CI). The server and browser fixtures live in conftest.py,
+shared by every ``tests/test_browser*.py`` file.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import time
 from pathlib import Path
@@ -32,18 +33,12 @@ from course_utils.samples import load_conversation
 from course_utils.tokens import get_token_counter
 from course_utils.trimming import explain_trim
 
-from browser_support import CHROMIUM_ARGS, OUTPUT, LabPage, LabServer, chromium_path, why_no_browser
+from browser_support import OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "03_trimming_walkthrough.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 DEMO = "widget_demo.ipynb"
-
-REASON = why_no_browser()
-if REASON is not None and os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-    # CI installs Chromium: there, a missing browser is a failure, not a skip.
-    raise RuntimeError(f"COURSE_REQUIRE_BROWSER=1 but the browser test cannot run: {REASON}")
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"browser test skipped: {REASON}")
 
 # The generated notebook: what each explorer is built from, so the test can recompute it.
 AGENT_OPTIONS = dict(max_tokens=900, start_on="human")
@@ -96,25 +91,17 @@ def lesson_uses_trim_explorer() -> bool:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    served = tmp_path_factory.mktemp("lab-root")
-    nbformat.write(demo_notebook(), served / DEMO)
+def server(lab_server):
+    """The shared JupyterLab server, with this file's notebooks copied into the folder it serves."""
+    nbformat.write(demo_notebook(), lab_server.root / DEMO)
     if LESSON.exists():
-        shutil.copy(LESSON, served / LESSON.name)
-    with LabServer(served, tmp_path_factory.mktemp("lab-scratch")) as lab:
-        yield lab
+        shutil.copy(LESSON, lab_server.root / LESSON.name)
+    return lab_server
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def browser(chromium_browser):
+    return chromium_browser
 
 
 @pytest.fixture(scope="module")
