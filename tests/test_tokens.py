@@ -498,3 +498,55 @@ def test_encoding_arguments_are_checked():
         count_text_tokens("a", "o200k")
     with pytest.raises(ValueError, match="encoding must be one of"):
         vocab.load_vocab("qwen3")
+
+
+# --- counters that add up per message (explain_trim counts each message once) -------------
+
+from course_utils.tokens import additive_parts, approximate_message_tokens  # noqa: E402
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+
+
+@st.composite
+def any_message(draw):
+    kind = draw(st.sampled_from(["human", "ai", "call", "tool", "system", "chat", "blocks", "image"]))
+    name = draw(st.one_of(st.none(), st.text(max_size=8)))
+    text = draw(_TEXT)
+    if kind == "human":
+        return HumanMessage(text, name=name)
+    if kind == "ai":
+        return AIMessage(text, name=name)
+    if kind == "call":
+        return AIMessage(text, tool_calls=[{"name": "lookup", "args": {"q": draw(_TEXT)}, "id": draw(st.text(max_size=6))}])
+    if kind == "tool":
+        return ToolMessage(text, tool_call_id=draw(st.text(max_size=9)), name=name)
+    if kind == "system":
+        return SystemMessage(text, name=name)
+    if kind == "chat":
+        return ChatMessage(text, role=draw(st.sampled_from(["critic", "judge", "x"])))
+    if kind == "blocks":
+        return AIMessage([{"type": "text", "text": text}, "plain " + text])
+    return HumanMessage([{"type": "image_url", "image_url": {"url": "data:,"}}, {"type": "text", "text": text}])
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_message())
+def test_approximate_message_tokens_equals_langchains_count(message):
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    assert approximate_message_tokens(message) == count_tokens_approximately([message])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(any_message(), max_size=8), st.sampled_from(["approximate", "dummy", "exact", "o200k_base", "llama3"]))
+def test_the_course_counters_add_up_per_message(messages, name):
+    one, extra = additive_parts(name)
+    counter = get_token_counter(name)
+    expected = sum(one(m) for m in messages) + extra if messages else 0
+    assert counter(messages) == expected
+
+
+def test_other_counters_are_not_assumed_to_add_up():
+    assert additive_parts(lambda messages: 5) is None
+    assert additive_parts("nonsense") is None
+    assert additive_parts(ExactTokenCounter(encoding="o200k_base"))[1] == 3
