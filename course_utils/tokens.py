@@ -652,3 +652,96 @@ def count_each(messages: Sequence[BaseMessage], token_counter: str | TokenCounte
     messages = check_messages(messages)
     counter = resolve_token_counter(token_counter)
     return [counter([m]) for m in messages]
+
+
+# --- a text cut into its tokens (lesson 01's visualiser) ------------------------
+
+
+@dataclass(frozen=True)
+class TokenPiece:
+    """One token of a text: its id, its bytes, and the characters those bytes help to spell.
+
+    A byte-level BPE tokenizer works on UTF-8 bytes, not characters. A
+    Persian letter is 2 bytes and a Chinese character 3, and when the
+    vocabulary has no token for the whole character, one token can hold
+    part of one: then ``text`` is None and ``label`` shows the bytes.
+    """
+
+    token_id: int
+    data: bytes
+    chars: str  #: the character(s) this token's bytes belong to, whole
+
+    @property
+    def text(self) -> str | None:
+        """The token's text, or None when its bytes are only part of a character."""
+        try:
+            return self.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    @property
+    def whole(self) -> bool:
+        """True when the token is whole characters (False: part of a character)."""
+        return self.text is not None
+
+    @property
+    def label(self) -> str:
+        """What to print for the token: its text, or its bytes in hex ("d8 b3") when partial."""
+        text = self.text
+        return text if text is not None else " ".join(f"{b:02x}" for b in self.data)
+
+
+@dataclass(frozen=True)
+class TokenSplit:
+    """A text cut into tokens by one tokenizer, or, when it is unavailable, why not."""
+
+    encoding: str
+    text: str
+    pieces: tuple[TokenPiece, ...]
+    exact: bool
+    note: str  #: empty when the tokenizer is available
+
+    @property
+    def count(self) -> int:
+        """The number of tokens (the approximate count when the tokenizer is unavailable)."""
+        return len(self.pieces) if self.exact else count_text_tokens(self.text, "approximate")
+
+    @property
+    def partial(self) -> int:
+        """How many tokens are only part of a character."""
+        return sum(not piece.whole for piece in self.pieces)
+
+    @property
+    def ids(self) -> list[int]:
+        return [piece.token_id for piece in self.pieces]
+
+
+def split_tokens(text: str, encoding: str = "o200k_base") -> TokenSplit:
+    """Cut ``text`` into the tokens of ``encoding`` (``"cl100k_base"``, ``"o200k_base"``, ``"llama3"``).
+
+    Each piece keeps its id, its bytes and the whole characters its bytes
+    touch (found by walking the UTF-8 bytes, so a token that ends inside a
+    character names that character). When the tokenizer cannot be loaded
+    the split has no pieces, ``exact`` is False and ``note`` says why.
+
+    >>> [p.label for p in split_tokens("hello world", "o200k_base").pieces]
+    ['hello', ' world']
+    """
+    text = check_text(text, "text")
+    encoding = check_encoding(encoding)
+    loaded, status = _load_encoding(encoding=encoding)
+    if loaded is None:
+        return TokenSplit(encoding, text, (), False, status.note)
+    ids = loaded.encode_ordinary(text)
+    # byte offset -> index of the character it belongs to
+    owner: list[int] = []
+    for index, char in enumerate(text):
+        owner.extend([index] * len(char.encode("utf-8")))
+    pieces, start = [], 0
+    for token_id in ids:
+        data = loaded.decode_single_token_bytes(token_id)
+        end = start + len(data)
+        chars = text[owner[start] : owner[end - 1] + 1] if data else ""
+        pieces.append(TokenPiece(token_id, data, chars))
+        start = end
+    return TokenSplit(encoding, text, tuple(pieces), True, "")
