@@ -534,7 +534,8 @@ TEXT_DIRECTION = {"fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh" dir="ltr"', "e
 _TOKEN_CSS = (
     "<style>.cu-token:hover::after,.cu-token:focus::after{content:' #' attr(data-id);font-size:0.75em;"
     "color:#0d47a1;font-family:monospace;unicode-bidi:isolate;direction:ltr}"
-    ".cu-token:focus{outline:2px solid #0d47a1;outline-offset:1px}</style>"
+    ".cu-token:focus{outline:2px solid #0d47a1;outline-offset:1px}"
+    ".token-text-rtl textarea{direction:rtl;text-align:right}</style>"  # TokenView's text box, for Persian
 )
 
 

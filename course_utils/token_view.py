@@ -146,6 +146,10 @@ class TokenView(_StaticHtmlMixin, widgets.VBox):
         self.error = ""
         self.text = text
         self.language = self.sample.value if self.sample.value != OWN_TEXT else guess_language(text)
+        if self.language == "fa":  # the text box too is written right to left (render's CSS)
+            self.text_box.add_class("token-text-rtl")
+        else:
+            self.text_box.remove_class("token-text-rtl")
         splits = [split_tokens(text, self.left.value), split_tokens(text, self.right.value)]
         self.splits = splits
         self.counts = {split.encoding: split.count for split in splits}
