@@ -267,7 +267,7 @@ def _load_named_encoding(encoding: str) -> tuple[Any, TokenizerStatus]:
     if loaded.encoding is None:
         note = f"Exact {encoding} counting unavailable ({loaded.note}); using approximate counts instead."
         return None, TokenizerStatus(False, "approximate", note, loaded.path)
-    note = f"Exact counting with {encoding} (offline file, {loaded.note})."
+    note = f"Exact counting with {encoding} ({loaded.note})."
     return loaded.encoding, TokenizerStatus(True, encoding, note, loaded.path)
 
 

@@ -95,7 +95,7 @@ class VocabSource:
 
 SOURCES = {
     "o200k_base": VocabSource("o200k_base", "o200k_base", O200K_SHA256, "tiktoken"),
-    "llama3": VocabSource("llama3", "llama3", LLAMA3_SHA256, "Meta (llama-models)"),
+    "llama3": VocabSource("llama3", "llama3", LLAMA3_SHA256, "Meta"),
 }
 
 
@@ -173,7 +173,7 @@ def verified_rank_file(source: VocabSource, folder: Path | None = None) -> tuple
     path = rank_file_path(source, folder)
     try:
         if _sha256(path.read_bytes()) == source.sha256:
-            return path, f"{path} (cached, sha256 {source.sha256[:12]}... verified against {source.published_by})"
+            return path, _verified_note(source)
     except OSError:
         pass  # not converted yet, or unreadable: convert again below
     try:
@@ -193,7 +193,15 @@ def verified_rank_file(source: VocabSource, folder: Path | None = None) -> tuple
     except OSError:
         path = rank_file_path(source, Path(tempfile.mkdtemp(prefix="course_utils-")))
         _write_atomically(path, data)
-    return path, f"converted from quicktok-v1 to {path}, sha256 {actual[:12]}... verified against {source.published_by}"
+    return path, _verified_note(source)
+
+
+def _verified_note(source: VocabSource) -> str:
+    """The same words whether the file was just converted or read from the cache (lessons store this)."""
+    return (
+        f"quicktok-v1's {source.quicktok_name} written as a tiktoken file, sha256 {source.sha256[:12]}... "
+        f"verified against {source.published_by}'s published hash"
+    )
 
 
 _ENV_LOCK = threading.Lock()
