@@ -41,8 +41,9 @@ from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.growth import GrowthReport, replay_growth, trim_policy
 from course_utils.plots import budget_figure, figure_png, growth_figure
+from course_utils.sequences import safe_trim_kwargs
 from course_utils.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
-from course_utils.trimming import TrimReport, explain_trim, safe_trim_kwargs, untrimmed_report
+from course_utils.trimming import TrimReport, explain_trim, untrimmed_report
 
 #: Message types TrimExplorer's ``start_on`` / ``end_on`` dropdowns can name.
 BOUNDARY_TYPES = ("human", "ai", "system", "tool")

@@ -421,7 +421,7 @@ def test_a_turn_that_cannot_be_shown_hides_the_old_figure(monkeypatch):
 
 
 def test_growth_trim_kwargs_last_is_the_safe_trim():
-    from course_utils.trimming import safe_trim_kwargs
+    from course_utils.sequences import safe_trim_kwargs
 
     counter = get_token_counter("dummy")
     assert growth_trim_kwargs(500, "last", "dummy") == safe_trim_kwargs(500, counter)
