@@ -37,7 +37,7 @@ def reference_messages():
     Dummy counter: 10 tokens a string message, 14 for the two-block AIMessage.
     test_trimming.py keeps its own transcription, to cross-check this one.
     """
-    from course_utils.trimming import reference_messages as stored
+    from course_utils.reference_page import reference_messages as stored
 
     return stored()
 

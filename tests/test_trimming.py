@@ -370,12 +370,12 @@ import ast  # noqa: E402
 
 from course_utils.samples import load_conversation  # noqa: E402
 from course_utils.sequences import orphaned_tool_messages  # noqa: E402
-from course_utils.trimming import (  # noqa: E402
+from course_utils.reference_page import (  # noqa: E402
     REFERENCE_EXAMPLES,
     check_reference_examples,
     page_style,
 )
-from course_utils.trimming import reference_messages as stored_reference_messages  # noqa: E402
+from course_utils.reference_page import reference_messages as stored_reference_messages  # noqa: E402
 
 
 def test_stored_reference_messages_are_the_pages():
