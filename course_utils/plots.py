@@ -223,7 +223,7 @@ def experiment_figure(rows: Sequence[Any], *, title: str | None = None) -> Figur
     "none" and "summarise" lines are nudged up and down by a hair
     (:data:`FACTS_NUDGE`), so lines with equal counts do not hide each other.
     """
-    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+    from course_utils.thresholds import check_experiment_rows  # here, not at the top: thresholds loads LangGraph
 
     rows = check_experiment_rows(rows)
     check_text(title, "title", none_ok=True)

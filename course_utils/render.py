@@ -458,8 +458,8 @@ def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> 
 
 
 def experiment_table(rows: Sequence[Any]) -> str:
-    """``run_experiment``'s rows as a text table, one line per strategy and threshold."""
-    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+    """``thresholds.run_experiment``'s rows as a text table, one line per strategy and threshold."""
+    from course_utils.thresholds import check_experiment_rows  # here, not at the top: thresholds loads LangGraph
 
     rows = check_experiment_rows(rows)
     header = (
@@ -476,25 +476,23 @@ def experiment_table(rows: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-def limits_table(tasks: Sequence[str] | None = None) -> str:
-    """A text table: each model of ``thresholds.MODEL_LIMITS`` and its H_max for each task (default: all)."""
-    from course_utils.thresholds import MODEL_LIMITS, TASK_PROFILES, TASKS, suggest_thresholds
+def limits_table(rows: Sequence[Any]) -> str:
+    """``thresholds.limits_rows()`` as a text table: each model, its window, and H_max for each task.
 
-    if tasks is None:
-        tasks = TASKS
-    if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
-        raise TypeError(f"tasks must be a non-empty list of task names, got {tasks!r:.80}")
-    for task in tasks:
-        if task not in TASK_PROFILES:
-            raise ValueError(f"tasks must name tasks of {list(TASKS)}, got {task!r}")
+    A task whose fixed parts leave no room in a model's window shows "no room".
+    """
+    from course_utils.thresholds import LimitsRow  # here, not at the top: thresholds loads LangGraph
+
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
+        raise TypeError(
+            f"rows must be a non-empty list of LimitsRow (from thresholds.limits_rows), got {rows!r:.80}"
+        )
+    for i, row in enumerate(rows):
+        check_instance(row, f"rows[{i}]", LimitsRow, "thresholds.limits_rows")
+    tasks = list(rows[0].h_max)
     header = f"{'model':<26}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>17}" for t in tasks)
     lines = [header, "-" * len(header)]
-    for entry in MODEL_LIMITS:
-        cells = []
-        for task in tasks:
-            try:
-                cells.append(f"{suggest_thresholds(entry.context_window, task).h_max:>17,}")
-            except ValueError:
-                cells.append(f"{'no room':>17}")
-        lines.append(f"{entry.model:<26}{entry.provider:<12}{entry.context_window:>15,}" + "".join(cells))
+    for row in rows:
+        cells = [f"{'no room':>17}" if row.h_max.get(task) is None else f"{row.h_max[task]:>17,}" for task in tasks]
+        lines.append(f"{row.model:<26}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
     return "\n".join(lines)
