@@ -690,12 +690,9 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
 
 
 def _valid_record(record) -> bool:
-    from course_utils.checks import STATUSES
+    from course_utils.checks.record import valid_record
 
-    return (isinstance(record, dict) and isinstance(record.get("exercise"), str)
-            and re.fullmatch(r"\d\d", record["exercise"]) is not None
-            and type(record.get("question")) is int and 0 < record["question"] < 1000 and record.get("status") in STATUSES
-            and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str))
+    return valid_record(record)
 
 
 # --- the runner: one submission, inside its sandbox --------------------------------------------------
@@ -937,18 +934,9 @@ def _execute(spec: dict, started: float) -> dict:
 
 
 def _read_records(path: Path) -> list[dict]:
-    try:
-        with open(path, "rb") as file:
-            data = file.read(10 * 1024 * 1024)
-    except OSError:
-        return []
-    records = []
-    for line in data.decode("utf-8", "replace").splitlines():
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
+    from course_utils.checks.record import read_records
+
+    return read_records(path)
 
 
 def _runner_main(spec_text: str) -> int:
