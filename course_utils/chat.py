@@ -70,8 +70,8 @@ from course_utils.facts import (  # noqa: F401  (re-exported)
     teams_in,
 )
 from course_utils.summaries import summary_reply, write_summary  # noqa: F401  (re-exported)
+from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
-from course_utils.trimming import orphaned_tool_messages
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
