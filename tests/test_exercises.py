@@ -505,6 +505,11 @@ WRONG = [
     (ex01.q4, ("d", "b", WHY), "wrong", "keeps growing"),
     (ex01.q4, ("d", "c", ...), "not attempted", "why"),
     (ex01.q4, ("d", "c", "because"), "not attempted", "at least 3 words"),
+    # 01 q5: predict, then look (the wrong tokenizer, the wrong language, a count far off)
+    (ex01.q5, ("cl100k_base", "zh", 20), "wrong", "vocabulary is twice as large"),
+    (ex01.q5, ("o200k_base", "fa", 20), "wrong", "per character"),
+    (ex01.q5, ("o200k_base", "zh", 60), "wrong", "too high"),
+    (ex01.q5, ("o200k_base", "zh", ...), "not attempted", "o200k_tokens"),
     # 02 q1: B
     (ex02.q1, (6542,), "wrong", "reply reserve"),
     (ex02.q1, (6718,), "wrong", "system prompt"),

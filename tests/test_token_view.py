@@ -134,3 +134,26 @@ def test_guess_language():
     assert guess_language(sample_text("zh")) == "zh"
     assert guess_language(sample_text("en")) == "en"
     assert render.TEXT_DIRECTION["fa"] == ' lang="fa" dir="rtl"'
+
+
+# --- exercise 01, question 5: a prediction checked against the real counts --------------------
+
+
+def test_exercise_prediction_question_checks_against_real_counts(monkeypatch):
+    from course_utils import checks
+    from course_utils.checks import ex01
+
+    monkeypatch.setattr(checks, "STRICT", False)  # wrong answers are results here, not errors
+
+    q5 = ex01.questions[4]
+    real = count_text_tokens(sample_text("zh"), "o200k_base")
+    assert q5.check("o200k_base", "zh", real).correct
+    assert q5.check("o200k_base", "zh", round(real * 1.2)).correct  # a prediction within 25 % counts
+    too_high = q5.check("o200k_base", "zh", real * 2)
+    assert not too_high.correct and f"{real} o200k_base tokens" in str(too_high)
+    wrong_tokenizer = q5.check("cl100k_base", "zh", real)
+    assert not wrong_tokenizer.correct and "twice as large" in str(wrong_tokenizer)
+    wrong_language = q5.check("o200k_base", "fa", real)
+    assert not wrong_language.correct and "per character" in str(wrong_language)
+    assert "should be one of" in str(q5.check("gpt2", "zh", real))
+    assert "still" in str(q5.check(..., "zh", real))
