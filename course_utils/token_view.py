@@ -43,7 +43,7 @@ MAX_CHARS = 4000
 def sample_text(language: str) -> str:
     """The sample sentence of ``language`` ("en", "fa" or "zh"): the dialogue's first question.
 
-    >>> sample_text("en").startswith("I")
+    >>> sample_text("en").startswith("Hi!")
     True
     """
     check_choice(language, "language", [code for _, code in SAMPLE_LANGUAGES])
