@@ -96,3 +96,12 @@ def test_usage_metadata_scaling_corrects_at_most_a_quarter():
     # without a provider name (the offline model sets none) nothing is scaled
     bare = load_conversation("dialogue_zh")
     assert count_tokens_approximately(bare, use_usage_metadata_scaling=True) == count_tokens_approximately(bare)
+
+
+def test_docstring_examples_of_the_tokenizer_modules():
+    import doctest
+
+    from course_utils import calibration, token_view, tokens, vocab
+
+    for module in (tokens, vocab, calibration, token_view):
+        assert doctest.testmod(module).failed == 0, module.__name__
