@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 try:  # the role name count_tokens_approximately counts (private: if it moves, the fast path is off)
@@ -241,6 +241,9 @@ def _cache_key(message: BaseMessage) -> tuple:
     which are lists, are turned into JSON text first.
     """
     content = message.content
+    cls = message.__class__
+    if content.__class__ is str and (cls is HumanMessage or cls is SystemMessage or (cls is AIMessage and not message.tool_calls)):
+        return (cls, content, message.name)  # the common case: nothing but a role, a text and maybe a name
     if not isinstance(content, str):  # a list of blocks is not hashable
         content = json.dumps(content, ensure_ascii=False, sort_keys=True, default=str)
     extra = None
@@ -340,18 +343,24 @@ class ExactTokenCounter:
         return self._cached(message, encoding) if self.cache else self._encode(message, encoding)
 
     def __call__(self, messages: Sequence[BaseMessage]) -> int:
-        messages = check_messages(messages)
+        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+            check_messages(messages)  # raises, naming what was given
         if not messages:
             return 0
         encoding = self._encoding()
         if encoding is None:
-            return count_tokens_approximately(messages)
+            return count_tokens_approximately(check_messages(messages))
         if not self.cache:
+            messages = check_messages(messages)
             return sum(self._encode(message, encoding) for message in messages) + self.framing.per_reply
         # The cached path, inlined: a replay counts the same messages hundreds of times.
         counts, total = self._counts, self.framing.per_reply
         for message in messages:
-            key = _cache_key(message)
+            try:
+                key = _cache_key(message)
+            except AttributeError:  # not a message: the same TypeError as every other counter
+                check_messages(messages)
+                raise
             tokens = counts.get(key)
             if tokens is None:
                 tokens = counts[key] = self._encode(message, encoding)
