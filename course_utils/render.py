@@ -578,22 +578,34 @@ def token_split_html(split: TokenSplit, *, lang: str | None = None) -> str:
     )
 
 
-def token_comparison_html(splits: Sequence[TokenSplit], *, lang: str | None = None) -> str:
-    """Several tokenizers' cuts of the same text side by side (they wrap on a narrow screen)."""
+def token_comparison_html(splits: Sequence[TokenSplit], *, lang: str | None = None, live: bool = True) -> str:
+    """Several tokenizers' cuts of the same text side by side (they wrap on a narrow screen).
+
+    ``live=True`` (the widget in JupyterLab) adds a small ``<style>`` that
+    shows a token's id on hover and keyboard focus. ``live=False`` is the
+    static copy stored for GitHub and nbconvert, which drop or show style
+    blocks unpredictably: inline styles only, the id in each token's tooltip
+    and in the "token ids" list.
+    """
     splits = list(splits)
     if not splits:
         raise ValueError("splits must hold at least one TokenSplit, got none")
+    if not isinstance(live, bool):
+        raise TypeError(f"live must be True or False, got {type(live).__name__}: {live!r:.80}")
     panes = "".join(
         f'<div style="flex:1 1 300px;min-width:0;border:1px solid #bdbdbd;border-radius:4px;padding:6px 8px">'
         f"{token_split_html(split, lang=lang)}</div>"
         for split in splits
     )
+    how = "Hover over a token, or reach it with Tab, to see its id." if live else (
+        "Hover over a token to see its id; every id is listed under \"token ids\"."
+    )
     legend = (
         '<div style="font-size:0.85em;color:#424242;margin-top:4px">Each coloured box is one token; '
         "a dashed grey box is a token that holds only some of the UTF-8 bytes of a character, shown as "
-        "those bytes in hex. Hover over a token, or reach it with Tab, to see its id.</div>"
+        f"those bytes in hex. {how}</div>"
     )
     return (
-        f'<div class="cu-token-comparison" style="{FONT}">{_TOKEN_CSS}'
+        f'<div class="cu-token-comparison" style="{FONT}">{_TOKEN_CSS if live else ""}'
         f'<div style="display:flex;flex-wrap:wrap;gap:8px">{panes}</div>{legend}</div>'
     )

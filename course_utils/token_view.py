@@ -156,7 +156,11 @@ class TokenView(_StaticHtmlMixin, widgets.VBox):
         self.output.value = render.token_comparison_html(splits, lang=self.language)
 
     def static_html(self) -> str:
-        return f'<div class="token-view-static">{self.output.value}</div>'
+        """The same picture with inline styles only (no ``<style>``), for GitHub and nbconvert."""
+        if self.error or not self.splits:
+            return f'<div class="token-view-static">{self.output.value}</div>'
+        html = render.token_comparison_html(self.splits, lang=self.language, live=False)
+        return f'<div class="token-view-static">{html}</div>'
 
     def __repr__(self) -> str:
         counts = ", ".join(

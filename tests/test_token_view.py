@@ -157,3 +157,15 @@ def test_exercise_prediction_question_checks_against_real_counts(monkeypatch):
     assert not wrong_language.correct and "per character" in str(wrong_language)
     assert "should be one of" in str(q5.check("gpt2", "zh", real))
     assert "still" in str(q5.check(..., "zh", real))
+
+
+def test_static_copy_has_inline_styles_only_and_every_id():
+    view = TokenView(sample="zh")
+    static = view.static_html()
+    assert "<style" not in static and "<style" in view.output.value
+    for split in view.splits:
+        for token_id in split.ids:
+            assert f'title="id {token_id}' in static
+    assert 'listed under "token ids"' in static or "listed under &quot;token ids&quot;" in static
+    with pytest.raises(TypeError, match="live must be True or False"):
+        token_comparison_html(view.splits, live="no")
