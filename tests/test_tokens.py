@@ -550,3 +550,13 @@ def test_other_counters_are_not_assumed_to_add_up():
     assert additive_parts(lambda messages: 5) is None
     assert additive_parts("nonsense") is None
     assert additive_parts(ExactTokenCounter(encoding="o200k_base"))[1] == 3
+
+
+def test_an_unwritable_cache_folder_falls_back_to_a_private_temporary_one(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    source = vocab.SOURCES["llama3"]
+    path, note = vocab.verified_rank_file(source, blocker)
+    assert path is not None and blocker not in path.parents and "verified" in note
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == source.sha256
+    shutil.rmtree(path.parent)
