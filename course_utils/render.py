@@ -55,6 +55,9 @@ COUNTER_LABELS = {
     "exact": "exact counter (cl100k_base)",
     "approximate": "approximate counter (about 4 characters a token)",
     "dummy": "the reference page's dummy counter (10 tokens a message)",
+    "cl100k_base": "exact counter (cl100k_base)",
+    "o200k_base": "exact counter (o200k_base)",
+    "llama3": "exact counter (llama3)",
 }
 
 
