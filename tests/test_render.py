@@ -86,8 +86,8 @@ def test_one_row_per_message_with_the_reports_status_tokens_and_reason(reference
     for row, html_row in zip(report.rows, rows):
         assert html_row["attrs"]["data-status"] == row.status
         assert int(html_row["attrs"]["data-index"]) == row.index
-        index, role, text, tokens, status, reason = (c["text"] for c in cells(html_row))
-        assert int(index) == row.index and role == row.role and status == row.status and reason == row.reason
+        ref, role, text, tokens, status, reason = (c["text"] for c in cells(html_row))
+        assert ref == render.message_ref(row.index, row.message) and role == row.role and status == row.status and reason == row.reason
         expected_tokens = f"{row.kept_tokens} of {row.tokens}" if row.status == "partial" else str(row.tokens)
         assert tokens == expected_tokens
         assert text == render.preview(message_text(row.message), 80)
