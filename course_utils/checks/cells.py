@@ -121,7 +121,10 @@ def after_cell(result: Any) -> None:
     unset = names_left_unset(source, line)
     for name in names_set(source) - unset:  # statements before the failure did run
         _FAILED.pop(name, None)
-    detail = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+    if isinstance(error, SyntaxError):  # its str() names a temporary file: say the line instead
+        detail = f"{type(error).__name__}: {error.msg} (line {error.lineno} of the cell)"
+    else:
+        detail = f"{type(error).__name__}: {error}".splitlines()[0][:200]
     for name in unset:
         _FAILED[name] = FailedCell(name, getattr(result, "execution_count", None), detail)
 
