@@ -11,6 +11,8 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``trimming``: ``explain_trim``, the real ``trim_messages`` explained row by row (lesson 03);
 - ``reference_page``: the trim_messages reference page's seven examples, run against the library;
 - ``chat``: the offline chat model (and ``get_chat_model`` for a real one);
+- ``facts``: the facts a user tells the offline model, read from plain text;
+- ``summaries``: how the offline model writes and extends a summary, and what it loses (lesson 04);
 - ``graphs``: LangGraph chatbots that trim or summarise (lesson 04);
 - ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting;
 - ``thresholds``: model limits, suggested thresholds and the threshold experiment (lesson 05);
