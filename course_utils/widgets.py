@@ -195,7 +195,9 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
     Results: ``report`` (the ``TrimReport`` from ``explain_trim``, or None
     while the options are incompatible), ``error`` (trim_messages' own
-    message then, else ""), and ``output.value`` (the HTML picture).
+    message then, else ""), ``conflicts`` (every incompatible option, each
+    with the change that fixes it: trim_messages names only the first) and
+    ``output.value`` (the HTML picture).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage
     >>> chat = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("bye")]
