@@ -56,6 +56,13 @@ from pydantic import ConfigDict, PrivateAttr, field_validator
 from course_utils._args import check_choice, check_int, check_text
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.trimming import orphaned_tool_messages
+from course_utils.tool_calling import (  # the tool rules live there (lesson 06)
+    plan_tool_calls,
+    recall_reply,
+    tool_name,
+    tool_results_reply,
+    without_message_tags,
+)
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
@@ -140,13 +147,6 @@ ASKS_FOOD = re.compile(r"\bwhat(?:'s| is) my favou?rite food\b", re.I)
 ASKS_JOB = re.compile(r"\bwhat(?:'s| is) my job\b|\bwhat do i do for (?:a living|work)\b|\bwhat do i work as\b", re.I)
 GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b", re.I)
 
-#: Words of a tool's name that say nothing about what it is for.
-GENERIC_TOOL_WORDS = frozenset("get fetch find search lookup look up tool current the for of".split())
-#: How to fill a tool argument from the question, by argument name.
-PLACE_PATTERN = re.compile(r"\b(?:in|for|at) ([a-z][\w .'-]*?)\s*(?:[?!.,]|$)", re.I)
-ARGUMENT_PATTERNS = {"city": PLACE_PATTERN, "location": PLACE_PATTERN, "place": PLACE_PATTERN}
-NUMBER_PATTERN = re.compile(r"-?\d+(?:\.\d+)?")
-
 FALLBACK_ECHO_CHARS = 60
 
 #: Guards the call records of every model (one lock, so a model stays copyable).
@@ -175,7 +175,7 @@ def readable_text(message: BaseMessage) -> str:
     (Not :func:`course_utils.tokens.message_text`, which is what a tokenizer
     reads: content blocks and tool calls too.)
     """
-    return message.text.replace("\u2019", "'")
+    return without_message_tags(message.text).replace("\u2019", "'")
 
 
 def sentences(text: str) -> list[str]:
@@ -374,7 +374,7 @@ def conversation_reply(messages: Sequence[BaseMessage]) -> str:
         reply = rule(text, facts)
         if reply is not None:
             return reply
-    return reply_fallback(text, facts)
+    return recall_reply(text, messages) or reply_fallback(text, facts)
 
 
 def last_human_text(messages: Sequence[BaseMessage]) -> str:
@@ -420,56 +420,8 @@ def summary_reply(messages: Sequence[BaseMessage], max_questions: int | None = N
 
 
 # --- tools --------------------------------------------------------------------
-
-
-def tool_name(tool: dict) -> str:
-    return tool["function"]["name"]
-
-
-def tool_keywords(tool: dict) -> set[str]:
-    """get_weather -> {"weather"}: the words of a tool's name that say what it does."""
-    return set(re.split(r"[_\W]+", tool_name(tool).lower())) - GENERIC_TOOL_WORDS - {""}
-
-
-def choose_tool(text: str, tools: Sequence[dict], tool_choice: str | None) -> dict | None:
-    """The tool to call: the one tool_choice names, else the first whose keywords the text uses."""
-    if not tools or tool_choice == "none":
-        return None
-    named = [t for t in tools if tool_name(t) == tool_choice]
-    if named:
-        return named[0]
-    words = set(re.findall(r"[a-z0-9]+", text.lower()))
-    matching = [t for t in tools if tool_keywords(t) & words]
-    if matching:
-        return matching[0]
-    return tools[0] if tool_choice in ("any", "required") else None
-
-
-def tool_arguments(text: str, tool: dict) -> dict[str, Any]:
-    """Fill each argument from the question: a place after "in", a number, or the text."""
-    arguments = {}
-    properties = tool["function"].get("parameters", {}).get("properties", {})
-    for name, schema in properties.items():
-        kind = schema.get("type")
-        if name in ARGUMENT_PATTERNS and (match := ARGUMENT_PATTERNS[name].search(text)):
-            arguments[name] = match.group(1)
-        elif kind in ("integer", "number") and (match := NUMBER_PATTERN.search(text)):
-            arguments[name] = int(float(match.group())) if kind == "integer" else float(match.group())
-        elif kind in ("string", None):
-            arguments[name] = text
-    return arguments
-
-
-def tool_results_reply(messages: Sequence[BaseMessage]) -> str:
-    """Answer from the trailing ToolMessages, naming the tool each came from."""
-    names = {call["id"]: call["name"] for m in messages if isinstance(m, AIMessage) for call in m.tool_calls}
-    results = []
-    for message in reversed(messages):
-        if not isinstance(message, ToolMessage):
-            break
-        name = message.name or names.get(message.tool_call_id, "the tool")
-        results.insert(0, f"{name} says: {readable_text(message)}")
-    return "Here's what I found. " + " ".join(results)
+# Which tools to call, with which arguments, and answers from their results:
+# course_utils/tool_calling.py (imported above).
 
 
 # --- the model ----------------------------------------------------------------
@@ -649,6 +601,11 @@ class OfflineChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "offline-chat"
 
+    def _resolve_model_profile(self) -> dict[str, Any]:
+        # The profile create_agent's middleware reads: ("fraction", 0.8) triggers
+        # need max_input_tokens, the window this model enforces.
+        return {"max_input_tokens": self.context_window, "tool_calling": True, "tool_choice": True}
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         counter = getattr(self.token_counter, "__name__", type(self.token_counter).__name__)
@@ -767,10 +724,11 @@ class OfflineChatModel(BaseChatModel):
         text = last_human_text(messages)
         if ASKS_SUMMARY.search(text):
             return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
-        tool = choose_tool(text, tools, tool_choice)
-        if tool is not None:
-            call = {"name": tool_name(tool), "args": tool_arguments(text, tool), "id": f"call-{reply_id}"}
-            return AIMessage("", tool_calls=[{**call, "type": "tool_call"}], id=reply_id)
+        calls = plan_tool_calls(text, tools, tool_choice)
+        if calls:
+            ids = [f"call-{reply_id}" if k == 0 else f"call-{reply_id}-{k + 1}" for k in range(len(calls))]
+            tool_calls = [{**call, "id": id_, "type": "tool_call"} for call, id_ in zip(calls, ids)]
+            return AIMessage("", tool_calls=tool_calls, id=reply_id)
         return AIMessage(conversation_reply(messages), id=reply_id)
 
 
