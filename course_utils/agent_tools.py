@@ -1,7 +1,8 @@
 """Offline tools for lesson 06's agent: a forecast, a web search and a file reader.
 
 Real LangChain tools (``@tool``) over bundled sample data
-(``course_utils/data/agent_corpus.json``), so an agent built with
+(``course_utils/data/agent/corpus.json``, beside
+the sample conversations rather than among them), so an agent built with
 ``create_agent`` runs with no network and gives the same results every time.
 Some results are large on purpose: a web search returns three whole pages,
 a file is read whole. That is how tool results, not chat turns, come to fill
@@ -37,7 +38,7 @@ SKIES = ("sunny", "partly cloudy", "cloudy", "light rain", "showers", "clear")
 @lru_cache(maxsize=1)
 def load_corpus() -> dict[str, Any]:
     """The bundled sample data: ``{"weather": ..., "pages": [...], "files": {...}}``."""
-    text = resources.files("course_utils").joinpath("data", "agent_corpus.json").read_text(encoding="utf-8")
+    text = resources.files("course_utils").joinpath("data", "agent", "corpus.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
