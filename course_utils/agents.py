@@ -186,9 +186,10 @@ def _invoke(agent: Any, history: list[BaseMessage], request: HumanMessage, recor
     except Exception as error:  # a provider's refusal ends the turn, not the lesson
         return history, [], f"{type(error).__name__}: {error}"
     messages = list(state["messages"])
-    ids = [m.id for m in messages]
-    start = ids.index(request.id) + 1 if request.id in ids else len(messages)
-    return messages, messages[start:], None
+    # What this turn added: a middleware may have rewritten the history (a summary,
+    # a trim), so "new" means not in the history the turn started from.
+    before = {m.id for m in history} | {request.id}
+    return messages, [m for m in messages if m.id not in before], None
 
 
 def run_task(
@@ -219,7 +220,8 @@ def run_task(
         recorder.turn = number
         request = HumanMessage(text, id=f"turn-{number}")
         history, new, error = _invoke(agent, history, request, recorder)
-        calls = sum(len(m.tool_calls) for m in new if isinstance(m, AIMessage))
+        # Counted from the recorded replies: a middleware may have removed them from the history.
+        calls = sum(len(c.reply.tool_calls) for c in recorder.calls if c.turn == number and c.kind == "agent" and c.reply)
         turns.append(Turn(number, text, None if error else _final_answer(new), error, calls))
     asked = []
     for number, (question, expected, *_rest) in enumerate(probes, start=1):
@@ -375,6 +377,25 @@ def compare_runs(runs: Sequence[TaskRun], token_counter: Any = "exact") -> list[
             )
         )
     return rows
+
+
+def calls_without_their_request(run: TaskRun) -> list[int]:
+    """Agent calls (numbered 1, 2, ... as in :func:`call_rows`) not sent the request of their turn.
+
+    Summarising in the middle of a tool loop can move the user's request
+    into the summary: the model then answers tool results without seeing
+    what they were for.
+    """
+    missing = []
+    for number, call in enumerate(run.agent_calls, start=1):
+        if call.turn is not None and not any(m.id == f"turn-{call.turn}" for m in call.messages):
+            missing.append(number)
+    return missing
+
+
+def summaries_written(run: TaskRun) -> list[str]:
+    """The text of each summary the run's summary calls wrote, in order."""
+    return [call.reply.text for call in run.summary_calls if call.reply is not None]
 
 
 # --- helpers a strategy can use ------------------------------------------------------------

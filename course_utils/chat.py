@@ -475,15 +475,22 @@ class InvalidToolSequenceError(ValueError):
         return (type(self), (self.orphans,))
 
 
+#: A random id (uuid4, as add_messages and SummarizationMiddleware assign).
+UUID_PATTERN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def input_digest(messages: Sequence[BaseMessage]) -> str:
     """A short, stable hash of what a call was sent.
 
-    Message ids are part of it: in a graph, add_messages gives every input
-    message a unique id, so two different calls never produce the same reply
-    id, even from two model instances writing to one checkpointed thread.
+    Message ids are part of it, except the random ones (uuid4) add_messages
+    gives messages that have none: a run whose inputs carry fixed ids then
+    gets the same reply ids, and tool call ids, every time (lesson 06 counts
+    their tokens). Within a thread the input grows, so two calls differ anyway.
     """
     payload = [
-        (m.type, m.id, m.content, getattr(m, "tool_calls", None), getattr(m, "tool_call_id", None)) for m in messages
+        (m.type, None if m.id and UUID_PATTERN.fullmatch(m.id) else m.id, m.content,
+         getattr(m, "tool_calls", None), getattr(m, "tool_call_id", None))
+        for m in messages
     ]
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
