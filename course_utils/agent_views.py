@@ -25,7 +25,8 @@ from matplotlib.patches import Patch
 
 from course_utils._args import check_instance, check_int, check_text
 from course_utils.agents import ROLES, STATUSES, CallRow, StrategyRow, TaskRun, message_statuses, role_of
-from course_utils.render import FONT, preview
+from course_utils.render import preview
+from course_utils.style import FONT, LIMIT_COLOUR, STATUS_COLOURS as PALETTE
 from course_utils.tokens import resolve_token_counter
 
 #: One colour per role (tool results stand out; cleared results are pale).
@@ -39,12 +40,13 @@ ROLE_COLOURS = {
     "cleared tool results": "#ffe0b2",
 }
 #: One colour per status in the steps grid; "later" is white (the message did not exist yet).
+#: The course palette's meanings: sent as "kept", cleared as "partial", not sent as "dropped".
 STATUS_COLOURS = {
-    "sent": "#1e88e5",
-    "cleared": "#ffb74d",
-    "summary": "#8e24aa",
+    "sent": PALETTE["kept"][0],
+    "cleared": "#f9a825",
+    "summary": PALETTE["solution"][0],
     "summarised": "#ce93d8",
-    "not sent": "#d32f2f",
+    "not sent": PALETTE["dropped"][0],
     "later": "#ffffff",
 }
 ROLE_LETTERS = {"system": "S", "human": "H", "summary": "Σ", "ai text": "A", "ai tool calls": "C",
@@ -77,7 +79,7 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
         if r.error:
             ax.annotate("refused", (r.call, r.tokens), ha="center", va="bottom", fontsize=8, color="#b71c1c")
     if limit is not None:
-        ax.axhline(limit, color="#c62828", linestyle="--", label=f"context window {limit}")
+        ax.axhline(limit, color=LIMIT_COLOUR, linestyle="--", label=f"context window {limit}")
     ax.set_xticks(x, [f"{r.call}\nturn {r.turn}" for r in rows], fontsize=8)
     ax.set(xlabel="model call", ylabel="input tokens", title=title or "what each model call was sent, by role")
     ax.legend(loc="upper left", fontsize=8, ncols=2)
@@ -152,7 +154,7 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
         status = "summary" if role == "summary" else "cleared" if role == "cleared tool results" else "sent"
         rows.append(
             f'<tr data-role="{html.escape(role)}"><td style="padding:2px 6px">{html.escape(role)}</td>'
-            f'<td style="padding:2px 6px;color:{STATUS_COLOURS[status] if status != "sent" else "#1565c0"}">'
+            f'<td style="padding:2px 6px;color:{STATUS_COLOURS[status]}">'
             f"{status}</td>"
             f'<td style="padding:2px 6px;text-align:right">{counter([message])}</td>'
             f'<td dir="auto" style="padding:2px 6px">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'

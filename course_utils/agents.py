@@ -38,7 +38,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from course_utils._args import check_int, check_text
 from course_utils.tokens import check_messages, resolve_token_counter
 from course_utils.tool_calling import is_cleared, is_summary
-from course_utils.trimming import orphaned_tool_messages
+from course_utils.sequences import orphaned_tool_messages
 
 #: The order (and names) of the roles a call's tokens are split into.
 ROLES = ("system", "human", "summary", "ai text", "ai tool calls", "tool results", "cleared tool results")

@@ -35,7 +35,7 @@ from course_utils.agents import (
 from course_utils.chat import InvalidToolSequenceError, OfflineChatModel
 from course_utils.tokens import exact_counter
 from course_utils.tool_calling import NOT_SEEN, places_in, plan_tool_calls, recall_reply
-from course_utils.trimming import orphaned_tool_messages
+from course_utils.sequences import orphaned_tool_messages
 
 WINDOW = 2048
 
