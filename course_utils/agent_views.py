@@ -24,7 +24,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from course_utils._args import check_instance, check_int, check_text
-from course_utils.agents import ROLES, STATUSES, CallRow, StrategyRow, TaskRun, message_statuses, role_of
+from course_utils.agents import (
+    ROLES,
+    STATUSES,
+    CallRow,
+    StrategyRow,
+    TaskRun,
+    message_statuses,
+    role_of,
+    tool_schemas_message,
+)
 from course_utils.render import preview
 from course_utils.style import FONT, LIMIT_COLOUR, STATUS_COLOURS as PALETTE
 from course_utils.tokens import resolve_token_counter
@@ -32,6 +41,7 @@ from course_utils.tokens import resolve_token_counter
 #: One colour per role (tool results stand out; cleared results are pale).
 ROLE_COLOURS = {
     "system": "#5c6bc0",
+    "tool schemas": "#9fa8da",
     "human": "#26a69a",
     "summary": "#8e24aa",
     "ai text": "#9e9e9e",
@@ -49,7 +59,7 @@ STATUS_COLOURS = {
     "not sent": PALETTE["dropped"][0],
     "later": "#ffffff",
 }
-ROLE_LETTERS = {"system": "S", "human": "H", "summary": "Σ", "ai text": "A", "ai tool calls": "C",
+ROLE_LETTERS = {"system": "S", "tool schemas": "S", "human": "H", "summary": "Σ", "ai text": "A", "ai tool calls": "C",
                 "tool results": "T", "cleared tool results": "T"}
 
 
@@ -96,7 +106,8 @@ def roles_text(rows: Sequence[CallRow]) -> str:
     return (
         f"Input tokens grow from {rows[0].tokens} on call 1 to {last.tokens} on call {last.call}; "
         f"on the last call tool results are {tools} tokens ({share}%), "
-        f"the user's requests {last.parts.get('human', 0)} and the system prompt {last.parts.get('system', 0)}."
+        f"the user's requests {last.parts.get('human', 0)}, the system prompt {last.parts.get('system', 0)} "
+        f"and the tool schemas {last.parts.get('tool schemas', 0)}."
     )
 
 
@@ -108,7 +119,7 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
     if not grid:
         raise ValueError(f"run {run.name!r} has no agent model call to draw")
     codes = [[STATUSES.index(s) for s in row] for row in grid]
-    fig = Figure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 1.1), dpi=100, layout="constrained")
+    fig = Figure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 0.9), dpi=100, layout="constrained")
     ax = fig.subplots()
     ax.imshow(codes, cmap=ListedColormap([STATUS_COLOURS[s] for s in STATUSES]), vmin=0, vmax=len(STATUSES) - 1,
               aspect="auto", interpolation="nearest")
@@ -124,7 +135,7 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
     ax.set_title(title or f"{run.name}: what each model call was sent")
     used = [s for s in STATUSES if any(s in row for row in grid)]
     ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#9e9e9e", label=s) for s in used],
-              loc="upper center", bbox_to_anchor=(0.5, -0.32), ncols=len(used), fontsize=8, frameon=False)
+              loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=len(used), fontsize=8, frameon=False)
     return fig
 
 
@@ -160,7 +171,9 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
             f'<td dir="auto" style="padding:2px 6px">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
         )
     caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {len(sent.messages)} messages, "
-               f"{counter(sent.messages)} tokens" + (f"; refused: {html.escape(sent.error)}" if sent.error else ""))
+               f"{counter(sent.messages)} tokens"
+               + (f", plus {counter([tool_schemas_message(sent.tools)])} tokens of tool schemas" if sent.tools else "")
+               + (f"; refused: {html.escape(sent.error)}" if sent.error else ""))
     head = "".join(f'<th scope="col" style="text-align:left;padding:2px 6px">{h}</th>'
                    for h in ("role", "status", "tokens", "text"))
     return (f'<table class="agent-call" style="{FONT};border-collapse:collapse;font-size:0.9em">'

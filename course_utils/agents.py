@@ -27,6 +27,7 @@ Computing only: :mod:`course_utils.agent_views` draws and renders.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from course_utils._args import check_int, check_text
 from course_utils.tokens import check_messages, resolve_token_counter
@@ -41,7 +43,7 @@ from course_utils.tool_calling import is_cleared, is_summary
 from course_utils.sequences import orphaned_tool_messages
 
 #: The order (and names) of the roles a call's tokens are split into.
-ROLES = ("system", "human", "summary", "ai text", "ai tool calls", "tool results", "cleared tool results")
+ROLES = ("system", "tool schemas", "human", "summary", "ai text", "ai tool calls", "tool results", "cleared tool results")
 
 #: Lesson 06's travel agent: its instructions, its task (one request per turn) and the
 #: questions that probe, after the task, which facts from tool results it can still answer.
@@ -80,6 +82,7 @@ class ModelCall:
     kind: str  #: "agent" (the agent's model node) or "summary" (SummarizationMiddleware's summary call)
     messages: list[BaseMessage]  #: exactly what the model received, system prompt included
     turn: int | None = None  #: the task turn (1, 2, ...) or None for a probe
+    tools: list[dict] = field(default_factory=list)  #: the tool schemas bound for the call
     reply: AIMessage | None = None
     error: str | None = None  #: the exception's class and message, when the call failed
 
@@ -102,7 +105,8 @@ class CallRecorder(BaseCallbackHandler):
 
     def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs) -> None:
         kind = "summary" if (metadata or {}).get("lc_source") == "summarization" else "agent"
-        call = ModelCall(len(self.calls) + 1, kind, list(messages[0]), self.turn)
+        tools = list((kwargs.get("invocation_params") or {}).get("tools") or [])
+        call = ModelCall(len(self.calls) + 1, kind, list(messages[0]), self.turn, tools)
         self.calls.append(call)
         self._by_run[run_id] = call
 
@@ -249,8 +253,22 @@ def role_of(message: BaseMessage) -> str:
     return "ai text"
 
 
-def tokens_by_role(messages: Sequence[BaseMessage], token_counter: Any = "exact") -> dict[str, int]:
-    """Tokens of ``messages`` per role, every role of :data:`ROLES` present (0 when absent).
+def tool_schemas_message(tools: Sequence[Any]) -> SystemMessage:
+    """The bound tools' JSON schemas as one system message: what they cost as input.
+
+    Providers send tool schemas with every call and bill them as input
+    tokens; the offline model counts them this way too.
+    """
+    if isinstance(tools, (str, bytes, dict)) or not isinstance(tools, Sequence):
+        raise TypeError(f"tools must be a list of tools or tool schemas, got {type(tools).__name__}: {tools!r:.80}")
+    schemas = [tool if isinstance(tool, dict) else convert_to_openai_tool(tool) for tool in tools]
+    return SystemMessage(json.dumps(schemas, sort_keys=True))
+
+
+def tokens_by_role(
+    messages: Sequence[BaseMessage], token_counter: Any = "exact", tools: Sequence[Any] = ()
+) -> dict[str, int]:
+    """Tokens of ``messages`` (and of the ``tools``' schemas) per role, every role of :data:`ROLES` present.
 
     Each message is counted on its own, so the parts add up to the sum of
     the messages' tokens (a list counter may add a few tokens per list).
@@ -260,7 +278,14 @@ def tokens_by_role(messages: Sequence[BaseMessage], token_counter: Any = "exact"
     totals = dict.fromkeys(ROLES, 0)
     for message in messages:
         totals[role_of(message)] += counter([message])
+    if tools:
+        totals["tool schemas"] = counter([tool_schemas_message(tools)])
     return totals
+
+
+def call_tokens(call: ModelCall, token_counter: Any = "exact") -> int:
+    """The input tokens of one call: its messages and its tools' schemas, each counted on its own."""
+    return sum(tokens_by_role(call.messages, token_counter, call.tools).values())
 
 
 @dataclass(frozen=True)
@@ -279,7 +304,7 @@ def call_rows(run: TaskRun, token_counter: Any = "exact") -> list[CallRow]:
     """Tokens per agent model call of the task, split by role."""
     rows = []
     for number, call in enumerate(run.agent_calls, start=1):
-        parts = tokens_by_role(call.messages, token_counter)
+        parts = tokens_by_role(call.messages, token_counter, call.tools)
         rows.append(CallRow(number, call.turn or 0, len(call.messages), sum(parts.values()), parts, call.error))
     return rows
 
@@ -293,7 +318,9 @@ def transcript(run: TaskRun) -> list[BaseMessage]:
     """Every message the task's agent calls were sent or produced, in order of first appearance."""
     seen: dict[Any, BaseMessage] = {}
     for call in run.agent_calls:
-        for message in [*call.messages, *([call.reply] if call.reply is not None else [])]:
+        # A new summary goes after the messages that existed when it was written.
+        ordered = [m for m in call.messages if not is_summary(m)] + [m for m in call.messages if is_summary(m)]
+        for message in [*ordered, *([call.reply] if call.reply is not None else [])]:
             if _key(message) not in seen:
                 seen[_key(message)] = message
     return list(seen.values())
@@ -347,7 +374,7 @@ class StrategyRow:
 
     strategy: str
     agent_calls: int
-    tokens_sent: int  #: input tokens of the agent's calls over the task
+    tokens_sent: int  #: input tokens (messages and tool schemas) of the agent's calls over the task
     largest_call: int  #: the most input tokens one agent call received
     summary_tokens: int  #: input tokens of the summary calls (0 without summarisation)
     turns_failed: int
@@ -361,8 +388,8 @@ def compare_runs(runs: Sequence[TaskRun], token_counter: Any = "exact") -> list[
     counter = resolve_token_counter(token_counter)
     rows = []
     for run in runs:
-        sizes = [counter(call.messages) for call in run.agent_calls]
-        summary = sum(counter(call.messages) for call in run.summary_calls)
+        sizes = [call_tokens(call, counter) for call in run.agent_calls]
+        summary = sum(call_tokens(call, counter) for call in run.summary_calls)
         rows.append(
             StrategyRow(
                 run.name,

@@ -31,6 +31,7 @@ from course_utils.agents import (
     orphans_received,
     run_task,
     tokens_by_role,
+    tool_schemas_message,
 )
 from course_utils.chat import InvalidToolSequenceError, OfflineChatModel
 from course_utils.tokens import exact_counter
@@ -187,7 +188,9 @@ def test_the_recorder_sees_exactly_what_the_model_received():
     result = run_task(trip_agent(model), TRIP_TASK[:2], probes=())
     assert [call.messages for call in result.agent_calls] == model.calls
     rows = call_rows(result)
-    assert [r.tokens for r in rows] == [sum(exact_counter([m]) for m in sent) for sent in model.calls]
+    schemas = exact_counter([tool_schemas_message(TRIP_TOOLS)])
+    assert [r.tokens for r in rows] == [sum(exact_counter([m]) for m in sent) + schemas for sent in model.calls]
+    assert all(r.parts["tool schemas"] == schemas for r in rows), "the recorder saw the bound tools"
     assert rows[-1].parts["tool results"] > rows[-1].parts["human"], "tool results dominate"
     assert set(rows[0].parts) == set(ROLES)
 
