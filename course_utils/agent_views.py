@@ -59,6 +59,10 @@ STATUS_COLOURS = {
     "not sent": PALETTE["dropped"][0],
     "later": "#ffffff",
 }
+#: Darker twins of the status colours, for status words written on white (contrast 4.5:1 or more).
+STATUS_TEXT_COLOURS = {**STATUS_COLOURS, "cleared": PALETTE["partial"][0], "summarised": "#6a1b9a"}
+#: A mark drawn in each grid cell that is not plainly sent, so the grid does not rely on colour alone.
+STATUS_MARKS = {"cleared": "c", "summary": "Σ", "summarised": "s", "not sent": "×"}
 ROLE_LETTERS = {"system": "S", "tool schemas": "S", "human": "H", "summary": "Σ", "ai text": "A", "ai tool calls": "C",
                 "tool results": "T", "cleared tool results": "T"}
 
@@ -128,13 +132,20 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
                                      for i, c in enumerate(run.agent_calls)], fontsize=8)
     ax.set_xticks([i - 0.5 for i in range(len(messages) + 1)], minor=True)
     ax.set_yticks([i - 0.5 for i in range(len(grid) + 1)], minor=True)
+    for y, row in enumerate(grid):
+        for x, status in enumerate(row):
+            if status in STATUS_MARKS:
+                ax.text(x, y, STATUS_MARKS[status], ha="center", va="center", fontsize=8,
+                        color="black" if status in ("cleared", "summarised") else "white")
     ax.grid(which="minor", color="#e0e0e0", linewidth=0.6)
     ax.tick_params(which="minor", length=0)
     ax.set_xlabel("messages of the task, in order (S system, H human, C ai tool calls, T tool result, A ai text, Σ summary)",
                   fontsize=8)
     ax.set_title(title or f"{run.name}: what each model call was sent")
     used = [s for s in STATUSES if any(s in row for row in grid)]
-    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#9e9e9e", label=s) for s in used],
+    labels = [f"{s} ({STATUS_MARKS[s]})" if s in STATUS_MARKS else s for s in used]
+    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#9e9e9e", label=label)
+                       for s, label in zip(used, labels)],
               loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=len(used), fontsize=8, frameon=False)
     return fig
 
@@ -165,7 +176,7 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
         status = "summary" if role == "summary" else "cleared" if role == "cleared tool results" else "sent"
         rows.append(
             f'<tr data-role="{html.escape(role)}"><td style="padding:2px 6px">{html.escape(role)}</td>'
-            f'<td style="padding:2px 6px;color:{STATUS_COLOURS[status]}">'
+            f'<td style="padding:2px 6px;color:{STATUS_TEXT_COLOURS[status]}">'
             f"{status}</td>"
             f'<td style="padding:2px 6px;text-align:right">{counter([message])}</td>'
             f'<td dir="auto" style="padding:2px 6px">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
@@ -221,3 +232,88 @@ def probes_text(run: TaskRun, *, width: int = 90) -> str:
         lines.append(f"  {mark} {probe.question}\n      -> {preview(said, width)}")
     return "\n".join(lines)
 
+
+
+# --- a widget: step through the calls of each strategy ------------------------------------------
+
+
+def call_status_line(run: TaskRun, call: int) -> str:
+    """One sentence: how many messages of the task agent call ``call`` was sent, cleared, summarised or not sent."""
+    check_instance(run, "run", TaskRun, "run_task")
+    _, grid = message_statuses(run)
+    call = check_int(call, "call", minimum=1)
+    if call > len(grid):
+        raise ValueError(f"call must be between 1 and {len(grid)} (the run's agent calls), got {call}")
+    row = grid[call - 1]
+    counts = ", ".join(f"{row.count(s)} {s}" for s in STATUSES[:-1] if row.count(s))
+    return f"{run.name}, call {call} of {len(grid)}: of the {len(row) - row.count('later')} messages so far, {counts}."
+
+
+def _explorer_class():
+    """AgentStepExplorer, built on first use so importing this module does not need ipywidgets."""
+    import ipywidgets as widgets
+
+    from course_utils.widgets import _StaticHtmlMixin
+
+    class AgentStepExplorer(_StaticHtmlMixin, widgets.VBox):
+        """Pick a strategy and a model call; see the messages that call was sent.
+
+        Both controls have names (``strategy``, ``model call``) and work by
+        keyboard; the table states each message's role and status in words.
+        The result lives in the HTML widget's ``value`` (nothing is printed).
+        """
+
+        def __init__(self, runs: Sequence[TaskRun], **kwargs):
+            if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+                raise TypeError(f"runs must be a non-empty list of TaskRun (from run_task), got {runs!r:.80}")
+            for i, run in enumerate(runs):
+                check_instance(run, f"runs[{i}]", TaskRun, "run_task")
+                if not run.agent_calls:
+                    raise ValueError(f"runs[{i}] ({run.name!r}) has no agent model call to show")
+            names = [run.name for run in runs]
+            if len(set(names)) != len(names):
+                raise ValueError(f"runs must have different names, got {names}")
+            self.runs = {run.name: run for run in runs}
+            style = {"description_width": "initial"}
+            self.strategy = widgets.Dropdown(options=names, value=names[0], description="strategy",
+                                             style=style, layout=widgets.Layout(width="32em"))
+            self.call = widgets.IntSlider(value=1, min=1, max=len(runs[0].agent_calls), description="model call",
+                                          style=style, continuous_update=True)
+            self.view = widgets.HTML()
+            self.view.add_class("agent-step-view")
+            super().__init__([self.strategy, self.call, self.view], **kwargs)
+            self.add_class("agent-explorer")
+            self.strategy.observe(self._on_strategy, names="value")
+            self.call.observe(lambda change: self._render(), names="value")
+            self._render()
+
+        @property
+        def run(self) -> TaskRun:
+            return self.runs[self.strategy.value]
+
+        def _on_strategy(self, change) -> None:
+            calls = len(self.run.agent_calls)
+            if self.call.value > calls:
+                self.call.value = calls  # renders through the slider's observer
+            self.call.max = calls
+            self._render()
+
+        def _render(self) -> None:
+            line = html.escape(call_status_line(self.run, self.call.value))
+            self.view.value = (f'<p class="agent-step-line" style="{FONT};margin:4px 0">{line}</p>'
+                               + call_html(self.run, self.call.value))
+
+        def static_html(self) -> str:
+            return self.view.value
+
+        def __repr__(self) -> str:
+            call = self.run.agent_calls[self.call.value - 1]
+            return (f"AgentStepExplorer({self.strategy.value!r}, call {self.call.value} of "
+                    f"{len(self.run.agent_calls)}): {len(call.messages)} messages sent")
+
+    return AgentStepExplorer
+
+
+def agent_step_explorer(runs: Sequence[TaskRun]):
+    """A widget to step through what each model call of each run was sent (see ``AgentStepExplorer``)."""
+    return _explorer_class()(runs)

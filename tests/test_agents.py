@@ -268,3 +268,25 @@ def test_bad_arguments_name_the_parameter():
         fit_turn([HumanMessage("hi")], 0)
     with pytest.raises(ValueError, match="max_lines_per_result"):
         findings_summary([], max_lines_per_result=0)
+
+
+# --- the lesson's widget, without a browser ---------------------------------------------------------
+
+
+def test_agent_step_explorer_follows_its_controls(runs):
+    from course_utils.agent_views import agent_step_explorer, call_status_line
+
+    explorer = agent_step_explorer(list(runs.values()))
+    assert explorer.strategy.description == "strategy" and explorer.call.description == "model call"
+    assert explorer.strategy.value == "everything" and explorer.call.value == 1
+    explorer.strategy.value = "clear"
+    explorer.call.value = explorer.call.max
+    last = runs["clear"].agent_calls[-1]
+    assert call_status_line(runs["clear"], explorer.call.max) in explorer.view.value
+    assert explorer.view.value.count('data-role="cleared tool results"') == sum(
+        1 for m in last.messages if m.type == "tool" and m.text == "[cleared]")
+    assert repr(explorer).startswith("AgentStepExplorer('clear', call 8 of 8)")
+    with pytest.raises(ValueError, match="different names"):
+        agent_step_explorer([runs["clear"], runs["clear"]])
+    with pytest.raises(TypeError, match="runs"):
+        agent_step_explorer([])
