@@ -24,8 +24,9 @@ The rules, in the order they apply:
    quotes, for each result of the turn, its line that best matches the
    question (the first line on a tie). Later questions are answered from the
    tool results, summaries and earlier answers the call was *sent*: the line
-   sharing the most content words with the question, or an honest "I can't
-   see that". What the model was not sent, it does not know.
+   sharing the most content words with the question; when no line is close
+   enough, the chat rules' honest fallback. What the model was not sent, it
+   does not know.
 
 >>> weather = {"type": "function", "function": {"name": "get_weather", "description": "Weather forecast.",
 ...     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
@@ -73,9 +74,6 @@ NUMBER_PATTERN = re.compile(r"-?\d+(?:\.\d+)?")
 #: The tags SummarizationMiddleware wraps each message in (``get_buffer_string(..., format="xml")``).
 XML_MESSAGE_TAG = re.compile(r"</?message\b[^>]*>|<tool_call\b[^>]*>.*?</tool_call>", re.S)
 WORD_PATTERN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.U)
-
-#: What the model says when nothing it was sent answers a question.
-NOT_SEEN = "I can't see that in the messages I was sent, so I don't know."
 
 
 # --- words ----------------------------------------------------------------------
@@ -322,11 +320,13 @@ def sources(messages: Sequence[BaseMessage]) -> list[str]:
 
 
 def recall_reply(question: str, messages: Sequence[BaseMessage], *, min_words: int = 2) -> str | None:
-    """Answer a question from what was sent, or None when no tool result or summary was sent.
+    """Answer a question from the tool results, summaries and answers that were sent, or None.
 
     The answer quotes the line sharing the most content words with the
-    question (at least ``min_words``, or half of the question's words when it
-    has fewer); when no line does, it says it can't see the answer.
+    question (at least ``min_words``, or all of them when the question has
+    fewer). None when no tool result or summary was sent, or no line is
+    close enough: the chat rules then answer, ending with their honest
+    fallback ("I only know what you've told me").
     """
     if not any(isinstance(m, ToolMessage) or is_summary(m) for m in messages):
         return None
@@ -337,6 +337,4 @@ def recall_reply(question: str, messages: Sequence[BaseMessage], *, min_words: i
         candidate = best_line(question, text)
         if candidate[0] > best[0]:
             best = candidate
-    if best[0] >= needed:
-        return f"From what I was sent: {best[1]}"
-    return NOT_SEEN
+    return f"From what I was sent: {best[1]}" if best[0] >= needed else None
