@@ -192,8 +192,10 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def comparison_html(rows: Sequence[StrategyRow]) -> str:
-    """The comparison table of :func:`course_utils.agents.compare_runs` as HTML."""
+def comparison_html(rows: Sequence[StrategyRow], *, caption: str = "The same task under each strategy "
+                    "(input tokens counted with the exact counter, cl100k_base)") -> str:
+    """The comparison table of :func:`course_utils.agents.compare_runs` as HTML, with a caption."""
+    check_text(caption, "caption")
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
         raise TypeError(f"rows must be a non-empty list of StrategyRow (from compare_runs), got {rows!r:.80}")
     for i, row in enumerate(rows):
@@ -209,6 +211,7 @@ def comparison_html(rows: Sequence[StrategyRow]) -> str:
             for i, c in enumerate(cells)) + "</tr>")
     head = "".join(f'<th scope="col" style="padding:2px 8px">{h}</th>' for h in headers)
     return (f'<table class="agent-comparison" style="{FONT};border-collapse:collapse;font-size:0.9em">'
+            f'<caption style="text-align:left;font-weight:600">{html.escape(caption)}</caption>'
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
