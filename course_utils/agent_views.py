@@ -175,11 +175,11 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
         role = role_of(message)
         status = "summary" if role == "summary" else "cleared" if role == "cleared tool results" else "sent"
         rows.append(
-            f'<tr data-role="{html.escape(role)}"><td style="padding:2px 6px">{html.escape(role)}</td>'
-            f'<td style="padding:2px 6px;color:{STATUS_TEXT_COLOURS[status]}">'
+            f'<tr data-role="{html.escape(role)}"><td style="padding:2px 6px;text-align:left">{html.escape(role)}</td>'
+            f'<td style="padding:2px 6px;text-align:left;color:{STATUS_TEXT_COLOURS[status]}">'
             f"{status}</td>"
             f'<td style="padding:2px 6px;text-align:right">{counter([message])}</td>'
-            f'<td dir="auto" style="padding:2px 6px">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
+            f'<td dir="auto" style="padding:2px 6px;text-align:start">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
         )
     caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {len(sent.messages)} messages, "
                f"{counter(sent.messages)} tokens"
