@@ -13,6 +13,8 @@ live in conftest.py.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import time
 from pathlib import Path
@@ -41,9 +43,9 @@ def lesson_runs():
             continue
         if "agent_step_explorer(runs)" in cell.source:
             break
-        source = "\n".join(line for line in cell.source.splitlines()
-                           if not line.startswith("%") and not line.lstrip().startswith("display("))
-        exec(compile(source, "lesson-06", "exec"), namespace)  # noqa: S102 - the course's own lesson
+        source = "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
+        with contextlib.redirect_stdout(io.StringIO()):  # the lesson's prints and displays, not needed here
+            exec(compile(source, "lesson-06", "exec"), namespace)  # noqa: S102 - the course's own lesson
     return {run.name: run for run in namespace["runs"]}
 
 
