@@ -93,7 +93,7 @@ def _ex06_q1(q, middleware):
         turn = run.failed_turns[0]
         return q.wrong(f"turn {turn.number} failed: {turn.error[:160]}")
     if row.largest_call > EX06_BUDGET:
-        worst = max(range(len(run.agent_calls)), key=lambda i: row_tokens(run, i)) + 1
+        worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
         advice = ("lower the trigger (or the trim's max_tokens)" if middleware else
                   "with no middleware every call is sent the whole history")
         if any(_counts_approximately(m) for m in middleware):
@@ -111,7 +111,7 @@ def _ex06_q1(q, middleware):
                      f"{len(run.probes)} facts still answerable.")
 
 
-def row_tokens(run, index: int) -> int:
+def _call_tokens(run, index: int) -> int:
     from course_utils.agents import call_tokens
 
     return call_tokens(run.agent_calls[index])
