@@ -474,7 +474,7 @@ def shorten_tool_result(message: ToolMessage, max_lines: int) -> ToolMessage:
 
 
 def fit_turn(messages: Sequence[BaseMessage], max_tokens: int, token_counter: Any = "exact") -> list[BaseMessage]:
-    """Trim like lesson 03, but never lose the current turn.
+    """Trim like lesson 03b (valid boundaries), but never lose the current turn.
 
     First ``trim_messages`` with the safe arguments (``strategy="last"``,
     ``start_on="human"``, ``end_on=("human", "tool")``, ``include_system=True``).
