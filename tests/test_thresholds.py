@@ -20,6 +20,7 @@ from course_utils.thresholds import (
     run_experiment,
     suggest_thresholds,
 )
+from course_utils.models import model_info
 from course_utils.tokens import exact_counter
 
 THRESHOLDS = (256, 1024, 8192)  # small, middle, larger than the whole long chat
@@ -95,7 +96,10 @@ def test_model_limits_are_plain_positive_numbers():
     names = [m.model for m in MODEL_LIMITS]
     assert len(names) == len(set(names))
     assert all(isinstance(m.context_window, int) and m.context_window >= 4096 for m in MODEL_LIMITS)
-    assert model_limit("GPT-4o") == 128_000 and model_limit("claude 3.5 sonnet") == 200_000
+    from course_utils.models import MODELS
+
+    assert [m.model for m in MODEL_LIMITS] == [m.model for m in MODELS]  # one source: models.json
+    assert model_limit("gpt-4 (original)") == model_info("GPT-4 (original)").context_window
     with pytest.raises(ValueError, match="model must be one of"):
         model_limit("gpt-99")
 
@@ -104,8 +108,9 @@ def test_limits_table_lists_every_model_and_says_when_there_is_no_room():
     table = limits_table()
     for entry in MODEL_LIMITS:
         assert entry.model in table and f"{entry.context_window:,}" in table
-    phi = next(line for line in table.splitlines() if line.startswith("Phi-3"))
-    assert phi.rstrip().endswith("no room")
+    smallest = min(MODEL_LIMITS, key=lambda m: m.context_window)
+    line = next(line for line in table.splitlines() if line.startswith(smallest.model))
+    assert line.split()[-1] == f"{suggest_thresholds(smallest.context_window, 'retrieval').h_max:,}"
     with pytest.raises(ValueError, match="tasks must name tasks"):
         limits_table(["chat", "poetry"])
 

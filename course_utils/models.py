@@ -1,0 +1,208 @@
+"""Models' limits, tokenizers and prices, from the data file ``course_utils/data/models.json`` (lesson 05).
+
+One row per model: its context window, its cap on output tokens, the family
+of its tokenizer, its prices (input, output, cached input, cache write) in
+dollars per million tokens, and for every row the date the course read its
+source and the source's address. Numbers in a lesson come from here, never
+typed into the lesson, so one edit of the data file updates every lesson.
+
+Limits and prices change: each row is a dated snapshot, and the loader
+refuses a row without a date or a source.
+
+>>> info = model_info("GPT-4 (original)")
+>>> info.context_window, info.tokenizer, info.exact_tokenizer
+(8192, 'cl100k_base', True)
+
+The tokenizer family decides how the course counts for a model:
+:func:`counter_for_tokenizer` gives the exact counter where the course has
+one, and otherwise the approximate counter with a safety margin to add.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from course_utils.costs import Prices
+from course_utils.tokens import TokenCounter, get_token_counter
+
+#: Keys every row of models.json has.
+ROW_KEYS = (
+    "model", "provider", "kind", "context_window", "max_output_tokens", "tokenizer",
+    "price_input", "price_output", "price_cached_input", "price_cache_write", "checked", "source", "note",
+)
+KINDS = ("hosted", "open weights")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+#: Tokenizer families the course counts exactly, and the name of the counter for each.
+#: (The tokenizers work adds "o200k_base"; switching a family to its exact counter is one line here.)
+EXACT_COUNTERS = {"cl100k_base": "exact"}
+
+#: PLACEHOLDER, not a measurement: the safety margin (share of L) to add when a
+#: family is counted approximately. To be replaced by the margin derived from the
+#: approximate counter's measured error (lesson 01's calibration), when that lands.
+APPROXIMATE_MARGIN_PLACEHOLDER = 0.10
+#: The margin (share of L) the course uses when it counts exactly (lesson 05's procedure).
+EXACT_MARGIN_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One row of models.json."""
+
+    model: str
+    provider: str
+    kind: str  #: "hosted" (an API) or "open weights" (you can run it yourself)
+    context_window: int
+    max_output_tokens: int | None
+    tokenizer: str
+    price_input: float | None
+    price_output: float | None
+    price_cached_input: float | None
+    price_cache_write: float | None
+    checked: str  #: the date the course read the source (YYYY-MM-DD)
+    source: str
+    note: str
+
+    @property
+    def exact_tokenizer(self) -> bool:
+        """Whether the course can count this model's tokens exactly."""
+        return self.tokenizer in EXACT_COUNTERS
+
+    @property
+    def has_prices(self) -> bool:
+        return self.price_input is not None and self.price_output is not None
+
+    @property
+    def prices(self) -> Prices:
+        """The row's prices (ValueError when the source gave none)."""
+        if not self.has_prices:
+            raise ValueError(f"model {self.model!r} has no prices in models.json (its source did not state them)")
+        return Prices(self.price_input, self.price_output, self.price_cached_input, self.price_cache_write)
+
+
+def _row(raw: Any, where: str) -> ModelInfo:
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where} must be an object, got {type(raw).__name__}")
+    missing = [k for k in ROW_KEYS if k not in raw]
+    unknown = sorted(set(raw) - set(ROW_KEYS))
+    if missing or unknown:
+        raise ValueError(f"{where}: missing keys {missing}, unknown keys {unknown}")
+    for key in ("model", "provider", "tokenizer", "note"):
+        if not isinstance(raw[key], str) or not raw[key].strip():
+            raise ValueError(f"{where}: {key!r} must be a non-empty string, got {raw[key]!r:.80}")
+    if raw["kind"] not in KINDS:
+        raise ValueError(f"{where}: 'kind' must be one of {KINDS}, got {raw['kind']!r}")
+    for key, none_ok in (("context_window", False), ("max_output_tokens", True)):
+        value = raw[key]
+        if value is None and none_ok:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            raise ValueError(f"{where}: {key!r} must be a positive int{' or null' if none_ok else ''}, got {value!r}")
+    for key in ("price_input", "price_output", "price_cached_input", "price_cache_write"):
+        value = raw[key]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+            raise ValueError(f"{where}: {key!r} must be a price >= 0 or null, got {value!r}")
+    if (raw["price_input"] is None) != (raw["price_output"] is None):
+        raise ValueError(f"{where}: give both 'price_input' and 'price_output', or neither")
+    if raw["price_cached_input"] is not None and raw["price_input"] is not None and raw["price_cached_input"] > raw["price_input"]:
+        raise ValueError(f"{where}: 'price_cached_input' ({raw['price_cached_input']}) is above 'price_input'")
+    if not isinstance(raw["checked"], str) or not DATE.match(raw["checked"]):
+        raise ValueError(f"{where}: 'checked' must be a date YYYY-MM-DD, got {raw['checked']!r}")
+    if not isinstance(raw["source"], str) or not raw["source"].startswith("https://"):
+        raise ValueError(f"{where}: 'source' must be an https:// address, got {raw['source']!r:.80}")
+    return ModelInfo(**{k: raw[k] for k in ROW_KEYS})
+
+
+def models_from_dict(raw: Any, where: str = "models.json") -> tuple[ModelInfo, ...]:
+    """Check a decoded models file and return its rows (ValueError naming the row and key)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("models"), list) or not raw["models"]:
+        raise ValueError(f"{where}: the top level must be an object with a non-empty 'models' list")
+    rows = tuple(_row(entry, f"{where}: models[{i}]") for i, entry in enumerate(raw["models"]))
+    names = [row.model.lower() for row in rows]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"{where}: models repeated: {repeated}")
+    return rows
+
+
+def load_models() -> tuple[ModelInfo, ...]:
+    """The rows of ``course_utils/data/models.json``, checked."""
+    text = resources.files("course_utils").joinpath("data", "models.json").read_text(encoding="utf-8")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"models.json is not valid JSON: {exc}") from None
+    return models_from_dict(raw)
+
+
+#: Every model of the data file, in its order.
+MODELS = load_models()
+#: The caveat that goes with every use of the table.
+MODELS_NOTE = (
+    "Limits and prices as each source stated them on the date in 'checked' (models.json). They change, "
+    "differ between versions and platforms, and some providers charge more above a prompt length: "
+    "check your provider's page before relying on them."
+)
+
+
+def model_info(model: str) -> ModelInfo:
+    """The row of a model, by name (case-insensitive)."""
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a str, got {type(model).__name__}: {model!r:.80}")
+    for row in MODELS:
+        if row.model.lower() == model.strip().lower():
+            return row
+    raise ValueError(f"model must be one of {[row.model for row in MODELS]}, got {model!r}")
+
+
+def priced_models(*, caching: bool = False) -> tuple[ModelInfo, ...]:
+    """The models with prices (and, with ``caching=True``, a cached-input price), cheapest input first."""
+    rows = [m for m in MODELS if m.has_prices and (not caching or m.price_cached_input is not None)]
+    return tuple(sorted(rows, key=lambda m: (m.price_input, m.price_output, m.model)))
+
+
+@dataclass(frozen=True)
+class CounterChoice:
+    """How the course counts tokens for one tokenizer family."""
+
+    tokenizer: str
+    counter: TokenCounter
+    exact: bool
+    margin_share: float  #: the safety margin M to use, as a share of L
+
+    @property
+    def label(self) -> str:
+        """"exact (cl100k_base)" or "approximate, margin 10%"."""
+        if self.exact:
+            return f"exact ({self.tokenizer})"
+        return f"approximate, margin {self.margin_share:.0%}"
+
+
+def counter_for_tokenizer(tokenizer: str) -> CounterChoice:
+    """The counter for a tokenizer family: exact where the course has it,
+    otherwise approximate with a larger margin (see ``APPROXIMATE_MARGIN_PLACEHOLDER``)."""
+    if not isinstance(tokenizer, str) or not tokenizer.strip():
+        raise TypeError(f"tokenizer must be a non-empty str, got {tokenizer!r:.80}")
+    if tokenizer in EXACT_COUNTERS:
+        return CounterChoice(tokenizer, get_token_counter(EXACT_COUNTERS[tokenizer]), True, EXACT_MARGIN_SHARE)
+    return CounterChoice(tokenizer, get_token_counter("approximate"), False, APPROXIMATE_MARGIN_PLACEHOLDER)
+
+
+__all__ = [
+    "APPROXIMATE_MARGIN_PLACEHOLDER",
+    "EXACT_COUNTERS",
+    "EXACT_MARGIN_SHARE",
+    "MODELS",
+    "MODELS_NOTE",
+    "CounterChoice",
+    "ModelInfo",
+    "counter_for_tokenizer",
+    "load_models",
+    "model_info",
+    "models_from_dict",
+    "priced_models",
+]
