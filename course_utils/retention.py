@@ -392,3 +392,36 @@ __all__ = [
     "pinned_facts_text",
     "price_runs",
 ]
+
+
+def describe_cost_recall(points: Sequence[CostPoint], points_without_caching: Sequence[CostPoint] | None = None) -> str:
+    """The point of the recall-against-cost figure in words, computed from the same numbers (its text alternative)."""
+    points = list(points)
+    if not points:
+        raise ValueError("points must not be empty")
+    best = best_point(points)
+    worst = max(points, key=lambda p: p.cost)
+    asked = best.facts_asked
+    lines = [
+        f"Recall against cost, one point per strategy and threshold ({len(points)} points, prompt caching on). "
+        f"The cheapest way to remember all {best.facts_remembered} of {asked} facts is "
+        f"{STRATEGY_LABELS[best.strategy]} at {best.threshold} tokens: ${best.cost * 1000:.2f} per 1,000 conversations.",
+    ]
+    low = [p for p in points if p.recall < 1]
+    if low:
+        forgetful = min(low, key=lambda p: p.recall)
+        lines.append(
+            f"The most forgetful is {STRATEGY_LABELS[forgetful.strategy]} at {forgetful.threshold} tokens "
+            f"({forgetful.facts_remembered} of {asked} facts, ${forgetful.cost * 1000:.2f})."
+        )
+    lines.append(f"The most expensive is {STRATEGY_LABELS[worst.strategy]} at {worst.threshold} tokens (${worst.cost * 1000:.2f}).")
+    if points_without_caching:
+        plain = best_point(list(points_without_caching))
+        lines.append(
+            f"Without caching the cheapest full-recall point is {STRATEGY_LABELS[plain.strategy]} at "
+            f"{plain.threshold} tokens (${plain.cost_without_caching * 1000:.2f})."
+        )
+    return " ".join(lines)
+
+
+__all__ += ["describe_cost_recall"]

@@ -265,3 +265,55 @@ def test_experiment_rows_are_checked_by_type(rows):
         experiment_table([rows[0], {"strategy": "trim"}])
     with pytest.raises(TypeError, match="rows must be a non-empty list"):
         experiment_figure("rows")
+
+
+# --- models.json ----------------------------------------------------------------------------------
+
+
+def test_every_model_row_is_dated_and_sourced():
+    import datetime
+
+    from course_utils.models import MODELS
+
+    assert len(MODELS) >= 5
+    for row in MODELS:
+        assert datetime.date.fromisoformat(row.checked) <= datetime.date(2026, 12, 31), row.model
+        assert row.source.startswith("https://") and row.note.strip(), row.model
+        assert row.context_window > 0 and row.tokenizer
+        if row.has_prices and row.price_cached_input is not None:
+            assert row.price_cached_input <= row.price_input
+
+
+def test_the_loader_refuses_a_row_without_date_or_source():
+    import json
+    from importlib import resources
+
+    from course_utils.models import models_from_dict
+
+    raw = json.loads(resources.files("course_utils").joinpath("data", "models.json").read_text())
+    good = raw["models"][0]
+    for key, bad, message in (
+        ("checked", "late 2026", "'checked' must be a date"),
+        ("source", "the provider's page", "'source' must be an https:// address"),
+        ("context_window", 0, "'context_window' must be a positive int"),
+        ("price_input", None, "give both 'price_input' and 'price_output'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            models_from_dict({"models": [{**good, key: bad}]})
+    with pytest.raises(ValueError, match="missing keys"):
+        models_from_dict({"models": [{k: v for k, v in good.items() if k != "checked"}]})
+    with pytest.raises(ValueError, match="models repeated"):
+        models_from_dict({"models": [good, good]})
+
+
+def test_each_tokenizer_family_gets_its_counter():
+    from course_utils.models import EXACT_COUNTERS, MODELS, counter_for_tokenizer
+    from course_utils.tokens import approximate_counter
+
+    for row in MODELS:
+        choice = counter_for_tokenizer(row.tokenizer)
+        assert choice.exact == (row.tokenizer in EXACT_COUNTERS)
+        if not choice.exact:
+            assert choice.counter is approximate_counter and "approximate, margin" in choice.label
+            assert choice.margin_share > counter_for_tokenizer("cl100k_base").margin_share
+    assert counter_for_tokenizer("cl100k_base").counter is exact_counter
