@@ -31,7 +31,8 @@ The strategies (each sends at most ``threshold`` tokens per call):
 Every strategy replays the same script: the assistant's scripted replies join
 the history and are billed as the output of the turn's call, so strategies
 differ only in what they send and in the summaries they ask for (billed as
-output too). The final fact questions are probes, not billed.
+output too). The offline model is called where its answer matters: to write
+summaries, and to answer the fact questions at the end (probes, not billed).
 """
 
 from __future__ import annotations
@@ -199,8 +200,8 @@ class _Replay:
     def turn(self, number: int, human: HumanMessage, replies: list[BaseMessage]) -> None:
         self.prepare(human)
         sent = self.to_send(human, f"turn {number}")
-        self.model.invoke(sent)  # the offline model really answers what was sent
-        # Billed output: the script's replies, the same for every strategy.
+        # The turn's reply comes from the script (the same for every strategy), so the
+        # model is not asked for one; it is billed as this call's output.
         output = self.counter(replies) - _pair_overhead(self.counter) if replies else 0
         self.calls.append(call_record("turn", sent, max(0, output), self.counter))
         self.history += [human, *replies]
@@ -425,3 +426,22 @@ def describe_cost_recall(points: Sequence[CostPoint], points_without_caching: Se
 
 
 __all__ += ["describe_cost_recall"]
+
+
+def fact_turns(conversation: Conversation | str = "spread_chat") -> dict[str, list[int]]:
+    """For each fact a sample lists, the turns (1 = the first) whose user message states its value.
+
+    >>> fact_turns("spread_chat")["name"]
+    [1, 24]
+    """
+    if isinstance(conversation, str):
+        conversation = load_sample(conversation)
+    check_instance(conversation, "conversation", Conversation, "samples.load_sample")
+    _, turns = _turns(conversation.messages)
+    return {
+        fact["fact"]: [n for n, (human, _) in enumerate(turns, start=1) if fact["value"].lower() in readable_text(human).lower()]
+        for fact in conversation.facts
+    }
+
+
+__all__ += ["fact_turns"]
