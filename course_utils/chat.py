@@ -54,8 +54,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, PrivateAttr, field_validator
 
 from course_utils._args import check_choice, check_int, check_text
+from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
-from course_utils.trimming import orphaned_tool_messages
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 

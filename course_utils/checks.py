@@ -66,8 +66,9 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import count_tokens_approximately
 
-from course_utils.render import FONT, MONO
-from course_utils.trimming import orphaned_tool_messages, safe_trim_kwargs, table_token_counter
+from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.style import FONT, MONO
+from course_utils.trimming import table_token_counter
 
 __all__ = [
     "STATUSES",

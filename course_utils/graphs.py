@@ -41,7 +41,7 @@ from course_utils.chat import get_chat_model
 from course_utils.checkpoints import DEFAULT_DB_PATH, check_sqlite_path, get_checkpointer
 from course_utils.checkpoints import sqlite_checkpointer  # noqa: F401  (re-exported)
 from course_utils.tokens import resolve_token_counter
-from course_utils.trimming import valid_tail
+from course_utils.sequences import valid_tail
 
 #: The how-to's prompts, word for word.
 SUMMARY_PREFIX = "Summary of conversation earlier: "
@@ -179,7 +179,7 @@ def build_summarizing_chatbot(
     SystemMessage when a summary exists) and ``summarize_conversation`` (asks
     the model to create or extend the summary, then removes the older messages
     with ``RemoveMessage``). The kept tail is
-    ``course_utils.trimming.valid_tail(messages, keep_last)``: the last
+    ``course_utils.sequences.valid_tail(messages, keep_last)``: the last
     ``keep_last`` messages, with the cut moved back to the human message that
     starts their turn, so it never keeps a tool result without the AIMessage
     that called the tool (which a provider refuses). It keeps more, never fewer.

@@ -58,7 +58,7 @@ from course_utils.thresholds import (
     fact_questions,
 )
 from course_utils.tokens import TokenCounter, check_messages, resolve_token_counter
-from course_utils.trimming import safe_trim_kwargs, valid_tail
+from course_utils.sequences import safe_trim_kwargs, valid_tail
 
 #: The strategies :func:`compare_strategies` knows, in the order lessons show them.
 STRATEGIES = ("trim", "trim_chunked", "summarise", "summary_window", "pinned_facts")

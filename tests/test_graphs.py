@@ -28,7 +28,7 @@ from course_utils.graphs import (
 )
 from course_utils.samples import load_conversation
 from course_utils.tokens import get_token_counter
-from course_utils.trimming import orphaned_tool_messages, valid_tail
+from course_utils.sequences import orphaned_tool_messages, valid_tail
 
 BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
 NFL_TEAMS = [t for t in TEAMS.values() if t.league == "NFL"]
