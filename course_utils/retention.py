@@ -19,6 +19,9 @@ The strategies (each sends at most ``threshold`` tokens per call):
 - ``"summarise"``: the LangGraph how-to's policy: when the next call would pass
   the threshold, the model writes (or extends) a summary, all but the last
   ``keep_last`` messages are removed, and the summary joins the system prompt.
+  The request asks for a summary sized to the threshold ("Keep it to at most
+  N words."), as an application with a token budget must: a smaller budget
+  means a shorter summary, which keeps fewer facts.
 - ``"summary_window"``: a summary plus a trimmed recent window: when over the
   threshold, only the messages that no longer fit a recent window of
   ``window`` of the threshold are summarised; the window stays verbatim.
@@ -70,6 +73,9 @@ STRATEGY_LABELS = {
     "summary_window": "summary + recent window",
     "pinned_facts": "facts in the system prompt",
 }
+#: Words a summary may take per token of the threshold: a summary sized to the budget it lives in
+#: (1/64: 8 words at a 512-token threshold, 64 words at 4096). A real application picks its own share.
+SUMMARY_WORDS_PER_TOKEN = 1 / 64
 #: The heading under which pinned facts go into the system prompt.
 PINNED_HEADING = "What the user has told you about themselves:"
 
@@ -121,7 +127,8 @@ def pinned_facts_text(texts: Sequence[str]) -> str:
 class _Replay:
     """One strategy at one threshold: the state it keeps, what it sends, and every call it made."""
 
-    def __init__(self, strategy, threshold, system, model, counter, keep_last, window, low_water):
+    def __init__(self, strategy, threshold, system, model, counter, keep_last, window, low_water, summary_words):
+        self.summary_words = summary_words
         self.strategy, self.threshold, self.system = strategy, threshold, system
         self.model, self.counter = model, counter
         self.keep_last, self.window, self.low_water = keep_last, window, low_water
@@ -159,6 +166,8 @@ class _Replay:
 
     def _summarise(self, messages: list[BaseMessage]) -> None:
         prompt = EXTEND_SUMMARY_PROMPT.format(summary=self.summary) if self.summary else CREATE_SUMMARY_PROMPT
+        if self.summary_words is not None:
+            prompt += f" Keep it to at most {self.summary_words} words."
         request = [*messages, HumanMessage(prompt)]
         reply = self.model.invoke(request)
         self.calls.append(call_record("summary", request, reply.usage_metadata["output_tokens"], self.counter))
@@ -285,6 +294,7 @@ def compare_strategies(
     window: float = 0.5,
     low_water: float = 0.5,
     summary_questions: int | None = 3,
+    summary_words_per_token: float | None = SUMMARY_WORDS_PER_TOKEN,
 ) -> list[StrategyRun]:
     """Replay ``conversation`` through each strategy at each threshold; one run per pair, strategies first.
 
@@ -292,7 +302,10 @@ def compare_strategies(
     ``models.counter_for_tokenizer``); ``keep_last`` is the how-to's "keep
     the last 2 messages"; ``window`` the share of the threshold the
     summary_window strategy keeps verbatim; ``low_water`` the share chunked
-    trimming cuts down to.
+    trimming cuts down to; ``summary_words_per_token`` sizes the summary to
+    the threshold: each summary request asks for at most ``threshold *
+    summary_words_per_token`` words (None asks for no length, and the
+    model's own default applies).
     """
     if isinstance(conversation, str):
         conversation = load_sample(conversation)
@@ -309,6 +322,8 @@ def compare_strategies(
     keep_last = check_int(keep_last, "keep_last")
     window = _check_share(window, "window")
     low_water = _check_share(low_water, "low_water")
+    if summary_words_per_token is not None:
+        summary_words_per_token = _check_share(summary_words_per_token, "summary_words_per_token")
     counter = resolve_token_counter(token_counter)
     system, turns = _turns(messages)
 
@@ -316,7 +331,8 @@ def compare_strategies(
     for strategy in strategies:
         for threshold in thresholds:
             model = OfflineChatModel(context_window=10_000_000, token_counter=counter, summary_questions=summary_questions)
-            replay = _Replay(strategy, threshold, system, model, counter, keep_last, window, low_water)
+            words = None if summary_words_per_token is None else max(1, int(threshold * summary_words_per_token))
+            replay = _Replay(strategy, threshold, system, model, counter, keep_last, window, low_water, words)
             for number, (human, replies) in enumerate(turns, start=1):
                 replay.turn(number, human, replies)
             answers = tuple(replay.ask(question) for question in questions)
