@@ -138,6 +138,7 @@ class _Replay:
         self.user_texts: list[str] = []
         self.chunk_start = 0  # trim_chunked: index in history where the kept part starts
         self.calls: list[Call] = []
+        self.sent: list[tuple[BaseMessage, ...]] = []  # what each turn's call sent
         self.summaries = 0
 
     # -- what goes first: the system prompt, with the summary or the pinned facts
@@ -213,6 +214,7 @@ class _Replay:
         # model is not asked for one; it is billed as this call's output.
         output = self.counter(replies) - _pair_overhead(self.counter) if replies else 0
         self.calls.append(call_record("turn", sent, max(0, output), self.counter))
+        self.sent.append(tuple(sent))
         self.history += [human, *replies]
 
     def ask(self, question: FactQuestion) -> Answer:
@@ -231,6 +233,7 @@ class StrategyRun:
     calls: tuple[Call, ...] = field(repr=False)
     answers: tuple[Answer, ...] = field(repr=False)
     summaries: int  #: summary calls made
+    sent: tuple[tuple[BaseMessage, ...], ...] = field(default=(), repr=False)  #: the messages each turn's call sent
 
     @property
     def facts_remembered(self) -> int:
@@ -336,7 +339,7 @@ def compare_strategies(
             for number, (human, replies) in enumerate(turns, start=1):
                 replay.turn(number, human, replies)
             answers = tuple(replay.ask(question) for question in questions)
-            runs.append(StrategyRun(strategy, threshold, tuple(replay.calls), answers, replay.summaries))
+            runs.append(StrategyRun(strategy, threshold, tuple(replay.calls), answers, replay.summaries, tuple(replay.sent)))
     return runs
 
 
