@@ -155,3 +155,28 @@ def test_bad_strategy_input_names_the_parameter():
         compare_strategies("spread_chat", [512], window=2)
     with pytest.raises(TypeError, match="runs must be a non-empty list of StrategyRun"):
         price_runs([], PRICES)
+
+
+def test_summaries_sized_to_the_threshold_make_recall_a_curve_too(runs):
+    """The lossy summariser keeps fewer facts in a shorter summary, so summarising forgets at small thresholds."""
+    recall = [pick(runs, "summarise", t).facts_remembered for t in THRESHOLDS]
+    assert recall == sorted(recall) and recall[0] < recall[-1] == 5
+    # Without a requested length the summariser's default cap holds all five facts: the curve comes from the budget.
+    [unsized] = compare_strategies("spread_chat", [512], ["summarise"], summary_words_per_token=None)
+    assert unsized.facts_remembered > pick(runs, "summarise", 512).facts_remembered
+
+
+def test_each_summary_request_asks_for_a_length_in_proportion_to_the_threshold(monkeypatch):
+    from course_utils.chat import OfflineChatModel
+
+    asked = []
+    invoke = OfflineChatModel.invoke
+
+    def spy(self, messages, *args, **kwargs):
+        asked.append(messages[-1].text)
+        return invoke(self, messages, *args, **kwargs)
+
+    monkeypatch.setattr(OfflineChatModel, "invoke", spy)
+    compare_strategies("spread_chat", [1024], ["summarise"], summary_words_per_token=1 / 64)
+    summaries = [text for text in asked if "summary" in text.lower()]
+    assert summaries and all(text.endswith("Keep it to at most 16 words.") for text in summaries)
