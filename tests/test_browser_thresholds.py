@@ -64,6 +64,9 @@ def test_run_all_shows_the_figure_with_its_text_alternative_and_the_tables(lesso
     figure = figures.nth(widths.index(max(widths)))
     figure.evaluate("el => el.scrollIntoView({block: 'center'})")
     figure.screenshot(path=str(ARTIFACTS / "cost_recall_figure.png"))
+    strategies = lesson.page.locator(".jp-MarkdownOutput table", has_text="water marks").first
+    strategies.evaluate("el => el.scrollIntoView({block: 'start'})")
+    strategies.screenshot(path=str(ARTIFACTS / "strategies_markdown_table.png"))
     # A table line is never wrapped: the widest text table fits the output area.
     overflow = table.evaluate("el => el.scrollWidth - el.clientWidth")
     assert overflow <= 0, f"the strategies table is {overflow}px wider than its output area"
