@@ -19,7 +19,10 @@ Three tools, from rule of thumb to measurement:
    the threshold) and "summarise" (summarise when over the threshold, as the
    LangGraph how-to does, then trim what is still too long), for each
    threshold; it measures the tokens sent and asks fact questions at the end
-   to count what the model still remembers.
+   to count what the model still remembers. Lesson 05 itself now compares
+   five strategies by recall and by what a provider bills, with
+   ``retention.compare_strategies`` and ``costs.bill``; this replay stays as
+   the simpler, token-only version.
 
 Computing only: :func:`limits_rows` and :func:`run_experiment` return rows;
 the pictures of them live with the other pictures, ``render.limits_table``,
