@@ -12,7 +12,6 @@
 The masters themselves run under strict nbval (pyproject's testpaths).
 """
 
-import importlib.util
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -30,11 +29,9 @@ from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
 from test_exercise04_summaries import forgetful, summarizer
 
+import make_student_copies as make_copies  # scripts/, on the tests' path (pyproject's pythonpath)
+
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "make_student_copies.py"
-_spec = importlib.util.spec_from_file_location("make_student_copies", SCRIPT)
-make_copies = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_copies)
 
 EXERCISES = {
     "01_measuring_growth_exercise": ex01,
