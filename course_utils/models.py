@@ -20,14 +20,17 @@ one, and otherwise the approximate counter with a safety margin to add.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import re
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from course_utils.calibration import safety_margin, sample_errors
 from course_utils.costs import Prices
-from course_utils.tokens import TokenCounter, get_token_counter
+from course_utils.tokens import ENCODING_NAMES, TokenCounter, get_token_counter
 
 #: Keys every row of models.json has.
 ROW_KEYS = (
@@ -37,15 +40,11 @@ ROW_KEYS = (
 KINDS = ("hosted", "open weights")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
-#: Tokenizer families the course counts exactly, and the name of the counter for each.
-#: (The tokenizers work adds "o200k_base"; switching a family to its exact counter is one line here.)
-EXACT_COUNTERS = {"cl100k_base": "exact"}
+#: Tokenizer families the course counts exactly offline (verified vocabularies), and the counter for each.
+EXACT_COUNTERS = {name: name for name in ENCODING_NAMES}
 
-#: PLACEHOLDER, not a measurement: the safety margin (share of L) to add when a
-#: family is counted approximately. To be replaced by the margin derived from the
-#: approximate counter's measured error (lesson 01's calibration), when that lands.
-APPROXIMATE_MARGIN_PLACEHOLDER = 0.10
-#: The margin (share of L) the course uses when it counts exactly (lesson 05's procedure).
+#: The margin (share of L) the course uses when it counts exactly (lesson 05's procedure): room for
+#: the formatting tokens a provider adds around messages, not for counting error.
 EXACT_MARGIN_SHARE = 0.05
 
 
@@ -165,35 +164,61 @@ def priced_models(*, caching: bool = False) -> tuple[ModelInfo, ...]:
     return tuple(sorted(rows, key=lambda m: (m.price_input, m.price_output, m.model)))
 
 
+@functools.lru_cache(maxsize=None)
+def approximate_worst_ratio(language: str = "en") -> float:
+    """How many times too low the approximate counter can be for ``language``: the worst exact /
+    approximate ratio measured on the course's dialogue in it (``calibration.sample_errors``, lesson
+    01), over every tokenizer the course counts exactly. An unknown tokenizer may differ more."""
+    return max(sample_errors(encoding, calibrated=False)[language].worst for encoding in ENCODING_NAMES)
+
+
 @dataclass(frozen=True)
 class CounterChoice:
-    """How the course counts tokens for one tokenizer family."""
+    """How the course counts tokens for one tokenizer family, and the margin M that goes with it."""
 
     tokenizer: str
     counter: TokenCounter
     exact: bool
-    margin_share: float  #: the safety margin M to use, as a share of L
+    language: str = "en"  #: the language the margin is sized for (en, fa or zh)
+
+    def margin(self, limit: int) -> int:
+        """M for a window of ``limit`` tokens: 5% of L when counting exactly; when counting
+        approximately, the margin that covers the counter's measured error (``calibration.safety_margin``),
+        and never less than 5%."""
+        base = math.ceil(EXACT_MARGIN_SHARE * limit)
+        return base if self.exact else max(base, safety_margin(limit, approximate_worst_ratio(self.language)))
+
+    @property
+    def margin_share(self) -> float:
+        """M as a share of L (on a million-token window, so rounding does not show)."""
+        return self.margin(1_000_000) / 1_000_000
 
     @property
     def label(self) -> str:
-        """"exact (cl100k_base)" or "approximate, margin 10%"."""
+        """"exact (cl100k_base)" or "approximate, margin 9% (en)"."""
         if self.exact:
             return f"exact ({self.tokenizer})"
-        return f"approximate, margin {self.margin_share:.0%}"
+        return f"approximate, margin {self.margin_share:.0%} ({self.language})"
 
 
-def counter_for_tokenizer(tokenizer: str) -> CounterChoice:
-    """The counter for a tokenizer family: exact where the course has it,
-    otherwise approximate with a larger margin (see ``APPROXIMATE_MARGIN_PLACEHOLDER``)."""
+def counter_for_tokenizer(tokenizer: str, language: str = "en") -> CounterChoice:
+    """The counter for a tokenizer family: its exact counter where the course has one (and its
+    vocabulary verified), otherwise the approximate counter with a margin sized from the measured
+    error for ``language``."""
     if not isinstance(tokenizer, str) or not tokenizer.strip():
         raise TypeError(f"tokenizer must be a non-empty str, got {tokenizer!r:.80}")
+    if language not in ("en", "fa", "zh"):
+        raise ValueError(f"language must be one of ('en', 'fa', 'zh'), got {language!r}")
     if tokenizer in EXACT_COUNTERS:
-        return CounterChoice(tokenizer, get_token_counter(EXACT_COUNTERS[tokenizer]), True, EXACT_MARGIN_SHARE)
-    return CounterChoice(tokenizer, get_token_counter("approximate"), False, APPROXIMATE_MARGIN_PLACEHOLDER)
+        counter = get_token_counter(EXACT_COUNTERS[tokenizer])
+        # A vocabulary that failed verification falls back to approximate counting (tokens.py says so).
+        if getattr(counter, "exact", True):
+            return CounterChoice(tokenizer, counter, True, language)
+    return CounterChoice(tokenizer, get_token_counter("approximate"), False, language)
 
 
 __all__ = [
-    "APPROXIMATE_MARGIN_PLACEHOLDER",
+    "approximate_worst_ratio",
     "EXACT_COUNTERS",
     "EXACT_MARGIN_SHARE",
     "MODELS",
