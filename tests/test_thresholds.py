@@ -337,3 +337,21 @@ def test_each_tokenizer_family_gets_its_counter():
             assert choice.counter is approximate_counter and "approximate, margin" in choice.label
             assert choice.margin_share > counter_for_tokenizer("cl100k_base").margin_share
     assert counter_for_tokenizer("cl100k_base").counter is exact_counter
+
+
+def test_the_approximate_margin_covers_the_measured_error():
+    import math
+
+    from course_utils.calibration import safety_margin
+    from course_utils.models import EXACT_MARGIN_SHARE, approximate_worst_ratio, counter_for_tokenizer
+
+    for language in ("en", "fa", "zh"):
+        choice = counter_for_tokenizer("claude", language)
+        worst = approximate_worst_ratio(language)
+        assert choice.margin(8192) == max(math.ceil(EXACT_MARGIN_SHARE * 8192), safety_margin(8192, worst))
+        # Trimmed to L - M by the estimate, the true count stays inside L even when the estimate is worst-case low.
+        assert (8192 - choice.margin(8192)) * worst <= 8192
+    assert counter_for_tokenizer("claude", "fa").margin(8192) > counter_for_tokenizer("claude", "en").margin(8192)
+    assert counter_for_tokenizer("llama3").exact and counter_for_tokenizer("o200k_base").exact
+    with pytest.raises(ValueError, match="language must be one of"):
+        counter_for_tokenizer("claude", "de")
