@@ -542,6 +542,45 @@ def limits_table(rows: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
+# --- lesson 05: the models table and the strategies' costs, as text tables -------------------------
+
+
+def models_table() -> str:
+    """The rows of ``models.json`` as a text table: limits, tokenizer, prices and the date each was checked."""
+    from course_utils.models import MODELS
+
+    def cell(value, width, spec=""):
+        return f"{'-' if value is None else format(value, spec):>{width}}"
+
+    header = f"{'model':<25}{'provider':<11}{'window':>11}{'max out':>9}  {'tokenizer':<19}{'in':>6}{'cached':>8}{'out':>6}  checked"
+    lines = [header, "-" * len(header)]
+    for m in MODELS:
+        lines.append(
+            f"{m.model:<25}{m.provider:<11}{m.context_window:>11,}{cell(m.max_output_tokens, 9, ',')}  {m.tokenizer:<19}"
+            f"{cell(m.price_input, 6, 'g')}{cell(m.price_cached_input, 8, 'g')}{cell(m.price_output, 6, 'g')}  {m.checked}"
+        )
+    return "\n".join([*lines, "prices: US$ per million tokens; '-': not stated by the source read (see models.json)"])
+
+
+def strategy_table(points: Sequence[Any]) -> str:
+    """``retention.price_runs``'s points as a text table: memory, tokens, and cost with and without caching."""
+    from course_utils.retention import STRATEGY_LABELS, CostPoint
+
+    if isinstance(points, (str, bytes)) or not isinstance(points, Sequence) or not points:
+        raise TypeError(f"points must be a non-empty list of CostPoint (from retention.price_runs), got {points!r:.80}")
+    for i, p in enumerate(points):
+        check_instance(p, f"points[{i}]", CostPoint, "retention.price_runs")
+    header = f"{'strategy':<30}{'threshold':>9}{'facts':>7}{'summaries':>10}{'input':>9}{'output':>8}{'cached':>8}{'$ cached':>10}{'$ plain':>9}"
+    lines = [header, "-" * len(header)]
+    for p in points:
+        lines.append(
+            f"{STRATEGY_LABELS.get(p.strategy, p.strategy):<30}{p.threshold:>9}{f'{p.facts_remembered}/{p.facts_asked}':>7}"
+            f"{p.summaries:>10}{p.input_tokens:>9,}{p.output_tokens:>8,}{p.cached_share:>8.0%}"
+            f"{p.cost * 1000:>10.2f}{p.cost_without_caching * 1000:>9.2f}"
+        )
+    return "\n".join([*lines, "$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache"])
+
+
 # --- a text cut into tokens (lesson 01's visualiser) -------------------------------
 
 #: Alternating backgrounds of whole tokens, and the look of a token that is part of a character.
