@@ -24,7 +24,8 @@ bytes. Student code is untrusted; TEACHING.md says what this isolation
 guarantees and what it does not.
 
 Inside, one job per module: :mod:`.submissions` (finding and reading them),
-:mod:`.sandbox` (the parent side of the isolation), :mod:`.runner` (the child
+:mod:`.isolation` (the modes and the bubblewrap command), :mod:`.sandbox` (the parent
+side: a folder, a runner started and stopped), :mod:`.runner` (the child
 side, one notebook in its sandbox), :mod:`.grading` (one notebook, a whole
 folder), :mod:`.results` (what comes out), :mod:`.gradebook` (CSV, and HTML
 from a Jinja2 template) and :mod:`.cli` (the command line).
@@ -41,6 +42,7 @@ from course_utils.grade.gradebook import (
     write_gradebook,
 )
 from course_utils.grade.grading import Progress, _valid_record, grade_folder, grade_one
+from course_utils.grade.isolation import Isolation, bwrap_command
 from course_utils.grade.results import (
     MAX_TEXT,
     NOTEBOOK_STATUSES,
@@ -58,7 +60,6 @@ from course_utils.grade.sandbox import (
     GUARD_SOURCE,
     KEPT_VARIABLES,
     RECORD_FILE,
-    Isolation,
     _prepare_folder,
     _remove_folder,
     detect_isolation,
