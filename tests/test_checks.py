@@ -12,7 +12,7 @@ import pytest
 
 from course_utils import checks
 from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05
-from course_utils.trimming import orphaned_tool_messages
+from course_utils.sequences import orphaned_tool_messages
 
 
 @pytest.fixture(autouse=True)

@@ -29,7 +29,8 @@ from course_utils.checks.kinds import (
     random_costs,
 )
 from course_utils.checks.machinery import _ids, _short_list, describe, Exercise, Question
-from course_utils.trimming import orphaned_tool_messages, safe_trim_kwargs, table_token_counter
+from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.trimming import table_token_counter
 
 ex03 = Exercise("03", "Trimming walkthrough", "03_trimming_walkthrough")
 

@@ -26,7 +26,7 @@ from course_utils.checks.kinds import (
     random_conversation,
 )
 from course_utils.checks.machinery import _ids, _is_stub, _short_list, describe, Exercise
-from course_utils.trimming import safe_trim_kwargs
+from course_utils.sequences import safe_trim_kwargs
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128

@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage, trim_messages
 from course_utils.checks.ex04 import _ex04_trim
 from course_utils.checks.kinds import _check_number, _counts_of, _need_reason, _snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
-from course_utils.trimming import safe_trim_kwargs
+from course_utils.sequences import safe_trim_kwargs
 
 ex05 = Exercise("05", "Threshold selection", "05_threshold_selection")
 

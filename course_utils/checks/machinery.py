@@ -24,7 +24,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.render import FONT, MONO
+from course_utils.style import FONT, MONO
 
 
 #: Strict mode: a result that is not correct raises AssertionError. Read from

@@ -11,7 +11,7 @@ from pathlib import Path
 from course_utils.grade.gradebook import write_gradebook
 from course_utils.grade.grading import grade_folder, Progress
 from course_utils.grade.results import clean_text, NOTEBOOK_STATUSES, Settings
-from course_utils.grade import sandbox
+import course_utils.grade.sandbox as sandbox
 from course_utils.grade.runner import _runner_main
 from course_utils.grade.sandbox import (
     detect_isolation,
