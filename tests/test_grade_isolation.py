@@ -165,15 +165,21 @@ def test_the_probe_refuses_a_sandbox_where_python_cannot_start(monkeypatch, tmp_
     assert not grade.detect_isolation("auto").namespaces
 
 
-def test_tempfile_area_is_not_the_system_one_inside(tmp_path):
-    """The sandbox's /tmp is its own: a file the grader leaves in /tmp is not there inside."""
+def test_tempfile_area_is_its_own_and_the_course_guard_is_loaded(tmp_path):
+    """The sandbox's /tmp is its own (a folder the grader leaves in /tmp is not there inside), and the
+    kernel starts with the course's one network guard (course_utils.netguard) installed."""
     marker = Path(tempfile.mkdtemp(prefix="grade-marker-", dir="/tmp"))
     try:
-        nb = new_notebook(cells=[new_code_cell(
-            f"import os\nraise RuntimeError('seen' if os.path.exists({str(marker)!r}) else 'hidden')")])
-        nbformat.write(nb, tmp_path / "t.ipynb")
+        nbformat.write(new_notebook(cells=[new_code_cell(
+            f"import os\nraise RuntimeError('seen' if os.path.exists({str(marker)!r}) else 'hidden')")]),
+            tmp_path / "a.ipynb")
+        nbformat.write(new_notebook(cells=[new_code_cell(
+            "import socket\nsocket.create_connection(('203.0.113.7', 80), timeout=5)")]), tmp_path / "b.ipynb")
         chosen = grade.detect_isolation("namespaces")
-        [result], _ = grade.grade_folder(tmp_path, grade.Settings(timeout=60), chosen)
-        assert result.detail == "cell 1 raised RuntimeError: hidden"
+        results, _ = grade.grade_folder(tmp_path, grade.Settings(timeout=60), chosen)
+        detail = {r.submission.student: r.detail for r in results}
+        assert detail["a"] == "cell 1 raised RuntimeError: hidden"
+        assert detail["b"].startswith("cell 1 raised NetworkBlockedError: "), detail["b"]
+        assert "course_utils.netguard" in detail["b"]
     finally:
         marker.rmdir()

@@ -57,7 +57,6 @@ from course_utils.grade.results import (
     question_results,
 )
 from course_utils.grade.sandbox import (
-    GUARD_SOURCE,
     KEPT_VARIABLES,
     RECORD_FILE,
     _prepare_folder,

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_utils import netguard
 from course_utils.grade.isolation import Isolation, bwrap_command, candidates
 from course_utils.grade.results import Settings, clean_text
 
@@ -85,48 +86,6 @@ def _probe(isolation: Isolation, protect: tuple[Path, ...]) -> tuple[bool, list[
 
 # --- running one submission --------------------------------------------------------------------------
 
-GUARD_SOURCE = '''"""Written by course_utils.grade: refuse every connection that leaves this machine."""
-import ipaddress
-import socket
-
-
-def _local(host):
-    if host is None:
-        return True
-    if isinstance(host, bytes):
-        host = host.decode()
-    host = str(host).strip("[]")
-    if host in ("localhost", "localhost.localdomain", "ip6-localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%")[0]).is_loopback or host in ("0.0.0.0", "::")
-    except ValueError:
-        return False
-
-
-def _guard(original):
-    def guarded(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple) and address \\
-                and not _local(address[0]):
-            raise OSError(f"network access blocked while grading: {address!r}")
-        return original(self, address)
-    return guarded
-
-
-_getaddrinfo = socket.getaddrinfo
-
-
-def _guarded_getaddrinfo(host, *args, **kwargs):
-    if not _local(host):
-        raise OSError(f"name lookup blocked while grading: {host!r}")
-    return _getaddrinfo(host, *args, **kwargs)
-
-
-socket.socket.connect = _guard(socket.socket.connect)
-socket.socket.connect_ex = _guard(socket.socket.connect_ex)
-socket.getaddrinfo = _guarded_getaddrinfo
-'''
-
 #: The kernel dies with the process that started it, then runs ipykernel as usual.
 KERNEL_LAUNCH = (
     "import ctypes, signal, sys\n"
@@ -152,7 +111,7 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
     env.update(
         HOME=str(work),
         TMPDIR=str(work / "tmp"),
-        PYTHONPATH=os.pathsep.join([str(root / "guard"), str(_package_parent())]),
+        PYTHONPATH=netguard.pythonpath(str(_package_parent())),  # the course's network guard, then the package
         PYTHONHASHSEED="0",
         PYTHONDONTWRITEBYTECODE="1",
         JUPYTER_PATH=str(root / "jupyter"),
@@ -168,7 +127,7 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
 
 
 def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
-    """A fresh temporary folder: work/ (the notebook's copy, writable by it), guard/ and jupyter/ (read-only).
+    """A fresh temporary folder: work/ (the notebook's copy, writable by it) and jupyter/ (read-only).
 
     It has a random name inside a parent folder of its own that others may pass
     through but not list (mode 0711): a notebook cannot find another's folder
@@ -179,10 +138,9 @@ def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
     os.chmod(parent, 0o711)
     root = Path(tempfile.mkdtemp(dir=parent)).resolve()
     work = root / "work"
-    for folder in (work, work / "tmp", root / "guard", root / "jupyter" / "kernels" / KERNEL_NAME):
+    for folder in (work, work / "tmp", root / "jupyter" / "kernels" / KERNEL_NAME):
         folder.mkdir(parents=True, mode=0o755)
     (work / NOTEBOOK_NAME).write_bytes(notebook)
-    (root / "guard" / "sitecustomize.py").write_text(GUARD_SOURCE, encoding="utf-8")
     spec = {"argv": [sys.executable, "-s", "-c", KERNEL_LAUNCH, "-f", "{connection_file}"],
             "display_name": "Python 3 (grading)", "language": "python"}
     (root / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
@@ -309,7 +267,7 @@ def _runner_command(spec: dict, isolation: Isolation, root: Path, work: Path) ->
     """
     runner = [sys.executable, "-s", "-m", "course_utils.grade", "--run-one", json.dumps(spec)]
     if isolation.namespaces:
-        return bwrap_command(runner, isolation, work, [*spec["needed"], str(root / "guard"), str(root / "jupyter")])
+        return bwrap_command(runner, isolation, work, [*spec["needed"], str(root / "jupyter")])
     if os.geteuid() == 0 and isolation.uid is None and shutil.which("setpriv"):
         return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", *runner]
     return runner
