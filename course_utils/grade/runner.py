@@ -13,7 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+from course_utils.checks.record import marked_lines, parse_grading_line, read_records, valid_record
+from course_utils.grade.grading_cells import check_cell_source, record_cell_source, with_answer_cells
 from course_utils.grade.sandbox import KERNEL_NAME, NOTEBOOK_NAME, RECORD_FILE
+
+#: Seconds the grading cells get after the student's cells have finished (or hit the time limit).
+GRADING_SECONDS = 20
 
 
 def _become(uid: int | None, gid: int | None) -> None:
@@ -53,66 +58,159 @@ def _runner_probe(spec: dict) -> dict:
 
 
 def _execute(spec: dict, started: float) -> dict:
-    """Run the notebook with nbclient; say how it ended and what the checks recorded."""
+    """Run the notebook, then the grader's own cells (see :mod:`.grading_cells`); say how it ended.
+
+    The student's cells (with the answer cells in place of the check calls)
+    run until the time limit; a notebook stopped by the limit is interrupted,
+    not killed, so the answers it kept before can still be graded. Then, with
+    a secret made up only now, the grading cells run, with
+    :data:`GRADING_SECONDS` of their own. Only lines carrying the secret in the
+    output of a grading cell count; every other record is listed in ``ignored``.
+    """
+    import secrets
+
     import nbformat
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from nbformat.v4 import new_code_cell
 
     work = Path(spec["work"])
     timeout = float(spec["timeout"])
-    deadline = started + timeout
+    phase = {"deadline": started + timeout}
+    exercise, calls = spec.get("exercise") or "", {int(n): c for n, c in (spec.get("calls") or {}).items()}
     nb = nbformat.read(work / NOTEBOOK_NAME, as_version=4)
-    running: dict[str, int | None] = {"cell": None}
+    cells = with_answer_cells(nb.cells, calls, new_code_cell) if exercise and calls else [(c, i) for i, c in
+                                                                                        enumerate(nb.cells)]
+    nb.cells = [cell for cell, _origin in cells]
+    origin = [o for _cell, o in cells]
+    replies: list[str] = []  #: the status of each execute reply, latest last
 
-    def on_cell_execute(cell=None, cell_index=None, **_):
-        running["cell"] = cell_index
+    def on_cell_executed(execute_reply=None, **_):
+        replies.append(((execute_reply or {}).get("content") or {}).get("status", ""))
 
     client = NotebookClient(
-        nb, kernel_name=KERNEL_NAME, timeout=int(timeout),
-        timeout_func=lambda cell: max(1, math.ceil(deadline - time.monotonic())),
-        startup_timeout=max(1, int(deadline - time.monotonic())), allow_errors=True, record_timing=False,
-        shutdown_kernel="immediate", on_cell_execute=on_cell_execute,
-        resources={"metadata": {"path": str(work)}},
+        nb, kernel_name=KERNEL_NAME, timeout=int(timeout), on_cell_executed=on_cell_executed,
+        timeout_func=lambda cell: max(1, math.ceil(phase["deadline"] - time.monotonic())),
+        startup_timeout=max(1, int(phase["deadline"] - time.monotonic())), allow_errors=True, record_timing=False,
+        shutdown_kernel="immediate", resources={"metadata": {"path": str(work)}},
     )
-    status, detail = "ok", ""
+
+    def where(index: int | str | None) -> str:
+        if index is None:
+            return "while starting the kernel"
+        if index == "grading":
+            return "while grading"
+        return f"while running cell {origin[index] + 1}" if origin[index] is not None else \
+            "while keeping the answers (a cell the grader added)"
+
+    status, detail, running, graded = "ok", "", None, {}
+    secret = ""
     try:
-        client.execute()
+        with client.setup_kernel():
+            for index, cell in enumerate(list(nb.cells)):
+                running = index
+                try:
+                    client.execute_cell(cell, index)
+                except CellTimeoutError:
+                    status, detail = "timeout", f"stopped at the time limit ({timeout:g} s) {where(index)}"
+                    run_sync(client.km.interrupt_kernel)()
+                    # fresh channels to the same kernel (its variables kept): after a cell that timed out,
+                    # nbclient's old IOPub channel may no longer deliver outputs
+                    client.kc.stop_channels()
+                    client.kc = None
+                    client.start_new_kernel_client()
+                    _wait_until_ready(client, new_code_cell("None"), replies, time.monotonic() + GRADING_SECONDS)
+                    break
+            running = "grading"
+            secret = secrets.token_hex(16)  # made up now: no cell of the student's could know it
+            phase["deadline"] = time.monotonic() + GRADING_SECONDS
+            for number in sorted(calls) if exercise else []:
+                pair = [new_code_cell(check_cell_source(exercise, number, spec["package"])),
+                        new_code_cell(record_cell_source(secret))]
+                for cell in pair:
+                    nb.cells.append(cell)
+                    client.execute_cell(cell, len(nb.cells) - 1)
+                graded[number] = pair
     except CellTimeoutError:
-        status = "timeout"
+        pass  # a grading cell ran out of time: the questions not graded yet stay "not run"
     except DeadKernelError:
-        status, detail = "crashed", "the kernel died"
+        if status == "ok":
+            status, detail = "crashed", f"the kernel died {where(running)}"
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel did not start in time
-        status = "timeout" if time.monotonic() >= deadline else "crashed"
-        detail = f"the kernel could not run it ({type(exc).__name__})"
-    where = "while starting the kernel" if running["cell"] is None else f"while running cell {running['cell'] + 1}"
-    if status == "timeout":
-        detail = f"stopped at the time limit ({timeout:g} s) {where}"
-    elif status == "crashed":
-        detail = f"{detail} {where}".strip()
-    errors = [(index, output.get("ename", ""), output.get("evalue", ""))
-              for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+        if status == "ok":
+            status = "timeout" if time.monotonic() >= phase["deadline"] else "crashed"
+            detail = (f"stopped at the time limit ({timeout:g} s) {where(running)}" if status == "timeout"
+                      else f"the kernel could not run it ({type(exc).__name__}) {where(running)}")
+    student = [(i, cell) for i, cell in enumerate(nb.cells[:len(origin)]) if cell.cell_type == "code"]
+    errors = [(i, output.get("ename", ""), output.get("evalue", "")) for i, cell in student
               for output in cell.get("outputs", []) if output.get("output_type") == "error"]
     if status == "ok" and errors:
         memory = [e for e in errors if e[1] == "MemoryError"]
         index, name, value = (memory or errors)[0]
         status = "memory limit" if memory else "error"
-        detail = f"cell {index + 1} raised {name}: {value}" if value else f"cell {index + 1} raised {name}"
+        place = f"cell {origin[index] + 1}" if origin[index] is not None else "an answer cell the grader added"
+        detail = f"{place} raised {name}: {value}" if value else f"{place} raised {name}"
         if memory:
             detail += f" (limit {spec['memory_mb']} MB)"
         if len(errors) > 1:
             detail += f"; {len(errors) - 1} more cell(s) raised errors"
-    records = _read_records(work / RECORD_FILE)
+    records, imitations = [], sum(len(marked_lines(_stdout(cell))) for _i, cell in student)
+    for number, (check_cell, record_cell) in graded.items():
+        imitations += len(marked_lines(_stdout(check_cell)))
+        lines = marked_lines(_stdout(record_cell))
+        found = [r for r in (parse_grading_line(line, secret) for line in lines) if r is not None]
+        if len(lines) == 1 and len(found) == 1 and found[0]["exercise"] == exercise \
+                and found[0]["question"] == number:
+            records.append(found[0])
+        else:
+            imitations += len(lines)
+    ignored = _ignored(_read_records(work / RECORD_FILE), imitations)
     for path in (str(work), str(Path(spec["root"]))):  # temporary paths would differ on every run
         detail = detail.replace(path, ".")
         for record in records:
-            if isinstance(record, dict) and isinstance(record.get("message"), str):
-                record["message"] = record["message"].replace(path, ".")
-    return {"status": status, "detail": detail, "records": records}
+            record["message"] = record["message"].replace(path, ".")
+    return {"status": status, "detail": detail, "records": records, "ignored": ignored}
+
+
+def _wait_until_ready(client, probe, replies: list[str], deadline: float) -> None:
+    """After an interrupt, wait until the kernel runs cells again.
+
+    While it is still handling the interrupt, ipykernel answers a new request
+    with "aborted" without running it; so a tiny cell is sent until one runs
+    (or the deadline passes).
+    """
+    from nbclient.exceptions import CellTimeoutError
+
+    while time.monotonic() < deadline:
+        try:
+            client.execute_cell(probe, 0)
+        except CellTimeoutError:
+            continue
+        if replies and replies[-1] == "ok":
+            return
+        time.sleep(0.2)
+
+
+def _stdout(cell) -> str:
+    return "".join(str(o.get("text", "")) for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+def _ignored(written: list, imitations: int) -> list[str]:
+    """What is reported as "ignored: not from a grading cell": written records and printed imitations."""
+    out = []
+    if written:
+        named = [f"q{r['question']} {r['status']}" if valid_record(r) else "a malformed record" for r in written]
+        shown = ", ".join(named[:8]) + (f", ... ({len(named)} in all)" if len(named) > 8 else "")
+        out.append(f"ignored: not from a grading cell: {len(written)} record(s) written to the record file "
+                   f"({shown})")
+    if imitations:
+        out.append(f"ignored: not from a grading cell: {imitations} printed line(s) imitating a grader record")
+    return out
 
 
 def _read_records(path: Path) -> list[dict]:
-    from course_utils.checks.record import read_records
-
     return read_records(path)
 
 

@@ -280,7 +280,7 @@ def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ex
     try:
         spec = {
             "root": str(root), "work": str(work), "timeout": settings.timeout, "memory_mb": settings.memory_mb,
-            "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd,
+            "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd, "package": str(_package_parent()),
             "needed": sorted({str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, sys.exec_prefix,
                               Path(sys.executable).resolve().parent, _package_parent(), *sys.path]
                               if p and Path(p).is_dir()}),
