@@ -116,7 +116,10 @@ def attacks() -> dict[str, nbformat.NotebookNode]:
 def graded(request, tmp_path_factory):
     mode = request.param
     folder = tmp_path_factory.mktemp(f"forgery-{mode}")
-    cases = {"untouched": student_copy(), "solved": master(), **attacks()}
+    looping = master()
+    looping.cells[index_of(looping, "def cumulative_sent")].source = (
+        "def cumulative_sent(messages, token_counter):\n    while True:\n        pass")
+    cases = {"untouched": student_copy(), "solved": master(), "looping-answer": looping, **attacks()}
     for name, nb in cases.items():
         (folder / name).mkdir()
         nbformat.write(nb, folder / name / EXERCISE)
@@ -158,6 +161,13 @@ def test_forged_records_are_reported_as_ignored(graded):
     with open(out / "gradebook.csv", encoding="utf-8", newline="") as file:
         rows = [r for r in csv.DictReader(file) if r["student"] == "forged-end"]
     assert rows and all("ignored: not from a grading cell" in r["notebook_detail"] for r in rows)
+
+
+def test_an_answer_that_loops_inside_the_grading_cells_stops_at_their_limit(graded):
+    _mode, results, _out = graded
+    result = results["looping-answer"]
+    assert result.status == "timeout" and "time limit" in result.detail and "while grading q2" in result.detail
+    assert [q.status for q in result.questions] == ["correct", "not run", "not run", "not run"]
 
 
 def test_deleted_and_edited_checks_are_graded_from_the_teachers_calls(graded):

@@ -99,8 +99,8 @@ def _execute(spec: dict, started: float) -> dict:
     def where(index: int | str | None) -> str:
         if index is None:
             return "while starting the kernel"
-        if index == "grading":
-            return "while grading"
+        if isinstance(index, str):
+            return f"while {index}"
         return f"while running cell {origin[index] + 1}" if origin[index] is not None else \
             "while keeping the answers (a cell the grader added)"
 
@@ -126,14 +126,17 @@ def _execute(spec: dict, started: float) -> dict:
             secret = secrets.token_hex(16)  # made up now: no cell of the student's could know it
             phase["deadline"] = time.monotonic() + GRADING_SECONDS
             for number in sorted(calls) if exercise else []:
+                running = f"grading q{number}"
                 pair = [new_code_cell(check_cell_source(exercise, number, spec["package"])),
                         new_code_cell(record_cell_source(secret))]
                 for cell in pair:
                     nb.cells.append(cell)
                     client.execute_cell(cell, len(nb.cells) - 1)
                 graded[number] = pair
-    except CellTimeoutError:
-        pass  # a grading cell ran out of time: the questions not graded yet stay "not run"
+    except CellTimeoutError:  # a grading cell ran out of time: the questions not graded yet stay "not run"
+        status = "timeout"
+        detail = "; ".join(filter(None, [detail, f"the grader's cells stopped at their time limit "
+                                                 f"({GRADING_SECONDS} s) {where(running)}"]))
     except DeadKernelError:
         if status == "ok":
             status, detail = "crashed", f"the kernel died {where(running)}"
