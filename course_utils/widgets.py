@@ -143,6 +143,45 @@ class _StaticHtmlMixin:
         return self.static_html()
 
 
+def trim_option_conflicts(strategy: str, *, start_on: Any = NO_BOUNDARY, include_system: bool = False) -> list[str]:
+    """Every option that ``trim_messages`` refuses with this ``strategy``, each with the change that fixes it.
+
+    ``trim_messages`` raises on the first incompatible option it checks, so a
+    learner who fixes that one meets the next; the explorer lists them all
+    at once, each naming the control to change.
+
+    >>> trim_option_conflicts("first", start_on="human", include_system=True)[1]
+    "include_system=True works only with strategy='last': untick include_system, or set strategy to 'last'."
+    >>> trim_option_conflicts("last", start_on="human", include_system=True)
+    []
+    """
+    if strategy == "last":
+        return []
+    conflicts = []
+    if start_on not in (None, NO_BOUNDARY):
+        shown = " or ".join(start_on) if isinstance(start_on, tuple) else start_on
+        conflicts.append(
+            f"start_on={shown!r} works only with strategy='last': set start_on to None, or strategy to 'last'."
+        )
+    if include_system:
+        conflicts.append(
+            "include_system=True works only with strategy='last': untick include_system, or set strategy to 'last'."
+        )
+    return conflicts
+
+
+def _conflicts_html(conflicts: Sequence[str]) -> str:
+    """The conflicts as a list under the error box; the other controls keep their values meanwhile."""
+    items = "".join(f"<li>{html.escape(c)}</li>" for c in conflicts)
+    return (
+        f'<div class="trim-conflicts" style="{render.FONT};font-size:90%;margin:4px 0 0 2px">'
+        f"<b>{'This option conflicts' if len(conflicts) == 1 else f'These {len(conflicts)} options conflict'}"
+        f" with strategy={'first'!r}; change it to bring the table back:</b>"
+        f'<ul style="margin:2px 0">{items}</ul>'
+        "The slider and the other controls keep their values; they apply as soon as the conflict is gone.</div>"
+    )
+
+
 # --- TrimExplorer -------------------------------------------------------------------
 
 
@@ -156,7 +195,9 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
     Results: ``report`` (the ``TrimReport`` from ``explain_trim``, or None
     while the options are incompatible), ``error`` (trim_messages' own
-    message then, else ""), and ``output.value`` (the HTML picture).
+    message then, else ""), ``conflicts`` (every incompatible option, each
+    with the change that fixes it: trim_messages names only the first) and
+    ``output.value`` (the HTML picture).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage
     >>> chat = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("bye")]
@@ -170,6 +211,8 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
     report = traitlets.Instance(TrimReport, allow_none=True)
     error = traitlets.Unicode("")
+    #: Every incompatible option, each with the change that fixes it (see :func:`trim_option_conflicts`).
+    conflicts = traitlets.List(traitlets.Unicode())
 
     def __init__(
         self,
@@ -285,11 +328,18 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
         except Exception as exc:  # trim_messages' own ValueError for incompatible options, shown as is
             self.report = None
             self.error = f"{type(exc).__name__}: {exc}"
-            self.output.value = render.error_html(
-                self.error, hint="trim_messages refused these options; change them and the table comes back."
+            self.conflicts = trim_option_conflicts(
+                self.strategy.value, start_on=self.start_on.value, include_system=self.include_system.value
             )
+            if self.conflicts:
+                self.output.value = render.error_html(self.error) + _conflicts_html(self.conflicts)
+            else:
+                self.output.value = render.error_html(
+                    self.error, hint="trim_messages refused these options; change them and the table comes back."
+                )
             return
         self.error = ""
+        self.conflicts = []
         self.report = report
         self.output.value = _counter_note(self.token_counter.value) + render.trim_report_html(
             report, preview_chars=self.preview_chars

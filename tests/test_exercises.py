@@ -12,7 +12,6 @@
 The masters themselves run under strict nbval (pyproject's testpaths).
 """
 
-import importlib.util
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -28,12 +27,11 @@ from course_utils.budget import history_budget
 from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex04_state_messages
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
+from test_exercise04_summaries import forgetful, summarizer
+
+import make_student_copies as make_copies  # scripts/, on the tests' path (pyproject's pythonpath)
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "make_student_copies.py"
-_spec = importlib.util.spec_from_file_location("make_student_copies", SCRIPT)
-make_copies = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_copies)
 
 EXERCISES = {
     "01_measuring_growth_exercise": ex01,
@@ -572,6 +570,11 @@ WRONG = [
     (ex04.q2, (node_empty_in_graph,), "error", "turn 3 ('i like how much they win') of a graph, your node sent "
      "the model an empty list"),
     # 04 q3: why does it forget
+    # 04 q4, q5: what the state stores (the answers are built in test_exercise04_summaries.py)
+    (ex04.q4, (forgetful("merged"),), "wrong", "nothing was removed"),
+    (ex04.q4, (forgetful("no_reply"),), "wrong", "not the model's reply"),
+    (ex04.q5, (summarizer("plain_slice"),), "wrong", "valid_tail(messages, keep_last)"),
+    (ex04.q5, (summarizer("keep_list"),), "wrong", "merges them into the state by id"),
     (ex04.q3, ("a", WHY), "wrong", "stored_messages"),
     (ex04.q3, ("b", WHY), "wrong", "new list"),
     (ex04.q3, ("c", WHY), "wrong", "far below the window"),
@@ -684,14 +687,20 @@ CHOICES = [
     (ex03.q4, lambda letter: (letter,)),
     (ex04.q3, lambda letter: (letter,)),
 ]
+#: A reason that names the key idea, for the questions whose reason must name one (checks.KeyIdea).
+IDEA_WHY = {
+    ("02", 4): "The pasted document makes S + U + R exceed L.",
+    ("03", 4): "strategy='first' drops the newest messages, the latest question among them.",
+}
 
 
 def test_multiple_choice_answers_are_not_all_the_same_letter():
     right = []
     for q, answers in CHOICES:
-        letters = [letter for letter in "abcd" if q.check(*answers(letter), WHY).correct]
+        why = IDEA_WHY.get((q.exercise, q.number), WHY)
+        letters = [letter for letter in "abcd" if q.check(*answers(letter), why).correct]
         assert len(letters) == 1, (q, letters)
-        wrong = [q.check(*answers(letter), WHY) for letter in "abcd" if letter not in letters]
+        wrong = [q.check(*answers(letter), why) for letter in "abcd" if letter not in letters]
         assert all(r.status == "wrong" and len(r.message) > 40 for r in wrong), wrong
         right.append(letters[0])
     assert right == ["d", "c", "c", "a", "d"]

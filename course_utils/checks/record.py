@@ -6,6 +6,10 @@ to it::
 
     {"exercise": "02", "question": 1, "title": "compute B", "status": "correct", "message": "..."}
 
+A question answered in the learner's own words ("why") adds
+``"answer_text": "..."`` (at most :data:`MAX_ANSWER_TEXT` characters), so the
+teacher can read the reason itself, not only the verdict.
+
 In a learner's notebook the variable is unset and nothing is written. A
 student's code can write to that file too, so the grader does not take its
 marks from it: it reads the file back (:func:`read_records`) only to report
@@ -32,6 +36,18 @@ RECORD_ENV = "COURSE_CHECKS_RECORD"
 
 #: At most this many bytes of a record file are read.
 MAX_RECORD_BYTES = 10 * 1024 * 1024
+#: At most this many characters of a written answer are recorded.
+MAX_ANSWER_TEXT = 2000
+
+
+def record_of(question: Any, result: Any) -> dict:
+    """The record of one check's result, as the record file and the grader's own cells both write it."""
+    record = {"exercise": question.exercise, "question": question.number, "title": question.title,
+              "status": result.status, "message": result.message}
+    answer_text = getattr(result, "answer_text", None)
+    if isinstance(answer_text, str):
+        record["answer_text"] = answer_text[:MAX_ANSWER_TEXT]
+    return record
 
 
 def write_record(question: Any, result: Any) -> None:
@@ -47,8 +63,7 @@ def write_record(question: Any, result: Any) -> None:
     if not path:
         return
     try:  # ASCII with escapes: a message holding a lone surrogate ("\udcff") is still written
-        line = json.dumps({"exercise": question.exercise, "question": question.number, "title": question.title,
-                           "status": result.status, "message": result.message}, ensure_ascii=True)
+        line = json.dumps(record_of(question, result), ensure_ascii=True)
         with open(path, "a", encoding="utf-8") as file:
             file.write(line + "\n")
     except (OSError, ValueError, TypeError):
@@ -72,11 +87,13 @@ def read_records(path: Path) -> list:
 
 
 def valid_record(record: Any) -> bool:
-    """True for a record shaped as :func:`write_record` writes it: two-digit exercise, question number, status."""
+    """True for a record shaped as :func:`write_record` writes it: two-digit exercise, question number, status
+    (and, when present, ``answer_text`` a string)."""
     return (isinstance(record, dict) and isinstance(record.get("exercise"), str)
             and re.fullmatch(r"\d\d", record["exercise"]) is not None
             and type(record.get("question")) is int and 0 < record["question"] < 1000 and record.get("status") in STATUSES
-            and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str))
+            and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str)
+            and isinstance(record.get("answer_text", ""), str))
 
 
 # --- the grader's own record: printed by its grading cells, with a secret -------------------------------
@@ -87,9 +104,7 @@ GRADING_MARK = "course-grade-record"
 
 def grading_line(secret: str, question: Any, result: Any) -> str:
     """The line a grading cell prints: the mark, the secret of this run, then the record as JSON."""
-    record = {"exercise": question.exercise, "question": question.number, "title": question.title,
-              "status": result.status, "message": result.message}
-    return f"{GRADING_MARK} {secret} {json.dumps(record, ensure_ascii=True)}"
+    return f"{GRADING_MARK} {secret} {json.dumps(record_of(question, result), ensure_ascii=True)}"
 
 
 def marked_lines(text: str) -> list[str]:

@@ -47,10 +47,26 @@ def call_arguments(call: str) -> str:
     return text[text.index("(") + 1: text.rindex(")")]
 
 
+def answer_names(call: str) -> list[str]:
+    """The plain names a check call passes: ``"q3.check(report, fig, first_over)"`` -> report, fig, first_over."""
+    tree = ast.parse(call.strip(), mode="eval")
+    return [a.id for a in getattr(tree.body, "args", []) if isinstance(a, ast.Name)]
+
+
 def answer_source(number: int, call: str) -> str:
-    """The answer cell for question ``number``: keeps what the teacher's ``call`` passes to the check."""
+    """The answer cell for question ``number``: keeps what the teacher's ``call`` passes to the check.
+
+    It also keeps whether the cell that should have set one of those names
+    stopped with an error (:func:`course_utils.checks.cells.failed_answer`), so
+    that the grading cell says so instead of grading an older value, as the
+    check itself does in a learner's notebook.
+    """
     return (f"# answers for q{number}, kept by the grader (the teacher's `{call.strip()}`)\n"
-            f"globals().setdefault({ANSWERS!r}, {{}})[{number}] = (lambda *a, **k: (a, k))({call_arguments(call)})")
+            f"import sys as _ca_sys\n"
+            f"_ca_failed = getattr(_ca_sys.modules.get('course_utils.checks.cells'), 'failed_answer', "
+            f"lambda names: None)({answer_names(call)!r})\n"
+            f"globals().setdefault({ANSWERS!r}, {{}})[{number}] = (lambda *a, **k: (a, k))({call_arguments(call)}) + (\n"
+            f"    (_ca_failed.name, _ca_failed.execution_count, _ca_failed.error) if _ca_failed else None,)")
 
 
 def check_number(source: str) -> int | None:
@@ -111,8 +127,12 @@ finally:
 _cg_question = _cg_exercise.questions[{number - 1}]
 _cg_result = None
 if {number} in globals().get({ANSWERS!r}, {{}}):
-    _cg_args, _cg_kwargs = globals()[{ANSWERS!r}][{number}]
-    _cg_result = _cg_question.check(*_cg_args, **_cg_kwargs)
+    _cg_args, _cg_kwargs, _cg_failed = globals()[{ANSWERS!r}][{number}]
+    if _cg_failed:  # the cell that sets the answer stopped with an error: not graded, as in the notebook
+        _cg_cells = _cg_importlib.import_module("course_utils.checks.cells")
+        _cg_result = _cg_question._did_not_run(_cg_cells.FailedCell(*_cg_failed))
+    else:
+        _cg_result = _cg_question.check(*_cg_args, **_cg_kwargs)
 """
 
 
