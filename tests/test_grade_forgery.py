@@ -119,7 +119,12 @@ def graded(request, tmp_path_factory):
     looping = master()
     looping.cells[index_of(looping, "def cumulative_sent")].source = (
         "def cumulative_sent(messages, token_counter):\n    while True:\n        pass")
-    cases = {"untouched": student_copy(), "solved": master(), "looping-answer": looping, **attacks()}
+    stale = master()  # the right value set early, then the answer cell stops before setting it again
+    answer = index_of(stale, "total_sent = ")
+    stale.cells[answer].source = "total_sent = undefined_name + 1"
+    stale.cells.insert(answer, new_code_cell("total_sent = 4900"))
+    cases = {"untouched": student_copy(), "solved": master(), "looping-answer": looping, "stale-answer": stale,
+             **attacks()}
     for name, nb in cases.items():
         (folder / name).mkdir()
         nbformat.write(nb, folder / name / EXERCISE)
@@ -168,6 +173,14 @@ def test_an_answer_that_loops_inside_the_grading_cells_stops_at_their_limit(grad
     result = results["looping-answer"]
     assert result.status == "timeout" and "time limit" in result.detail and "while grading q2" in result.detail
     assert [q.status for q in result.questions] == ["correct", "not run", "not run", "not run"]
+
+
+def test_a_value_its_answer_cell_failed_to_set_is_not_graded(graded):
+    """As in a learner's notebook (checks/cells.py): the stale 4900 left by an earlier cell is not graded."""
+    _mode, results, _out = graded
+    q1 = results["stale-answer"].questions[0]
+    assert q1.status == "error" and "did not run to the end" in q1.message and "NameError" in q1.message, q1
+    assert [q.status for q in results["stale-answer"].questions[1:]] == ["correct"] * 3
 
 
 def test_deleted_and_edited_checks_are_graded_from_the_teachers_calls(graded):
