@@ -235,3 +235,16 @@ def test_a_grading_line_counts_only_with_this_runs_secret(monkeypatch):
     assert parse_grading_line(line.replace('"question": 1', '"question": "1"'), "s3cret") is None
     assert marked_lines(f"noise\n{line}\n  {line}\n") == [line, f"  {line}"]
     assert json.loads(line.split(" ", 2)[2])["status"] == "not attempted"
+
+
+def test_a_kernel_that_ignores_the_interrupt_gets_nothing_graded(tmp_path):
+    """At the time limit the kernel is interrupted; one that ignores SIGINT cannot run the grading cells."""
+    nb = master()
+    nb.cells.insert(index_of(nb, "q1.check") + 1, new_code_cell(
+        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"))
+    (tmp_path / "subs").mkdir()
+    nbformat.write(nb, tmp_path / "subs" / EXERCISE)
+    isolation = grade.detect_isolation("auto")
+    [result], _changed = grade.grade_folder(tmp_path / "subs", grade.Settings(timeout=20), isolation)
+    assert result.status == "timeout" and "did not stop when interrupted" in result.detail, result
+    assert [q.status for q in result.questions] == ["not run"] * 4

@@ -19,6 +19,8 @@ from course_utils.grade.sandbox import KERNEL_NAME, NOTEBOOK_NAME, RECORD_FILE
 
 #: Seconds the grading cells get after the student's cells have finished (or hit the time limit).
 GRADING_SECONDS = 20
+#: Seconds a kernel interrupted at the time limit gets to stop the cell it was running.
+INTERRUPT_SECONDS = 5
 
 
 def _become(uid: int | None, gid: int | None) -> None:
@@ -117,10 +119,9 @@ def _execute(spec: dict, started: float) -> dict:
                     run_sync(client.km.interrupt_kernel)()
                     # fresh channels to the same kernel (its variables kept): after a cell that timed out,
                     # nbclient's old IOPub channel may no longer deliver outputs
-                    client.kc.stop_channels()
-                    client.kc = None
-                    client.start_new_kernel_client()
-                    _wait_until_ready(client, new_code_cell("None"), replies, time.monotonic() + GRADING_SECONDS)
+                    if not _fresh_channels(client, new_code_cell("None"), replies):
+                        calls = {}  # the kernel does not answer: nothing can be graded in it
+                        detail += "; the kernel did not stop when interrupted, so nothing was graded"
                     break
             running = "grading"
             secret = secrets.token_hex(16)  # made up now: no cell of the student's could know it
@@ -176,7 +177,24 @@ def _execute(spec: dict, started: float) -> dict:
     return {"status": status, "detail": detail, "records": records, "ignored": ignored}
 
 
-def _wait_until_ready(client, probe, replies: list[str], deadline: float) -> None:
+def _fresh_channels(client, probe, replies: list[str]) -> bool:
+    """After an interrupt: new channels to the same kernel, and True once it runs cells again.
+
+    False when the kernel does not answer within :data:`INTERRUPT_SECONDS`
+    (the cell it was running ignores the interrupt).
+    """
+    deadline = time.monotonic() + INTERRUPT_SECONDS
+    client.kc.stop_channels()
+    client.kc = None
+    client.startup_timeout = INTERRUPT_SECONDS
+    try:
+        client.start_new_kernel_client()
+    except Exception:  # noqa: BLE001 - e.g. no reply to kernel_info: the kernel is still busy
+        return False
+    return _wait_until_ready(client, probe, replies, deadline)
+
+
+def _wait_until_ready(client, probe, replies: list[str], deadline: float) -> bool:
     """After an interrupt, wait until the kernel runs cells again.
 
     While it is still handling the interrupt, ipykernel answers a new request
@@ -186,13 +204,15 @@ def _wait_until_ready(client, probe, replies: list[str], deadline: float) -> Non
     from nbclient.exceptions import CellTimeoutError
 
     while time.monotonic() < deadline:
+        before = len(replies)
         try:
             client.execute_cell(probe, 0)
         except CellTimeoutError:
             continue
-        if replies and replies[-1] == "ok":
-            return
+        if len(replies) > before and replies[-1] == "ok":
+            return True
         time.sleep(0.2)
+    return False
 
 
 def _stdout(cell) -> str:

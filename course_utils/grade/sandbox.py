@@ -29,7 +29,7 @@ from course_utils.grade.results import Settings, clean_text
 RECORD_FILE = ".course-checks.jsonl"  #: in the submission's folder; see checks.RECORD_ENV
 NOTEBOOK_NAME = "submission.ipynb"  #: the copy's name inside its temporary folder
 KERNEL_NAME = "course-grade"
-GRACE_SECONDS = 30  #: after the time limit, before the grader kills what is left
+GRACE_SECONDS = 30  #: after the time limit, before the grader kills what is left (> INTERRUPT + GRADING seconds)
 
 #: The only variables a submission's kernel inherits from you (plus the ones the grader sets).
 KEPT_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
