@@ -17,7 +17,8 @@ from course_utils.checks.record import marked_lines, parse_grading_line, read_re
 from course_utils.grade.grading_cells import check_cell_source, record_cell_source, with_answer_cells
 from course_utils.grade.sandbox import KERNEL_NAME, NOTEBOOK_NAME, RECORD_FILE
 
-#: Seconds the grading cells get after the student's cells have finished (or hit the time limit).
+#: Seconds the grading cells get at least after the student's cells have finished (or hit the time limit);
+#: a notebook that finished early also leaves them what is left of its own limit.
 GRADING_SECONDS = 20
 #: Seconds a kernel interrupted at the time limit gets to stop the cell it was running.
 INTERRUPT_SECONDS = 5
@@ -125,7 +126,8 @@ def _execute(spec: dict, started: float) -> dict:
                     break
             running = "grading"
             secret = secrets.token_hex(16)  # made up now: no cell of the student's could know it
-            phase["deadline"] = time.monotonic() + GRADING_SECONDS
+            # what is left of the notebook's own time limit, and at least GRADING_SECONDS
+            phase["deadline"] = max(started + timeout, time.monotonic() + GRADING_SECONDS)
             for number in sorted(calls) if exercise else []:
                 running = f"grading q{number}"
                 pair = [new_code_cell(check_cell_source(exercise, number, spec["package"])),
@@ -136,8 +138,7 @@ def _execute(spec: dict, started: float) -> dict:
                 graded[number] = pair
     except CellTimeoutError:  # a grading cell ran out of time: the questions not graded yet stay "not run"
         status = "timeout"
-        detail = "; ".join(filter(None, [detail, f"the grader's cells stopped at their time limit "
-                                                 f"({GRADING_SECONDS} s) {where(running)}"]))
+        detail = "; ".join(filter(None, [detail, f"the grader's cells stopped at their time limit {where(running)}"]))
     except DeadKernelError:
         if status == "ok":
             status, detail = "crashed", f"the kernel died {where(running)}"
