@@ -10,10 +10,13 @@ A question answered in the learner's own words ("why") adds
 ``"answer_text": "..."`` (at most :data:`MAX_ANSWER_TEXT` characters), so the
 teacher can read the reason itself, not only the verdict.
 
-In a learner's notebook the variable is unset and nothing is written. The
-grader reads the lines back with :func:`read_records` and keeps only those
-:func:`valid_record` accepts: a line comes from a kernel that ran a
-student's code, so it is checked before it is used.
+In a learner's notebook the variable is unset and nothing is written. A
+student's code can write to that file too, so the grader does not take its
+marks from it: it reads the file back (:func:`read_records`) only to report
+every record in it as ignored. The marks come from the grader's own cells,
+which print one line each with a secret made up after the student's code has
+run (:func:`grading_line`, read back with :func:`parse_grading_line`); any
+record is checked with :func:`valid_record` before it is used.
 """
 
 from __future__ import annotations
@@ -37,6 +40,16 @@ MAX_RECORD_BYTES = 10 * 1024 * 1024
 MAX_ANSWER_TEXT = 2000
 
 
+def record_of(question: Any, result: Any) -> dict:
+    """The record of one check's result, as the record file and the grader's own cells both write it."""
+    record = {"exercise": question.exercise, "question": question.number, "title": question.title,
+              "status": result.status, "message": result.message}
+    answer_text = getattr(result, "answer_text", None)
+    if isinstance(answer_text, str):
+        record["answer_text"] = answer_text[:MAX_ANSWER_TEXT]
+    return record
+
+
 def write_record(question: Any, result: Any) -> None:
     """Append a machine-readable copy of ``result`` to the file named by COURSE_CHECKS_RECORD, if set.
 
@@ -50,12 +63,7 @@ def write_record(question: Any, result: Any) -> None:
     if not path:
         return
     try:  # ASCII with escapes: a message holding a lone surrogate ("\udcff") is still written
-        record = {"exercise": question.exercise, "question": question.number, "title": question.title,
-                  "status": result.status, "message": result.message}
-        answer_text = getattr(result, "answer_text", None)
-        if isinstance(answer_text, str):
-            record["answer_text"] = answer_text[:MAX_ANSWER_TEXT]
-        line = json.dumps(record, ensure_ascii=True)
+        line = json.dumps(record_of(question, result), ensure_ascii=True)
         with open(path, "a", encoding="utf-8") as file:
             file.write(line + "\n")
     except (OSError, ValueError, TypeError):
@@ -86,3 +94,31 @@ def valid_record(record: Any) -> bool:
             and type(record.get("question")) is int and 0 < record["question"] < 1000 and record.get("status") in STATUSES
             and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str)
             and isinstance(record.get("answer_text", ""), str))
+
+
+# --- the grader's own record: printed by its grading cells, with a secret -------------------------------
+
+#: The start of every line a grading cell prints. Lines that start with it anywhere else are imitations.
+GRADING_MARK = "course-grade-record"
+
+
+def grading_line(secret: str, question: Any, result: Any) -> str:
+    """The line a grading cell prints: the mark, the secret of this run, then the record as JSON."""
+    return f"{GRADING_MARK} {secret} {json.dumps(record_of(question, result), ensure_ascii=True)}"
+
+
+def marked_lines(text: str) -> list[str]:
+    """Every line of ``text`` that starts with :data:`GRADING_MARK` (whatever follows it)."""
+    return [line for line in text.splitlines() if line.lstrip().startswith(GRADING_MARK)]
+
+
+def parse_grading_line(line: str, secret: str) -> dict | None:
+    """The record on a line printed with ``secret``, or None (another secret, no secret, not a record)."""
+    prefix = f"{GRADING_MARK} {secret} "
+    if not secret or not line.startswith(prefix):
+        return None
+    try:
+        record = json.loads(line[len(prefix):])
+    except ValueError:
+        return None
+    return record if valid_record(record) else None

@@ -12,10 +12,12 @@ name (``03_..._exercise``) or else from the notebook's own
 Each notebook runs top to bottom in a fresh kernel, in a temporary folder of
 its own, with an environment stripped of your variables, no network, a time
 limit and a memory limit (see :func:`detect_isolation` for what is used
-where). Every ``qN.check(...)`` it calls is recorded (the checks append one
-JSON line each to the file named by ``COURSE_CHECKS_RECORD``), and the
-gradebook lists, per student and question: correct, wrong, not attempted,
-error, or not run, with the check's message and the question's first hint.
+where). The teacher's check calls replace the notebook's own, and after
+the student's code has run, the grader's own cells check each question and
+print the result with a secret made up only then (see :mod:`.grading_cells`);
+only those results count. The gradebook lists, per student and question:
+correct, wrong, not attempted, error, or not run, with the check's message
+and the question's first hint.
 
 A notebook that raises, crashes its kernel, loops, runs out of memory or is
 not a notebook at all is recorded as such and never stops the run. The
@@ -24,8 +26,10 @@ bytes. Student code is untrusted; TEACHING.md says what this isolation
 guarantees and what it does not.
 
 Inside, one job per module: :mod:`.submissions` (finding and reading them),
-:mod:`.sandbox` (the parent side of the isolation), :mod:`.runner` (the child
-side, one notebook in its sandbox), :mod:`.grading` (one notebook, a whole
+:mod:`.isolation` (the modes and the bubblewrap command), :mod:`.sandbox` (the parent
+side: a folder, a runner started and stopped), :mod:`.runner` (the child
+side, one notebook in its sandbox), :mod:`.grading_cells` and :mod:`.masters` (the
+grader's own cells and the teacher's check calls), :mod:`.grading` (one notebook, a whole
 folder), :mod:`.results` (what comes out), :mod:`.gradebook` (CSV, and HTML
 from a Jinja2 template) and :mod:`.cli` (the command line).
 """
@@ -41,6 +45,7 @@ from course_utils.grade.gradebook import (
     write_gradebook,
 )
 from course_utils.grade.grading import Progress, _valid_record, grade_folder, grade_one
+from course_utils.grade.isolation import Isolation, bwrap_command
 from course_utils.grade.results import (
     MAX_TEXT,
     NOTEBOOK_STATUSES,
@@ -55,10 +60,8 @@ from course_utils.grade.results import (
     question_results,
 )
 from course_utils.grade.sandbox import (
-    GUARD_SOURCE,
     KEPT_VARIABLES,
     RECORD_FILE,
-    Isolation,
     _prepare_folder,
     _remove_folder,
     detect_isolation,

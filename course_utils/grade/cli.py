@@ -62,7 +62,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("gradebook"),
                         help="where to write gradebook.csv and gradebook.html (default: ./gradebook)")
     parser.add_argument("--timeout", type=_positive(float, 5, 3600, "seconds"), default=Settings.timeout,
-                        help="wall-clock seconds per notebook, kernel start included (default: %(default)g)")
+                        help="wall-clock seconds per notebook, kernel start included; the grader's own check cells then "
+                             "get up to 25 s more (default: %(default)g)")
     parser.add_argument("--memory", type=_positive(int, 256, 1024 * 1024, "MB"), default=Settings.memory_mb,
                         help="memory limit per notebook in MB (default: %(default)s)")
     parser.add_argument("--jobs", type=_positive(int, 1, 64, "notebooks"), default=None,

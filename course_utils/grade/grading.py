@@ -9,6 +9,7 @@ import time
 from concurrent.futures import as_completed, ThreadPoolExecutor
 from pathlib import Path
 
+from course_utils.grade.masters import master_calls
 from course_utils.grade.results import (
     clean_text,
     _exercise,
@@ -49,20 +50,23 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
         return NotebookResult(submission, exercise, "invalid notebook", f"the file is {exc}.",
                               question_results(exercise, [], "invalid notebook"))
     exercise = exercise or exercise_from_source(nb)
-    outcome = _run_sandboxed(data, settings, isolation)
+    extra = {"exercise": exercise, "calls": master_calls(exercise)} if _exercise(exercise) else {}
+    outcome = _run_sandboxed(data, settings, isolation, extra=extra)
     if isinstance(outcome, dict) and outcome.get("no_result"):
         # The runner itself died before reporting anything. That is the grader's
         # failure, not the student's (seen once under load, cause not reproduced),
         # so it gets one more try; a second failure is recorded as a crash.
-        outcome = _run_sandboxed(data, settings, isolation)
+        outcome = _run_sandboxed(data, settings, isolation, extra=extra)
     if not (isinstance(outcome, dict) and isinstance(outcome.get("records"), list)):
         outcome = {"status": "crashed", "detail": "the grader's runner returned a malformed result", "records": []}
     status = outcome.get("status") if outcome.get("status") in NOTEBOOK_STATUSES else "crashed"
+    # Only the grading cells' records are in "records" (each carried this run's secret); records written
+    # any other way come back as "ignored" lines, shown in the detail so that a teacher sees the attempt.
     records = [r for r in outcome["records"] if _valid_record(r)]
-    if not exercise:
-        exercise = next((r["exercise"] for r in records if _exercise(r["exercise"])), "")
+    ignored = [i for i in outcome.get("ignored", []) if isinstance(i, str)]
     detail = outcome.get("detail", "")
-    return NotebookResult(submission, exercise, status, clean_text(detail if isinstance(detail, str) else ""),
+    detail = "; ".join(filter(None, [detail if isinstance(detail, str) else "", *ignored]))
+    return NotebookResult(submission, exercise, status, clean_text(detail),
                           question_results(exercise, records, status), time.monotonic() - started)
 
 

@@ -106,7 +106,8 @@ def question_results(exercise: str, records: list[dict], notebook_status: str) -
             status, message = last[number]["status"], last[number]["message"]
             answer_text = last[number].get("answer_text", "")
         elif notebook_status in ("ok", "error"):
-            status, message = "not run", f"`{usage}` never ran: its cell is missing or was changed."
+            status, message = "not run", (f"`{usage}` never ran: the grader could not keep its answers (the cell "
+                                          f"where it is called raised an error) or check them; see the notebook's detail.")
         else:
             status, message = "not run", f"`{usage}` never ran: the notebook stopped first ({notebook_status})."
         results.append(QuestionResult(number, clean_text(title), status, clean_text(message),

@@ -5,178 +5,32 @@ Everything here runs in the runner process, never in the grader itself.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from course_utils.grade.sandbox import (
-    KERNEL_NAME,
-    _libc,
-    NOTEBOOK_NAME,
-    PR_CAPBSET_DROP,
-    PR_SET_NO_NEW_PRIVS,
-    _prctl,
-    RECORD_FILE,
-)
+from course_utils.checks.record import marked_lines, parse_grading_line, read_records, valid_record
+from course_utils.grade.grading_cells import check_cell_source, record_cell_source, with_answer_cells
+from course_utils.grade.sandbox import KERNEL_NAME, NOTEBOOK_NAME, RECORD_FILE
+
+#: Seconds the grading cells get at least after the student's cells have finished (or hit the time limit);
+#: a notebook that finished early also leaves them what is left of its own limit.
+GRADING_SECONDS = 20
+#: Seconds a kernel interrupted at the time limit gets to stop the cell it was running.
+INTERRUPT_SECONDS = 5
 
 
-# --- the runner: one submission, inside its sandbox --------------------------------------------------
-# Everything below runs in the child process ``python -m course_utils.grade --run-one SPEC``.
-
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 1, 2, 4, 8, 32
-MS_NOATIME, MS_NODIRATIME, MS_BIND, MS_REC, MS_PRIVATE, MS_RELATIME = 1024, 2048, 4096, 16384, 1 << 18, 1 << 21
-#: statvfs flag -> the mount flag a read-only remount must keep
-KEPT_MOUNT_FLAGS = ((2, MS_NOSUID), (4, MS_NODEV), (8, MS_NOEXEC), (1024, MS_NOATIME), (2048, MS_NODIRATIME),
-                    (4096, MS_RELATIME))
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    def b(text):
-        return None if text is None else os.fsencode(text)
-
-    if _libc.mount(b(source), b(target), b(fstype), ctypes.c_ulong(flags), b(data)) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"mount {target}: {os.strerror(errno)}")
-
-
-def _mount_points() -> list[str]:
-    points = set()
-    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as info:
-        for line in info:
-            target = line.split()[4]
-            points.add(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), target))
-    return sorted(points)
-
-
-def _loopback_up() -> None:
-    """Bring up ``lo`` in the new network namespace: the runner talks to its kernel over it."""
-    import fcntl
-    import socket
-    import struct
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        flags = struct.unpack("16sh", fcntl.ioctl(sock, 0x8913, struct.pack("16sh", b"lo", 0)))[1]  # SIOCGIFFLAGS
-        fcntl.ioctl(sock, 0x8914, struct.pack("16sh", b"lo", flags | 1))  # SIOCSIFFLAGS, IFF_UP
-
-
-def _can_pass(path: str, uid: int, gid: int) -> bool:
-    st = os.stat(path)
-    bit = 0o100 if st.st_uid == uid else 0o010 if st.st_gid == gid else 0o001
-    return bool(st.st_mode & bit)
-
-
-def _expose_paths(needed: list[str], hidden: Path, uid: int, gid: int) -> None:
-    """Make the folders the kernel needs reachable for ``uid`` in this mount namespace only.
-
-    A folder on the way that ``uid`` may not pass through (say ``/root``, mode
-    0700, holding the Python installation) is covered by an empty tmpfs, and
-    only the needed subfolders are mounted back into it: the rest of that
-    folder stays invisible. Nothing changes outside the namespace.
-    """
-    hidden.mkdir(mode=0o700)
-    for round_number in range(32):
-        blocked = None
-        for path in needed:
-            parts = Path(path).parts
-            for depth in range(1, len(parts)):  # ancestors only: "/" ... parent
-                folder = str(Path(*parts[:depth]))
-                if not _can_pass(folder, uid, gid):
-                    blocked = folder
-                    break
-            if blocked:
-                break
-        if blocked is None:
-            return
-        stash = hidden / str(round_number)
-        stash.mkdir(mode=0o700)
-        _mount(blocked, str(stash), None, MS_BIND | MS_REC)
-        _mount("tmpfs", blocked, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
-        below = sorted({Path(p).relative_to(blocked).parts[0] for p in needed
-                        if Path(p) != Path(blocked) and Path(blocked) in Path(p).parents})
-        for name in below:
-            (Path(blocked) / name).mkdir()
-            _mount(str(stash / name), str(Path(blocked) / name), None, MS_BIND | MS_REC)
-    raise RuntimeError("could not expose the Python installation to the unprivileged user")
-
-
-#: Folders where other programs leave Unix-domain sockets (and files): each is covered by an empty tmpfs.
-SHARED_FOLDERS = ("/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm")
-
-
-def _mask_shared_folders(keep: list[str]) -> None:
-    """Cover /tmp, /run and the like with empty file systems, then put back the folders in ``keep`` inside them.
-
-    A read-only mount does not stop ``connect()`` to a Unix-domain socket, so a
-    socket another program left in one of these folders (a database's, a
-    desktop session's) would be reachable from a notebook. Each kept folder
-    (the grading folder, a Python installation under /tmp) is opened before
-    its parent is covered and bind-mounted back from that handle.
-    """
-    done = set()
-    for folder in SHARED_FOLDERS:
-        if not os.path.isdir(folder) or os.path.islink(folder):
-            continue  # /var/run is usually a link to /run
-        real = os.path.realpath(folder)
-        if real in done:
-            continue
-        done.add(real)
-        inside = sorted({p for p in keep if Path(real) in Path(p).parents})
-        inside = [p for p in inside if not any(Path(q) in Path(p).parents for q in inside)]
-        handles = [(p, os.open(p, os.O_PATH | os.O_DIRECTORY)) for p in inside if os.path.isdir(p)]
-        try:
-            _mount("tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
-            for path, fd in handles:
-                os.makedirs(path, mode=0o755, exist_ok=True)
-                _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
-        finally:
-            for _path, fd in handles:
-                os.close(fd)
-
-
-def _lock_down(spec: dict) -> None:
-    """Inside fresh namespaces: loopback only, and every mount read-only except the work folder."""
-    work = spec["work"]
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    _loopback_up()
-    if spec.get("uid") is not None:
-        _expose_paths(spec["needed"], Path(spec["root"]) / "hidden", spec["uid"], spec["gid"])
-    _mask_shared_folders([spec["root"], *spec["needed"]])
-    _mount(work, work, None, MS_BIND)
-    for target in _mount_points():
-        if target == work:
-            continue
-        try:
-            flags = MS_BIND | MS_REMOUNT | MS_RDONLY
-            st_flags = os.statvfs(target).f_flag
-            for st_flag, ms_flag in KEPT_MOUNT_FLAGS:
-                if st_flags & st_flag:
-                    flags |= ms_flag
-            _mount(None, target, None, flags)
-        except OSError:
-            pass  # a mount we may not change stays as it was (checked by the probe for what matters)
-    if os.path.isdir("/dev/shm"):
-        try:
-            _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m")
-        except OSError:
-            pass
-
-
-def _drop_privileges(uid: int | None, gid: int | None) -> None:
-    """No capabilities for anything started from here, no set-uid gains, and the unprivileged user if given."""
-    for cap in range(64):
-        if not _prctl(PR_CAPBSET_DROP, cap) and ctypes.get_errno() == 22:  # EINVAL: past the last capability
-            break
-    if uid is not None:
-        os.setgroups([])
-        os.setresgid(gid, gid, gid)
-        os.setresuid(uid, uid, uid)
-    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+def _become(uid: int | None, gid: int | None) -> None:
+    """Become the unprivileged user, if one is given (the grader started the runner as root)."""
+    if uid is None or os.getuid() == uid:
+        return
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
 
 
 def _set_limits(timeout: float, memory_mb: int, own_user: bool) -> None:
@@ -207,66 +61,180 @@ def _runner_probe(spec: dict) -> dict:
 
 
 def _execute(spec: dict, started: float) -> dict:
-    """Run the notebook with nbclient; say how it ended and what the checks recorded."""
+    """Run the notebook, then the grader's own cells (see :mod:`.grading_cells`); say how it ended.
+
+    The student's cells (with the answer cells in place of the check calls)
+    run until the time limit; a notebook stopped by the limit is interrupted,
+    not killed, so the answers it kept before can still be graded. Then, with
+    a secret made up only now, the grading cells run, with
+    :data:`GRADING_SECONDS` of their own. Only lines carrying the secret in the
+    output of a grading cell count; every other record is listed in ``ignored``.
+    """
+    import secrets
+
     import nbformat
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from nbformat.v4 import new_code_cell
 
     work = Path(spec["work"])
     timeout = float(spec["timeout"])
-    deadline = started + timeout
+    phase = {"deadline": started + timeout}
+    exercise, calls = spec.get("exercise") or "", {int(n): c for n, c in (spec.get("calls") or {}).items()}
     nb = nbformat.read(work / NOTEBOOK_NAME, as_version=4)
-    running: dict[str, int | None] = {"cell": None}
+    cells = with_answer_cells(nb.cells, calls, new_code_cell) if exercise and calls else [(c, i) for i, c in
+                                                                                        enumerate(nb.cells)]
+    nb.cells = [cell for cell, _origin in cells]
+    origin = [o for _cell, o in cells]
+    replies: list[str] = []  #: the status of each execute reply, latest last
 
-    def on_cell_execute(cell=None, cell_index=None, **_):
-        running["cell"] = cell_index
+    def on_cell_executed(execute_reply=None, **_):
+        replies.append(((execute_reply or {}).get("content") or {}).get("status", ""))
 
     client = NotebookClient(
-        nb, kernel_name=KERNEL_NAME, timeout=int(timeout),
-        timeout_func=lambda cell: max(1, math.ceil(deadline - time.monotonic())),
-        startup_timeout=max(1, int(deadline - time.monotonic())), allow_errors=True, record_timing=False,
-        shutdown_kernel="immediate", on_cell_execute=on_cell_execute,
-        resources={"metadata": {"path": str(work)}},
+        nb, kernel_name=KERNEL_NAME, timeout=int(timeout), on_cell_executed=on_cell_executed,
+        timeout_func=lambda cell: max(1, math.ceil(phase["deadline"] - time.monotonic())),
+        startup_timeout=max(1, int(phase["deadline"] - time.monotonic())), allow_errors=True, record_timing=False,
+        shutdown_kernel="immediate", resources={"metadata": {"path": str(work)}},
     )
-    status, detail = "ok", ""
+
+    def where(index: int | str | None) -> str:
+        if index is None:
+            return "while starting the kernel"
+        if isinstance(index, str):
+            return f"while {index}"
+        return f"while running cell {origin[index] + 1}" if origin[index] is not None else \
+            "while keeping the answers (a cell the grader added)"
+
+    status, detail, running, graded = "ok", "", None, {}
+    secret = ""
     try:
-        client.execute()
-    except CellTimeoutError:
+        with client.setup_kernel():
+            for index, cell in enumerate(list(nb.cells)):
+                running = index
+                try:
+                    client.execute_cell(cell, index)
+                except CellTimeoutError:
+                    status, detail = "timeout", f"stopped at the time limit ({timeout:g} s) {where(index)}"
+                    run_sync(client.km.interrupt_kernel)()
+                    # fresh channels to the same kernel (its variables kept): after a cell that timed out,
+                    # nbclient's old IOPub channel may no longer deliver outputs
+                    if not _fresh_channels(client, new_code_cell("None"), replies):
+                        calls = {}  # the kernel does not answer: nothing can be graded in it
+                        detail += "; the kernel did not stop when interrupted, so nothing was graded"
+                    break
+            running = "grading"
+            secret = secrets.token_hex(16)  # made up now: no cell of the student's could know it
+            # what is left of the notebook's own time limit, and at least GRADING_SECONDS
+            phase["deadline"] = max(started + timeout, time.monotonic() + GRADING_SECONDS)
+            for number in sorted(calls) if exercise else []:
+                running = f"grading q{number}"
+                pair = [new_code_cell(check_cell_source(exercise, number, spec["package"])),
+                        new_code_cell(record_cell_source(secret))]
+                for cell in pair:
+                    nb.cells.append(cell)
+                    client.execute_cell(cell, len(nb.cells) - 1)
+                graded[number] = pair
+    except CellTimeoutError:  # a grading cell ran out of time: the questions not graded yet stay "not run"
         status = "timeout"
+        detail = "; ".join(filter(None, [detail, f"the grader's cells stopped at their time limit {where(running)}"]))
     except DeadKernelError:
-        status, detail = "crashed", "the kernel died"
+        if status == "ok":
+            status, detail = "crashed", f"the kernel died {where(running)}"
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel did not start in time
-        status = "timeout" if time.monotonic() >= deadline else "crashed"
-        detail = f"the kernel could not run it ({type(exc).__name__})"
-    where = "while starting the kernel" if running["cell"] is None else f"while running cell {running['cell'] + 1}"
-    if status == "timeout":
-        detail = f"stopped at the time limit ({timeout:g} s) {where}"
-    elif status == "crashed":
-        detail = f"{detail} {where}".strip()
-    errors = [(index, output.get("ename", ""), output.get("evalue", ""))
-              for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+        if status == "ok":
+            status = "timeout" if time.monotonic() >= phase["deadline"] else "crashed"
+            detail = (f"stopped at the time limit ({timeout:g} s) {where(running)}" if status == "timeout"
+                      else f"the kernel could not run it ({type(exc).__name__}) {where(running)}")
+    student = [(i, cell) for i, cell in enumerate(nb.cells[:len(origin)]) if cell.cell_type == "code"]
+    errors = [(i, output.get("ename", ""), output.get("evalue", "")) for i, cell in student
               for output in cell.get("outputs", []) if output.get("output_type") == "error"]
     if status == "ok" and errors:
         memory = [e for e in errors if e[1] == "MemoryError"]
         index, name, value = (memory or errors)[0]
         status = "memory limit" if memory else "error"
-        detail = f"cell {index + 1} raised {name}: {value}" if value else f"cell {index + 1} raised {name}"
+        place = f"cell {origin[index] + 1}" if origin[index] is not None else "an answer cell the grader added"
+        detail = f"{place} raised {name}: {value}" if value else f"{place} raised {name}"
         if memory:
             detail += f" (limit {spec['memory_mb']} MB)"
         if len(errors) > 1:
             detail += f"; {len(errors) - 1} more cell(s) raised errors"
-    records = _read_records(work / RECORD_FILE)
+    records, imitations = [], sum(len(marked_lines(_stdout(cell))) for _i, cell in student)
+    for number, (check_cell, record_cell) in graded.items():
+        imitations += len(marked_lines(_stdout(check_cell)))
+        lines = marked_lines(_stdout(record_cell))
+        found = [r for r in (parse_grading_line(line, secret) for line in lines) if r is not None]
+        if len(lines) == 1 and len(found) == 1 and found[0]["exercise"] == exercise \
+                and found[0]["question"] == number:
+            records.append(found[0])
+        else:
+            imitations += len(lines)
+    ignored = _ignored(_read_records(work / RECORD_FILE), imitations)
     for path in (str(work), str(Path(spec["root"]))):  # temporary paths would differ on every run
         detail = detail.replace(path, ".")
         for record in records:
-            if isinstance(record, dict) and isinstance(record.get("message"), str):
-                record["message"] = record["message"].replace(path, ".")
-    return {"status": status, "detail": detail, "records": records}
+            record["message"] = record["message"].replace(path, ".")
+    return {"status": status, "detail": detail, "records": records, "ignored": ignored}
+
+
+def _fresh_channels(client, probe, replies: list[str]) -> bool:
+    """After an interrupt: new channels to the same kernel, and True once it runs cells again.
+
+    False when the kernel does not answer within :data:`INTERRUPT_SECONDS`
+    (the cell it was running ignores the interrupt).
+    """
+    deadline = time.monotonic() + INTERRUPT_SECONDS
+    client.kc.stop_channels()
+    client.kc = None
+    client.startup_timeout = INTERRUPT_SECONDS
+    try:
+        client.start_new_kernel_client()
+    except Exception:  # noqa: BLE001 - e.g. no reply to kernel_info: the kernel is still busy
+        return False
+    return _wait_until_ready(client, probe, replies, deadline)
+
+
+def _wait_until_ready(client, probe, replies: list[str], deadline: float) -> bool:
+    """After an interrupt, wait until the kernel runs cells again.
+
+    While it is still handling the interrupt, ipykernel answers a new request
+    with "aborted" without running it; so a tiny cell is sent until one runs
+    (or the deadline passes).
+    """
+    from nbclient.exceptions import CellTimeoutError
+
+    while time.monotonic() < deadline:
+        before = len(replies)
+        try:
+            client.execute_cell(probe, 0)
+        except CellTimeoutError:
+            continue
+        if len(replies) > before and replies[-1] == "ok":
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _stdout(cell) -> str:
+    return "".join(str(o.get("text", "")) for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+def _ignored(written: list, imitations: int) -> list[str]:
+    """What is reported as "ignored: not from a grading cell": written records and printed imitations."""
+    out = []
+    if written:
+        named = [f"q{r['question']} {r['status']}" if valid_record(r) else "a malformed record" for r in written]
+        shown = ", ".join(named[:8]) + (f", ... ({len(named)} in all)" if len(named) > 8 else "")
+        out.append(f"ignored: not from a grading cell: {len(written)} record(s) written to the record file "
+                   f"({shown})")
+    if imitations:
+        out.append(f"ignored: not from a grading cell: {imitations} printed line(s) imitating a grader record")
+    return out
 
 
 def _read_records(path: Path) -> list[dict]:
-    from course_utils.checks.record import read_records
-
     return read_records(path)
 
 
@@ -277,9 +245,7 @@ def _runner_main(spec_text: str) -> int:
     fd = int(spec["result_fd"])
     os.set_inheritable(fd, False)
     try:
-        if spec.get("lockdown"):
-            _lock_down(spec)
-        _drop_privileges(spec.get("uid"), spec.get("gid"))
+        _become(spec.get("uid"), spec.get("gid"))
         _set_limits(float(spec["timeout"]), int(spec["memory_mb"]), spec.get("uid") is not None)
         outcome = _runner_probe(spec) if spec.get("probe") else _execute(spec, started)
     except Exception as exc:  # noqa: BLE001 - reported to the grader, which records it

@@ -21,44 +21,25 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from course_utils.grade.results import clean_text, Settings
+from course_utils import netguard
+from course_utils.grade.isolation import Isolation, bwrap_command, candidates
+from course_utils.grade.results import Settings, clean_text
 
 
 RECORD_FILE = ".course-checks.jsonl"  #: in the submission's folder; see checks.RECORD_ENV
 NOTEBOOK_NAME = "submission.ipynb"  #: the copy's name inside its temporary folder
 KERNEL_NAME = "course-grade"
-GRACE_SECONDS = 30  #: after the time limit, before the grader kills what is left
-UNPRIVILEGED_USER = "nobody"
+GRACE_SECONDS = 30  #: after the time limit, before the grader kills what is left (> INTERRUPT + GRADING seconds)
 
 #: The only variables a submission's kernel inherits from you (plus the ones the grader sets).
 KEPT_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|_URL$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Isolation:
-    """How each submission is separated from you and from the others."""
-
-    namespaces: bool  #: own mount, network and process namespaces (Linux ``unshare``)
-    uid: int | None = None  #: run as this user (only when the grader runs as root)
-    gid: int | None = None
-    user: str = ""
-    protected: bool = False  #: the probe found the submissions folder read-only from inside
-
-    @property
-    def description(self) -> str:
-        who = f"as user {self.user}" if self.uid is not None else (
-            "as root without capabilities" if os.geteuid() == 0 else "under your user")
-        if self.namespaces:
-            return (f"own namespaces (no network at all; every file read-only except its own temporary folder; "
-                    f"its own process list) {who}")
-        return f"a separate process {who} (network blocked by a Python-level guard only)"
-
-
 # --- isolation ---------------------------------------------------------------------------------------
 
 _libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 24, 36, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -72,51 +53,21 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def _unprivileged_ids() -> tuple[int, int] | None:
-    import pwd
-
-    try:
-        entry = pwd.getpwnam(UNPRIVILEGED_USER)
-    except KeyError:
-        return None
-    return entry.pw_uid, entry.pw_gid
-
-
-def _candidates(requested: str) -> list[Isolation]:
-    """Isolation modes to try, strongest first."""
-    linux = sys.platform.startswith("linux")
-    root = linux and os.geteuid() == 0
-    ids = _unprivileged_ids() if root else None
-    out = []
-    if requested in ("auto", "namespaces") and linux and shutil.which("unshare"):
-        if ids:
-            out.append(Isolation(True, ids[0], ids[1], UNPRIVILEGED_USER))
-        out.append(Isolation(True))
-    if requested in ("auto", "process"):
-        if ids:
-            out.append(Isolation(False, ids[0], ids[1], UNPRIVILEGED_USER))
-        out.append(Isolation(False))
-    return out
+def _die_with_parent_no_new_privileges() -> None:  # pragma: no cover - runs in the child
+    """preexec_fn in process mode: as above, and nothing it runs can gain privileges (set-uid programs)."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
 def detect_isolation(requested: str = "auto", protect: tuple[Path, ...] = ()) -> Isolation:
     """The strongest isolation that works here, found by running a probe in each mode in turn.
 
-    - ``namespaces`` (Linux, with util-linux ``unshare``): the submission gets its
-      own network namespace (only a loopback interface: no network at all),
-      mount namespace (every file system read-only except its own temporary
-      folder) and process namespace (it sees and signals only its own
-      processes). As root it also runs as user ``nobody`` when that user can
-      run the course's Python; as a normal user this needs unprivileged user
-      namespaces.
-    - ``process``: a separate process, as ``nobody`` when the grader is root and
-      that works, else under your user; the network is blocked only by a
-      Python-level guard.
-
+    The modes are described in :mod:`course_utils.grade.isolation`: ``namespaces``
+    (bubblewrap), then ``process``, each as ``nobody`` first when the grader is root.
     ``protect``: folders the probe checks are read-only from inside.
     """
     tried = []
-    for candidate in _candidates(requested):
+    for candidate in candidates(requested):
         ok, writable, why = _probe(candidate, protect)
         if ok:
             return Isolation(candidate.namespaces, candidate.uid, candidate.gid, candidate.user, protected=not writable)
@@ -134,48 +85,6 @@ def _probe(isolation: Isolation, protect: tuple[Path, ...]) -> tuple[bool, list[
 
 
 # --- running one submission --------------------------------------------------------------------------
-
-GUARD_SOURCE = '''"""Written by course_utils.grade: refuse every connection that leaves this machine."""
-import ipaddress
-import socket
-
-
-def _local(host):
-    if host is None:
-        return True
-    if isinstance(host, bytes):
-        host = host.decode()
-    host = str(host).strip("[]")
-    if host in ("localhost", "localhost.localdomain", "ip6-localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%")[0]).is_loopback or host in ("0.0.0.0", "::")
-    except ValueError:
-        return False
-
-
-def _guard(original):
-    def guarded(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple) and address \\
-                and not _local(address[0]):
-            raise OSError(f"network access blocked while grading: {address!r}")
-        return original(self, address)
-    return guarded
-
-
-_getaddrinfo = socket.getaddrinfo
-
-
-def _guarded_getaddrinfo(host, *args, **kwargs):
-    if not _local(host):
-        raise OSError(f"name lookup blocked while grading: {host!r}")
-    return _getaddrinfo(host, *args, **kwargs)
-
-
-socket.socket.connect = _guard(socket.socket.connect)
-socket.socket.connect_ex = _guard(socket.socket.connect_ex)
-socket.getaddrinfo = _guarded_getaddrinfo
-'''
 
 #: The kernel dies with the process that started it, then runs ipykernel as usual.
 KERNEL_LAUNCH = (
@@ -202,7 +111,7 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
     env.update(
         HOME=str(work),
         TMPDIR=str(work / "tmp"),
-        PYTHONPATH=os.pathsep.join([str(root / "guard"), str(_package_parent())]),
+        PYTHONPATH=netguard.pythonpath(str(_package_parent())),  # the course's network guard, then the package
         PYTHONHASHSEED="0",
         PYTHONDONTWRITEBYTECODE="1",
         JUPYTER_PATH=str(root / "jupyter"),
@@ -218,7 +127,7 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
 
 
 def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
-    """A fresh temporary folder: work/ (the notebook's copy, writable by it), guard/ and jupyter/ (read-only).
+    """A fresh temporary folder: work/ (the notebook's copy, writable by it) and jupyter/ (read-only).
 
     It has a random name inside a parent folder of its own that others may pass
     through but not list (mode 0711): a notebook cannot find another's folder
@@ -229,10 +138,9 @@ def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
     os.chmod(parent, 0o711)
     root = Path(tempfile.mkdtemp(dir=parent)).resolve()
     work = root / "work"
-    for folder in (work, work / "tmp", root / "guard", root / "jupyter" / "kernels" / KERNEL_NAME):
+    for folder in (work, work / "tmp", root / "jupyter" / "kernels" / KERNEL_NAME):
         folder.mkdir(parents=True, mode=0o755)
     (work / NOTEBOOK_NAME).write_bytes(notebook)
-    (root / "guard" / "sitecustomize.py").write_text(GUARD_SOURCE, encoding="utf-8")
     spec = {"argv": [sys.executable, "-s", "-c", KERNEL_LAUNCH, "-f", "{connection_file}"],
             "display_name": "Python 3 (grading)", "language": "python"}
     (root / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
@@ -351,14 +259,18 @@ def _reap_orphans() -> None:
                     pass
 
 
-def _runner_command(spec: dict, isolation: Isolation) -> list[str]:
+def _runner_command(spec: dict, isolation: Isolation, root: Path, work: Path) -> list[str]:
+    """The runner's command line: inside bubblewrap (namespaces), or as it is (process mode).
+
+    In process mode as root with no user to become, util-linux ``setpriv`` (where
+    present) empties the capability bounding set, so the kernel it starts has none.
+    """
     runner = [sys.executable, "-s", "-m", "course_utils.grade", "--run-one", json.dumps(spec)]
-    if not isolation.namespaces:
-        return runner
-    wrap = ["unshare", "--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
-    if os.geteuid() != 0:
-        wrap += ["--user", "--map-root-user"]
-    return [*wrap, "--", *runner]
+    if isolation.namespaces:
+        return bwrap_command(runner, isolation, work, [*spec["needed"], str(root / "jupyter")])
+    if os.geteuid() == 0 and isolation.uid is None and shutil.which("setpriv"):
+        return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", *runner]
+    return runner
 
 
 def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, extra: dict | None = None) -> dict:
@@ -368,7 +280,7 @@ def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ex
     try:
         spec = {
             "root": str(root), "work": str(work), "timeout": settings.timeout, "memory_mb": settings.memory_mb,
-            "lockdown": isolation.namespaces, "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd,
+            "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd, "package": str(_package_parent()),
             "needed": sorted({str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, sys.exec_prefix,
                               Path(sys.executable).resolve().parent, _package_parent(), *sys.path]
                               if p and Path(p).is_dir()}),
@@ -377,11 +289,17 @@ def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ex
         started = time.monotonic()
         with tempfile.TemporaryFile() as log:
             with _running_lock:
-                proc = subprocess.Popen(
-                    _runner_command(spec, isolation), env=kernel_environment(root, work), cwd=work,
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, pass_fds=(write_fd,),
-                    start_new_session=True, preexec_fn=_die_with_parent if _libc else None,
-                )
+                try:
+                    proc = subprocess.Popen(
+                        _runner_command(spec, isolation, root, work), env=kernel_environment(root, work), cwd=work,
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, pass_fds=(write_fd,),
+                        start_new_session=True,
+                        preexec_fn=None if _libc is None else _die_with_parent if isolation.namespaces
+                        else _die_with_parent_no_new_privileges,
+                    )
+                except OSError as exc:  # e.g. bwrap removed since it was found
+                    return {"status": "crashed", "records": [],
+                            "detail": f"the grader's runner could not start: {exc.strerror or exc}"}
                 _running.add(proc)
             os.close(write_fd)
             write_fd = -1

@@ -1,0 +1,144 @@
+"""How a submission is kept apart from you and from the others: the modes, and the bubblewrap command.
+
+Two modes, strongest first (:func:`candidates`); the grader runs a probe in
+each until one works (:func:`course_utils.grade.sandbox.detect_isolation`):
+
+- ``namespaces``: the runner starts inside `bubblewrap <https://github.com/containers/bubblewrap>`_
+  (``bwrap``, the sandbox Flatpak uses): its own network namespace (a loopback
+  interface only: no network at all), process namespace (it sees and signals
+  only its own processes), IPC and UTS namespaces; every file read-only except
+  its own work folder; ``/tmp``, ``/var/tmp``, ``/run``, ``/dev/shm`` and the
+  home folders (``/root``, ``/home``, yours) replaced by empty ones, with only
+  the Python installation and the course package put back, read-only. As a
+  normal user bwrap needs unprivileged user namespaces (see TEACHING.md); as
+  root it needs nothing more, and the notebook then runs as ``nobody``.
+- ``process``: a separate process, as ``nobody`` when the grader is root,
+  else under your user. The network is blocked only by a Python-level guard
+  and every file you can read is readable: the last resort, stated as such in
+  the gradebook.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+UNPRIVILEGED_USER = "nobody"
+
+#: Folders where other programs leave files and Unix-domain sockets: empty inside the sandbox
+#: (a read-only mount does not stop ``connect()`` to a socket).
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/run")
+#: Home folders: empty inside the sandbox (your own ``$HOME`` is added to these).
+HOME_FOLDERS = ("/root", "/home")
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How each submission is separated from you and from the others."""
+
+    namespaces: bool  #: bubblewrap: own mount, network, process, IPC and UTS namespaces
+    uid: int | None = None  #: run as this user (only when the grader runs as root)
+    gid: int | None = None
+    user: str = ""
+    protected: bool = False  #: the probe found the submissions folder read-only from inside
+
+    @property
+    def description(self) -> str:
+        who = f"as user {self.user}" if self.uid is not None else (
+            "as root without capabilities" if os.geteuid() == 0 else "under your user")
+        if self.namespaces:
+            return (f"own namespaces with bubblewrap (no network at all; every file read-only except its own "
+                    f"temporary folder; /tmp, /run and home folders hidden; its own process list) {who}")
+        return f"a separate process {who} (network blocked by a Python-level guard only)"
+
+
+def bwrap_path() -> str | None:
+    """The bubblewrap program, or None where it is not installed (or not Linux)."""
+    return shutil.which("bwrap") if sys.platform.startswith("linux") else None
+
+
+def _unprivileged_ids() -> tuple[int, int] | None:
+    import pwd
+
+    try:
+        entry = pwd.getpwnam(UNPRIVILEGED_USER)
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+def candidates(requested: str) -> list[Isolation]:
+    """Isolation modes to try, strongest first."""
+    linux = sys.platform.startswith("linux")
+    root = linux and os.geteuid() == 0
+    ids = _unprivileged_ids() if root else None
+    out = []
+    if requested in ("auto", "namespaces") and bwrap_path():
+        if ids:
+            out.append(Isolation(True, ids[0], ids[1], UNPRIVILEGED_USER))
+        out.append(Isolation(True))
+    if requested in ("auto", "process"):
+        if ids:
+            out.append(Isolation(False, ids[0], ids[1], UNPRIVILEGED_USER))
+        out.append(Isolation(False))
+    return out
+
+
+def hidden_folders() -> list[str]:
+    """The folders replaced by empty ones inside the sandbox: shared temporary folders and home folders."""
+    found: list[str] = []
+    home = os.path.expanduser("~")
+    for folder in (*SHARED_FOLDERS, *HOME_FOLDERS, home):
+        if not folder or not os.path.isabs(folder) or not os.path.isdir(folder):
+            continue
+        real = os.path.realpath(folder)
+        if real == "/" or real in found or any(Path(f) in Path(real).parents for f in found):
+            continue
+        found = [f for f in found if Path(real) not in Path(f).parents] + [real]
+    return sorted(found)
+
+
+def _bind_back(path: str, hidden: list[str], flag: str) -> list[str]:
+    """Arguments that put ``path`` back inside a hidden folder, its parents made passable (0755) on the way."""
+    real = os.path.realpath(path)
+    top = next((h for h in hidden if Path(h) in Path(real).parents or h == real), None)
+    if top is None:
+        return [flag, real, real] if flag == "--bind" else []
+    args = []
+    for parent in reversed(Path(real).parents):  # "/" ... the folder just above
+        if Path(top) in Path(parent).parents:
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return [*args, flag, real, real]
+
+
+def bwrap_command(command: list[str], isolation: Isolation, work: Path, readable: list[str]) -> list[str]:
+    """``command`` wrapped in bubblewrap: read-only everything, ``work`` writable, ``readable`` kept visible.
+
+    ``readable``: folders the runner and its kernel need (the Python installation,
+    the course package, the grader's own files); those inside a hidden folder are
+    bound back read-only. As root, bwrap itself makes the namespaces (no user
+    namespace), drops every capability but the two the runner needs to become
+    ``nobody`` (and none at all without a user to become); as a normal user it
+    makes a user namespace first.
+    """
+    hidden = hidden_folders()
+    args = [bwrap_path() or "bwrap", "--die-with-parent", "--new-session",
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    if os.geteuid() != 0:
+        args.append("--unshare-user")
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--proc", "/proc"]
+    for folder in hidden:
+        args += ["--tmpfs", folder]
+    for path in sorted(set(readable)):
+        if os.path.isdir(path):
+            args += _bind_back(path, hidden, "--ro-bind")
+    args += _bind_back(str(work), hidden, "--bind")
+    args += ["--chdir", str(work)]
+    if os.geteuid() == 0:
+        args += ["--cap-drop", "ALL"]
+        if isolation.uid is not None:
+            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return [*args, "--", *command]

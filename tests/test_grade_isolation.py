@@ -1,0 +1,185 @@
+"""The grader's sandbox on bubblewrap: what the command hides, and the grader run by a user who is not root.
+
+A teacher on a JupyterHub is not root. ``runuser -u nobody`` plays that
+teacher here: the grader runs as ``nobody``, with a home folder holding a
+secret, while this test listens on 127.0.0.1. A submission tries to connect
+to that port and to read the secret; both must fail, and the listener must
+hear nothing.
+
+This machine's Python lives under /root (mode 0700), which ``nobody`` cannot
+reach; so the grader runs inside an outer bubblewrap (started as root) where
+/root is an empty folder with only the Python installation put back, and
+/home holds only the teacher's home. The grader's own sandbox is nested in
+that one, as bwrap runs on a hub.
+"""
+
+import csv
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from course_utils import grade
+from course_utils.grade import isolation
+
+ROOT = Path(__file__).resolve().parents[1]
+BWRAP = shutil.which("bwrap")
+RUNUSER = shutil.which("runuser")
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or BWRAP is None,
+                                reason="bubblewrap (Linux) is what this file tests")
+
+
+def test_bubblewrap_is_chosen_and_described():
+    chosen = grade.detect_isolation("auto")
+    assert chosen.namespaces and "bubblewrap" in chosen.description
+    if os.geteuid() == 0:
+        assert chosen.user == "nobody" and chosen.protected
+
+
+def test_the_command_hides_shared_and_home_folders_and_keeps_only_work_writable(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    python = str(Path(sys.base_prefix).resolve())
+    command = grade.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"])
+    joined = " ".join(command)
+    for folder in ("/tmp", "/var/tmp", "/run", "/root", "/home"):
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            assert f"--tmpfs {os.path.realpath(folder)} " in joined, folder
+    assert "--unshare-net" in command and "--unshare-pid" in command and "--die-with-parent" in command
+    assert f"--bind {work} {work}" in joined and command.count("--bind") == 1  # the one writable folder
+    assert command[command.index("--") + 1:] == ["true"]
+    if any(Path(h) in Path(python).parents for h in isolation.hidden_folders()):
+        assert f"--ro-bind {python} {python}" in joined  # put back, read-only
+
+
+def _listener():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    heard, stop = [], threading.Event()
+
+    def listen():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            heard.append(conn.recv(100) or b"(connected)")
+            conn.close()
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    return server, heard, stop, thread
+
+
+@pytest.fixture
+def public_tmp():
+    """A temporary folder ``nobody`` may pass through (pytest's own are mode 0700)."""
+    folder = Path(tempfile.mkdtemp(prefix="grade-nobody-"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _for_nobody(path: Path, mode: int) -> None:
+    os.chown(path, 65534, 65534)
+    os.chmod(path, mode)
+
+
+@pytest.mark.skipif(RUNUSER is None or os.geteuid() != 0, reason="runs the grader as nobody, so it starts as root")
+def test_a_grader_that_is_not_root_still_isolates(public_tmp):
+    tmp_path = public_tmp
+    home = tmp_path / "home"  # the teacher's home, seen as /home/teacher
+    home.mkdir()
+    (home / "secret.txt").write_text("teacher-secret-91f2", encoding="utf-8")
+    _for_nobody(home / "secret.txt", 0o600)
+    _for_nobody(home, 0o700)
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    out.mkdir()
+    _for_nobody(out, 0o755)
+    server, heard, stop, thread = _listener()
+    port = server.getsockname()[1]
+    probe = (
+        "import socket\n"
+        "found = []\n"
+        "s = socket.socket()\n"
+        "s.settimeout(3)\n"
+        "try:\n"
+        f"    s.connect(('127.0.0.1', {port}))\n"
+        "    s.sendall(b'hello')\n"
+        "    found.append('net:connected')\n"
+        "except OSError as exc:\n"
+        "    found.append('net:' + type(exc).__name__)\n"
+        "try:\n"
+        "    found.append('home:read ' + open('/home/teacher/secret.txt').read())\n"
+        "except OSError as exc:\n"
+        "    found.append('home:' + type(exc).__name__)\n"
+        "raise RuntimeError(' '.join(found))\n"
+    )
+    nbformat.write(new_notebook(cells=[new_code_cell(probe)]), subs / "probe.ipynb")
+    os.chmod(subs / "probe.ipynb", 0o644)
+    python_home = str(Path(sys.base_prefix).resolve())
+    outer = [BWRAP, "--dev-bind", "/", "/", "--tmpfs", "/root"]
+    for parent in reversed(Path(python_home).parents):
+        if Path("/root") in parent.parents:
+            outer += ["--perms", "0755", "--dir", str(parent)]
+    if Path("/root") in Path(python_home).parents:
+        outer += ["--ro-bind", python_home, python_home]
+    outer += ["--tmpfs", "/home", "--bind", str(home), "/home/teacher"]
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": "/home/teacher", "LANG": "C.UTF-8"}
+    command = [*outer, "--", RUNUSER, "-u", "nobody", "--", "env", *[f"{k}={v}" for k, v in env.items()],
+               sys.executable, "-m", "course_utils.grade", str(subs), "--out", str(out), "--timeout", "60"]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+    assert proc.returncode == 0, proc.stderr
+    assert "own namespaces with bubblewrap" in proc.stderr and "under your user" in proc.stderr
+    with open(out / "gradebook.csv", encoding="utf-8", newline="") as file:
+        [row] = list(csv.DictReader(file))
+    detail = row["notebook_detail"]
+    assert detail.startswith("cell 1 raised RuntimeError: net:"), detail
+    assert "net:connected" not in detail and "home:read" not in detail and "teacher-secret" not in detail
+    assert "home:FileNotFoundError" in detail  # the home folder is an empty one inside the sandbox
+    assert heard == []
+
+
+def test_the_probe_refuses_a_sandbox_where_python_cannot_start(monkeypatch, tmp_path):
+    """When the kernel's Python is out of reach inside bwrap, the probe says so and the next mode is tried."""
+    monkeypatch.setattr(isolation, "bwrap_path", lambda: str(tmp_path / "no-bwrap-here"))
+    with pytest.raises(RuntimeError, match="no isolation mode 'namespaces' works here"):
+        grade.detect_isolation("namespaces")
+    assert not grade.detect_isolation("auto").namespaces
+
+
+def test_tempfile_area_is_its_own_and_the_course_guard_is_loaded(tmp_path):
+    """The sandbox's /tmp is its own (a folder the grader leaves in /tmp is not there inside), and the
+    kernel starts with the course's one network guard (course_utils.netguard) installed."""
+    marker = Path(tempfile.mkdtemp(prefix="grade-marker-", dir="/tmp"))
+    try:
+        nbformat.write(new_notebook(cells=[new_code_cell(
+            f"import os\nraise RuntimeError('seen' if os.path.exists({str(marker)!r}) else 'hidden')")]),
+            tmp_path / "a.ipynb")
+        nbformat.write(new_notebook(cells=[new_code_cell(
+            "import socket\nsocket.create_connection(('203.0.113.7', 80), timeout=5)")]), tmp_path / "b.ipynb")
+        chosen = grade.detect_isolation("namespaces")
+        results, _ = grade.grade_folder(tmp_path, grade.Settings(timeout=60), chosen)
+        detail = {r.submission.student: r.detail for r in results}
+        assert detail["a"] == "cell 1 raised RuntimeError: hidden"
+        assert detail["b"].startswith("cell 1 raised NetworkBlockedError: "), detail["b"]
+        assert "course_utils.netguard" in detail["b"]
+    finally:
+        marker.rmdir()
