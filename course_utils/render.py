@@ -14,7 +14,10 @@ The HTML is meant to read well anywhere, including GitHub and nbconvert:
 - every piece of message text goes through :func:`html.escape`;
 - every cell holding message text has ``dir="auto"``, so Persian (or any
   right-to-left script) is laid out right to left and Chinese or English
-  left to right, each by its own first strong character;
+  left to right, each by its own first strong character; Persian text also
+  carries ``lang="fa" dir="rtl"`` and Chinese ``lang="zh"`` (``a11y.lang_attrs``),
+  so a screen reader reads each in its own voice;
+- a long table scrolls in a box a keyboard can reach (:func:`scroll_region_html`);
 - status is written out in words as well as in colour ("kept", "partial",
   "dropped"), so a printed handout or a colour-blind reader loses nothing.
 
@@ -37,6 +40,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils._args import check_instance, check_int, check_text
+from course_utils.a11y import lang_attrs
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
 from course_utils.tokens import check_messages, counter_name, message_text
@@ -46,7 +50,7 @@ __all__ = [  # NO_TRIM is trimming's, re-exported for code that took it from her
     "NO_TRIM", "COUNTER_LABELS", "STATUS_STYLES", "PART_COLOURS", "FONT", "MONO",
     "preview", "role_label", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
-    "image_html", "experiment_table", "limits_table",
+    "image_html", "experiment_table", "limits_table", "scroll_region_html",
 ]
 
 #: How a table caption names the course's counters.
@@ -123,8 +127,8 @@ def role_label(message: BaseMessage) -> str:
 
 
 def _text_cell(text: str, style: str = "") -> str:
-    """A table cell with message text: escaped, and laid out by its own script's direction."""
-    return f'<td dir="auto" style="padding:3px 6px;{style}">{html.escape(text)}</td>'
+    """A table cell with message text: escaped, in its own language and its own script's direction."""
+    return f'<td{lang_attrs(text)} style="padding:3px 6px;{style}">{html.escape(text)}</td>'
 
 
 # --- the trim report --------------------------------------------------------------
@@ -256,7 +260,7 @@ def messages_list_html(
             extra = f" tool_call_id={message.tool_call_id!r}"
         items.append(
             f'<li style="margin:1px 0"><code style="{MONO}">{type(message).__name__}</code> '
-            f'<span dir="auto" style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
+            f'<span{lang_attrs(text)} style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
             f'<code style="{MONO};color:#616161">{html.escape(extra)}</code></li>'
         )
     return (
@@ -459,8 +463,37 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
     )
     # A long history makes a long table: it scrolls in its own box, so the plot and
     # the controls above it stay in view while the learner moves the turn slider.
-    return (summary + '<div class="growth-turn-report" style="max-height:32em;overflow-y:auto">'
-            + trim_report_html(report, preview_chars=preview_chars) + "</div>")
+    return summary + scroll_region_html(
+        trim_report_html(report, preview_chars=preview_chars),
+        label=f"messages call {turn} sends", css_class="growth-turn-report",
+    )
+
+
+def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_class: str = "") -> str:
+    """``inner`` HTML in a box that scrolls on its own, which a keyboard can reach and scroll.
+
+    ``tabindex="0"`` puts the box in the Tab order (arrow keys and Page Up /
+    Down then scroll it), ``role="region"`` with ``aria-label`` names it for
+    a screen reader. The box only scrolls when ``inner`` is taller than
+    ``max_height``; a short table stays a named stop on the way through.
+    ``data-lm-suppress-shortcuts`` keeps JupyterLab's notebook shortcuts off
+    while the box has focus: without it the arrow keys move to the next cell
+    instead of scrolling the box.
+
+    >>> scroll_region_html("<table></table>", label="messages sent")
+    '<div style="max-height:32em;overflow-y:auto" role="region" aria-label="messages sent" tabindex="0" data-lm-suppress-shortcuts="true"><table></table></div>'
+    """
+    check_text(inner, "inner")
+    check_text(label, "label")
+    check_text(max_height, "max_height")
+    check_text(css_class, "css_class")
+    if not re.fullmatch(r"[0-9.]+(em|px|rem|vh|%)", max_height):
+        raise ValueError(f"max_height must be a CSS length such as '32em', got {max_height!r}")
+    css = f'class="{html.escape(css_class)}" ' if css_class else ""
+    return (
+        f'<div {css}style="max-height:{max_height};overflow-y:auto" role="region" aria-label="{html.escape(label)}" '
+        f'tabindex="0" data-lm-suppress-shortcuts="true">{inner}</div>'
+    )
 
 
 def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> str:

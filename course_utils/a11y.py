@@ -1,0 +1,193 @@
+"""Accessibility of the course's outputs: which language a text is in, and names for slider handles.
+
+Two things a screen reader needs that the rest of the package cannot say on
+its own:
+
+- **The language of a text**, so it is pronounced by the right voice:
+  Persian gets ``lang="fa" dir="rtl"``, Chinese ``lang="zh"``.
+  :func:`text_language` reads it off the text's letters (a small pure
+  function: the course's samples are English, Persian and Chinese), and
+  :func:`lang_attrs` writes the HTML attributes that ``render.py`` puts on
+  every element holding message text.
+- **A name for every slider handle.** ipywidgets 8.1 draws an ``IntSlider``
+  with noUiSlider, whose handle is a ``<div role="slider">`` with no
+  accessible name: the visible description is a ``<label>`` that points at
+  nothing (a label's ``for`` only names native inputs), and ipywidgets
+  passes no ``aria-label`` to noUiSlider. Nothing in ipywidgets' Python API
+  reaches that element, so :data:`PAGE_SCRIPT` does it in the page: it
+  points each handle's ``aria-labelledby`` at its slider's own label, and
+  turns a control's tooltip into its ``aria-description``, keeps
+  JupyterLab's notebook shortcuts off the arrow keys while a slider or
+  dropdown has focus (``data-lm-suppress-shortcuts``: otherwise ArrowUp /
+  ArrowDown jump to another cell), and draws a focus ring round a focused
+  handle or scroll region. The widgets of
+  ``widgets.py`` display it (:func:`page_script_bundle`) just before
+  themselves; it runs once per page and watches for sliders drawn later.
+  It only adds attributes: nothing is moved, so focus is never lost.
+
+>>> text_language("سلام، حالت چطور است؟")
+TextLanguage(lang='fa', dir='rtl')
+>>> text_language("你好，今天天气怎么样？")
+TextLanguage(lang='zh', dir='auto')
+>>> lang_attrs("hello")
+' dir="auto"'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from course_utils._args import check_text
+
+#: Scripts told apart, by the first word of a letter's Unicode name, and the language each stands for here.
+#: The course's one Arabic-script language is Persian, so Arabic letters mean "fa" (a text in Arabic or
+#: Urdu would need its own tag: pass it explicitly where the language is known, as samples do).
+SCRIPT_LANGUAGES = {
+    "ARABIC": ("fa", "rtl"),
+    "CJK": ("zh", "auto"),
+    "HEBREW": ("he", "rtl"),
+    "HIRAGANA": ("ja", "auto"),
+    "KATAKANA": ("ja", "auto"),
+    "HANGUL": ("ko", "auto"),
+}
+
+
+@dataclass(frozen=True)
+class TextLanguage:
+    """A text's language tag (None: the page's own, English) and its direction ("rtl", "ltr" or "auto")."""
+
+    lang: str | None
+    dir: str
+
+    def attrs(self) -> str:
+        """As HTML attributes, with a leading space: ``' lang="fa" dir="rtl"'``."""
+        lang = f' lang="{self.lang}"' if self.lang else ""
+        return f'{lang} dir="{self.dir}"'
+
+
+def _script(char: str) -> str | None:
+    if not char.isalpha():
+        return None
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else None
+
+
+def text_language(text: str) -> TextLanguage:
+    """The language a text is written in, judged by the script most of its letters are in.
+
+    Latin letters (and texts with no letters) leave the page's language,
+    English: ``lang`` is None and ``dir`` is "auto", so the browser lays
+    the text out by its first strong character. A Persian sentence with
+    one English word is still Persian; an English sentence quoting one
+    Chinese word is still English.
+
+    >>> text_language("I'm flying to 东京 tomorrow")
+    TextLanguage(lang=None, dir='auto')
+    >>> text_language("پرواز من به Tokyo فردا است")
+    TextLanguage(lang='fa', dir='rtl')
+    """
+    check_text(text, "text")
+    counts: dict[str, int] = {}
+    for char in text:
+        script = _script(char)
+        if script is not None:
+            counts[script] = counts.get(script, 0) + 1
+    if not counts:
+        return TextLanguage(None, "auto")
+    script = max(counts, key=lambda s: (counts[s], s in SCRIPT_LANGUAGES))
+    if script not in SCRIPT_LANGUAGES:
+        return TextLanguage(None, "auto")
+    return TextLanguage(*SCRIPT_LANGUAGES[script])
+
+
+def lang_attrs(text: str, lang: str | None = None) -> str:
+    """HTML attributes giving an element holding ``text`` its language and direction.
+
+    ``lang`` names the language when it is known (a sample's declared
+    language); otherwise it is read from the text with :func:`text_language`.
+
+    >>> lang_attrs("安排三天的行程")
+    ' lang="zh" dir="auto"'
+    >>> lang_attrs("whatever", lang="fa")
+    ' lang="fa" dir="rtl"'
+    """
+    check_text(lang, "lang", none_ok=True)
+    if lang is None:
+        return text_language(text).attrs()
+    check_text(text, "text")
+    rtl = {code for code, direction in SCRIPT_LANGUAGES.values() if direction == "rtl"}
+    return TextLanguage(lang, "rtl" if lang.split("-")[0] in rtl else "auto").attrs()
+
+
+# --- names for slider handles, in the page -------------------------------------------------------
+
+#: Runs once per page (a second run only rescans). For every ipywidgets slider handle without a
+#: name: aria-labelledby its slider's visible label. For every control whose label has a title (an
+#: ipywidgets ``tooltip``): that title as the control's aria-description. A focus ring for slider
+#: handles and scroll regions (ipywidgets only fills a focused handle). Then watches the page
+#: for widgets drawn later, rescanning at most once per animation frame.
+PAGE_SCRIPT = r"""(() => {
+  const state = window.courseUtilsA11y || (window.courseUtilsA11y = {count: 0});
+  const describe = (control, label) => {
+    const help = label && label.getAttribute('title');
+    if (help && help !== label.textContent.trim() && !control.hasAttribute('aria-description')) {
+      control.setAttribute('aria-description', help);
+    }
+  };
+  const scan = () => {
+    state.pending = false;
+    for (const handle of document.querySelectorAll('.widget-slider .noUi-handle[role="slider"]')) {
+      const slider = handle.closest('.widget-slider');
+      const label = slider && slider.querySelector(':scope > .widget-label');
+      if (!handle.hasAttribute('aria-labelledby') && !handle.hasAttribute('aria-label')) {
+        if (label && label.textContent.trim()) {
+          if (!label.id) label.id = 'course-slider-label-' + (++state.count);
+          handle.setAttribute('aria-labelledby', label.id);
+        } else {
+          handle.setAttribute('aria-label', 'slider');
+        }
+      }
+      describe(handle, label);
+      // The arrow keys belong to the slider: JupyterLab's notebook shortcuts (ArrowUp/Down move
+      // between cells) skip an element with this attribute.
+      handle.setAttribute('data-lm-suppress-shortcuts', 'true');
+    }
+    for (const control of document.querySelectorAll('.widget-dropdown > select, .widget-text > input')) {
+      describe(control, control.id && document.querySelector('label[for="' + control.id + '"]'));
+      control.setAttribute('data-lm-suppress-shortcuts', 'true');
+    }
+  };
+  if (!document.getElementById('course-utils-a11y-style')) {
+    // ipywidgets marks a focused handle only by filling it; add a ring that stays visible on any theme.
+    const style = document.createElement('style');
+    style.id = 'course-utils-a11y-style';
+    style.textContent = '.widget-slider .noUi-handle:focus-visible, .jp-OutputArea-output [role="region"][tabindex]:focus-visible'
+      + ' { outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 2px; }';
+    document.head.appendChild(style);
+  }
+  scan();
+  if (!state.observer) {
+    state.observer = new MutationObserver(() => {
+      if (!state.pending) { state.pending = true; requestAnimationFrame(scan); }
+    });
+    state.observer.observe(document.body, {childList: true, subtree: true});
+  }
+})();"""
+
+
+class _PageScript:
+    """An output that runs :data:`PAGE_SCRIPT` in JupyterLab and shows nothing.
+
+    ``application/javascript`` runs only in a trusted output (one the
+    learner's own Run All produced); elsewhere (GitHub, an untrusted
+    notebook) the empty ``text/plain`` shows nothing at all.
+    """
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        return {"application/javascript": PAGE_SCRIPT, "text/plain": ""}
+
+
+def page_script_bundle() -> _PageScript:
+    """The page script as a displayable object (``IPython.display.display(page_script_bundle())``)."""
+    return _PageScript()
