@@ -426,7 +426,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
         body.append(
             f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}"{row_style}>'
             + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
-            + f'<td style="padding:2px 6px">{bar}</td></tr>'
+            + f'<td style="padding:2px 6px">{_with_over_word(bar, over)}</td></tr>'
         )
     caption = html.escape(COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter"))
     if report.limit is not None:
@@ -436,6 +436,14 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
         f'<table style="border-collapse:collapse;width:100%;font-size:90%">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def _with_over_word(bar: str, over: bool) -> str:
+    """A row's bar, followed by the word "over" when the call is over the limit: never colour alone."""
+    if not over:
+        return bar
+    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
+            f'<span class="growth-over" style="font-size:85%;font-weight:bold;color:#8e0000">over</span></div>')
 
 
 def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, preview_chars: int = 60) -> str:

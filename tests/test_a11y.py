@@ -220,3 +220,14 @@ def test_displaying_a_widget_first_shows_the_page_script_that_names_slider_handl
     assert "application/vnd.jupyter.widget-view+json" in widget.data
     assert widget.data["text/plain"].startswith("BudgetCalculator(")
     assert "aria-labelledby" in PAGE_SCRIPT and "noUi-handle" in PAGE_SCRIPT
+
+
+def test_a_call_over_the_limit_says_so_in_words_not_only_in_red():
+    report = long_chat_growth(limit=1500)
+    rows = re.findall(r'<tr class="growth-row" data-call="(\d+)" data-over="(true|false)".*?</tr>',
+                      render.growth_table_html(report))
+    table = render.growth_table_html(report)
+    for call, over in rows:
+        row_html = re.search(f'<tr class="growth-row" data-call="{call}" .*?</tr>', table).group(0)
+        assert ('class="growth-over"' in row_html and row_html.count(">over<") == 1) == (over == "true"), call
+    assert {over for _, over in rows} == {"true", "false"}
