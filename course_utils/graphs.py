@@ -9,9 +9,9 @@ file ``db_path`` (a file you can open), unless the environment variable
 - :func:`build_trimming_chatbot`: the state keeps every message; the node
   sends ``model.invoke`` only what ``trim_messages`` keeps.
 - :func:`build_summarizing_chatbot`: the LangGraph how-to "add a summary of
-  the conversation history": past six messages, summarise and delete all but
-  the last two (or from the human message that starts their turn, so no
-  tool result loses its call).
+  the conversation history": past six messages (or, optionally, past a
+  number of tokens), summarise and delete all but the last two (or from the
+  human message that starts their turn, so no tool result loses its call).
 
 Small helpers keep a lesson short: :func:`chat` runs one turn, :func:`replay`
 a whole dialogue, :func:`stored_messages` reads a thread back, and
@@ -41,7 +41,7 @@ from course_utils.chat import get_chat_model
 from course_utils.checkpoints import DEFAULT_DB_PATH, check_sqlite_path, get_checkpointer
 from course_utils.checkpoints import sqlite_checkpointer  # noqa: F401  (re-exported)
 from course_utils.tokens import resolve_token_counter
-from course_utils.trimming import valid_tail
+from course_utils.sequences import valid_tail
 
 #: The how-to's prompts, word for word.
 SUMMARY_PREFIX = "Summary of conversation earlier: "
@@ -170,16 +170,24 @@ def build_summarizing_chatbot(
     *,
     max_messages: int = 6,
     keep_last: int = 2,
+    max_tokens: int | None = None,
+    token_counter: Any = "approximate",
     db_path: str | os.PathLike = DEFAULT_DB_PATH,
     checkpointer: BaseCheckpointSaver | None = None,
 ):
     """The how-to's chatbot: answer, and past ``max_messages`` summarise and keep the last ``keep_last``.
 
+    The how-to checks length "by the number of messages or their length":
+    given ``max_tokens``, the graph also summarises when the stored messages
+    cost more than ``max_tokens`` tokens (counted with ``token_counter``, as
+    for :func:`build_trimming_chatbot`), whichever trigger comes first. Pass a
+    large ``max_messages`` to trigger by tokens only.
+
     Nodes ``conversation`` (prepends "Summary of conversation earlier: ..." as a
     SystemMessage when a summary exists) and ``summarize_conversation`` (asks
     the model to create or extend the summary, then removes the older messages
     with ``RemoveMessage``). The kept tail is
-    ``course_utils.trimming.valid_tail(messages, keep_last)``: the last
+    ``course_utils.sequences.valid_tail(messages, keep_last)``: the last
     ``keep_last`` messages, with the cut moved back to the human message that
     starts their turn, so it never keeps a tool result without the AIMessage
     that called the tool (which a provider refuses). It keeps more, never fewer.
@@ -189,6 +197,8 @@ def build_summarizing_chatbot(
     keep_last = check_int(keep_last, "keep_last", minimum=0)
     if keep_last >= max_messages:
         raise ValueError(f"keep_last must be smaller than max_messages={max_messages}, got {keep_last!r}")
+    max_tokens = check_int(max_tokens, "max_tokens", minimum=1, none_ok=True)
+    counter = resolve_token_counter(token_counter)
     saver = _resolve_checkpointer(checkpointer, db_path)
 
     def call_model(state: SummaryState) -> dict:
@@ -199,7 +209,9 @@ def build_summarizing_chatbot(
         return {"messages": [model.invoke(messages)]}
 
     def should_continue(state: SummaryState) -> Literal["summarize_conversation", "__end__"]:
-        return "summarize_conversation" if len(state["messages"]) > max_messages else END
+        messages = state["messages"]
+        too_long = len(messages) > max_messages or (max_tokens is not None and counter(messages) > max_tokens)
+        return "summarize_conversation" if too_long else END
 
     def summarize_conversation(state: SummaryState) -> dict:
         summary = state.get("summary", "")

@@ -26,8 +26,16 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, trim_messages
 
-from course_utils._args import check_int
-from course_utils.tokens import TokenCounter, check_messages, counter_name, resolve_token_counter
+from course_utils._args import check_choice, check_int
+from course_utils.sequences import safe_trim_kwargs
+from course_utils.tokens import (
+    COUNTER_NAMES,
+    TokenCounter,
+    check_messages,
+    counter_name,
+    get_token_counter,
+    resolve_token_counter,
+)
 
 Policy = Callable[[list[BaseMessage]], list[BaseMessage]]
 
@@ -167,3 +175,28 @@ def trim_policy(trim_kwargs: Mapping[str, Any]) -> Callable[[list[BaseMessage]],
 
     policy.__name__ = f"trim_messages(strategy={trim_kwargs.get('strategy', 'last')!r})"
     return policy
+
+
+#: Trimming policies the growth explorer offers: (label, value).
+GROWTH_STRATEGIES = (("send everything", "none"), ("trim, keep the last", "last"), ("trim, keep the first", "first"))
+
+
+def growth_trim_kwargs(limit: int, strategy: str, token_counter: str) -> dict[str, Any] | None:
+    """The ``trim_messages`` arguments the growth explorer uses for a strategy (None: no trimming).
+
+    "last" keeps a valid tail: it starts on a human message (so no tool
+    answer is kept without its call, langchain issue #33245) and keeps the
+    system message. "first" keeps a prefix that ends on a human message.
+    Used by ``widgets.GrowthExplorer``; computing only.
+
+    >>> growth_trim_kwargs(500, "last", "dummy")["start_on"]
+    'human'
+    """
+    limit = check_int(limit, "limit", minimum=1)
+    strategy = check_choice(strategy, "strategy", [value for _, value in GROWTH_STRATEGIES])
+    counter = get_token_counter(check_choice(token_counter, "token_counter", COUNTER_NAMES))
+    if strategy == "none":
+        return None
+    if strategy == "last":
+        return safe_trim_kwargs(limit, counter)
+    return {"max_tokens": limit, "token_counter": counter, "strategy": "first", "end_on": "human"}

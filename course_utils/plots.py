@@ -27,13 +27,11 @@ from matplotlib.figure import Figure
 from course_utils._args import check_instance, check_int, check_text
 from course_utils.budget import BudgetWorking, OverflowWorking
 from course_utils.growth import GrowthReport
-from course_utils.render import PART_COLOURS, image_html
+from course_utils.render import image_html
+from course_utils.style import HISTORY_COLOUR, LIMIT_COLOUR, PART_COLOURS, SENT_COLOUR
 
 GROWTH_SIZE = (9.0, 3.4)
 BUDGET_SIZE = (6.5, 3.4)
-HISTORY_COLOUR = "#1e88e5"
-SENT_COLOUR = "#fb8c00"
-LIMIT_COLOUR = "#c62828"
 
 
 class DescribedFigure(Figure):
@@ -274,7 +272,7 @@ def experiment_figure(rows: Sequence[Any], *, title: str | None = None) -> Figur
     "none" and "summarise" lines are nudged up and down by a hair
     (:data:`FACTS_NUDGE`), so lines with equal counts do not hide each other.
     """
-    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+    from course_utils.thresholds import check_experiment_rows  # here, not at the top: thresholds loads LangGraph
 
     rows = check_experiment_rows(rows)
     check_text(title, "title", none_ok=True)

@@ -43,11 +43,12 @@ from course_utils._args import check_instance, check_int, check_text
 from course_utils.a11y import lang_attrs
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
+from course_utils.style import FONT, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_COLOURS
 from course_utils.tokens import check_messages, counter_name, message_text
-from course_utils.trimming import NO_TRIM, TrimReport
+from course_utils.trimming import NO_TRIM, STATUSES, TrimReport
 
 __all__ = [  # NO_TRIM is trimming's, re-exported for code that took it from here
-    "NO_TRIM", "COUNTER_LABELS", "STATUS_STYLES", "PART_COLOURS", "FONT", "MONO",
+    "NO_TRIM", "COUNTER_LABELS",
     "preview", "role_label", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
     "image_html", "experiment_table", "limits_table", "scroll_region_html",
@@ -58,29 +59,6 @@ COUNTER_LABELS = {
     "exact": "exact counter (cl100k_base)",
     "approximate": "approximate counter (about 4 characters a token)",
     "dummy": "the reference page's dummy counter (10 tokens a message)",
-}
-
-#: Colours for each status: (background, accent). Chosen to stay readable in
-#: light mode and when printed in grey; the status word is always shown too.
-STATUS_STYLES = {
-    "kept": ("#e7f5ea", "#2e7d32"),
-    "partial": ("#fff4de", "#a15c00"),
-    "dropped": ("#f6e9e9", "#9e2a2a"),
-}
-FONT = (
-    "font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans','Vazirmatn','Noto Sans CJK SC',"
-    "'Microsoft YaHei','WenQuanYi Micro Hei',sans-serif;line-height:1.4"  # JupyterLab's widgets set 28px lines
-)
-MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Noto Sans Mono',monospace"
-
-#: Colours of the budget parts, in the order budget.py subtracts them.
-PART_COLOURS = {
-    "S": "#5c6bc0",  # system prompt
-    "U": "#26a69a",  # user input
-    "R": "#ffa726",  # reply reserve
-    "M": "#bdbdbd",  # safety margin
-    "B": "#66bb6a",  # what is left for history
-    "H_max": "#66bb6a",
 }
 
 
@@ -149,7 +127,7 @@ def token_bar_html(used: int, budget: int, total: int | None = None, *, label: s
     check_text(label, "label")
     scale = max(used, budget, total or 0, 1)
     over = used > budget
-    fill = "#c62828" if over else "#43a047"
+    fill = LIMIT_COLOUR if over else "#43a047"
     used_pct = 100 * used / scale
     budget_pct = 100 * budget / scale
     words = f"{html.escape(label)} {used} of {budget} tokens"
@@ -207,7 +185,7 @@ def trim_table_html(report: TrimReport, *, preview_chars: int = 80) -> str:
     )
     body = []
     for row in report.rows:
-        background, accent = STATUS_STYLES[row.status]
+        accent, background = STATUS_COLOURS[row.status]
         text = preview(message_text(row.message), preview_chars)
         tokens = f"{row.kept_tokens} of {row.tokens}" if row.status == "partial" else str(row.tokens)
         muted = "color:#757575;" if row.status == "dropped" else ""
@@ -291,7 +269,7 @@ def trim_report_html(
     # A report built by hand may hold a bad budget: name the report's field, not the bar's parameter.
     check_int(report.max_tokens, "report.max_tokens")
     check_int(report.result_tokens, "report.result_tokens")
-    counts = {status: sum(row.status == status for row in report.rows) for status in STATUS_STYLES}
+    counts = {status: sum(row.status == status for row in report.rows) for status in STATUSES}
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())
     note = ""
     if report.over_budget and report.strategy == NO_TRIM:
@@ -332,9 +310,10 @@ def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
         raise TypeError(f"error must be an exception or a str, got {type(error).__name__}: {error!r:.80}")
     check_text(hint, "hint", none_ok=True)
     hint_html = f'<div style="margin-top:4px;color:#424242">{html.escape(hint)}</div>' if hint else ""
+    accent, background = STATUS_COLOURS["error"]
     return (
-        f'<div class="course-error" role="alert" style="{FONT};border:1px solid #c62828;border-left:6px solid #c62828;'
-        f'background:#fdecea;padding:6px 10px;border-radius:3px">'
+        f'<div class="course-error" role="alert" style="{FONT};border:1px solid {accent};border-left:6px solid {accent};'
+        f'background:{background};padding:6px 10px;border-radius:3px">'
         f'<code style="{MONO};white-space:pre-wrap;color:#8e0000">{html.escape(text)}</code>{hint_html}</div>'
     )
 
@@ -419,7 +398,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
         bar = (
             f'<div style="position:relative;height:10px;background:#eeeeee">'
             f'<div style="position:absolute;left:0;top:0;bottom:0;width:{100 * r.sent_tokens / scale:.2f}%;'
-            f'background:{"#c62828" if over else "#42a5f5"}"></div>{marker}</div>'
+            f'background:{LIMIT_COLOUR if over else "#42a5f5"}"></div>{marker}</div>'
         )
         cells = (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens, r.cumulative_sent_tokens)
         row_style = ' style="background:#fdecea"' if over else ""
@@ -443,7 +422,7 @@ def _with_over_word(bar: str, over: bool) -> str:
     if not over:
         return bar
     return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
-            f'<span class="growth-over" style="font-size:85%;font-weight:bold;color:#8e0000">over</span></div>')
+            f'<span class="growth-over" style="font-size:85%;font-weight:bold;color:{LIMIT_COLOUR}">over</span></div>')
 
 
 def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, preview_chars: int = 60) -> str:
@@ -460,7 +439,7 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
     check_instance(report, "report", TrimReport, "explain_trim or untrimmed_report")
     row = growth.rows[turn - 1]
     verdict = "over the limit" if row.over_limit else "within the limit"
-    colour = "#c62828" if row.over_limit else "#2e7d32"
+    colour = LIMIT_COLOUR if row.over_limit else STATUS_COLOURS["kept"][0]
     summary = (
         f'<div class="growth-turn-summary" data-call="{turn}" data-sent-tokens="{row.sent_tokens}" '
         f'style="{FONT};margin:4px 0">'
@@ -520,8 +499,8 @@ def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> 
 
 
 def experiment_table(rows: Sequence[Any]) -> str:
-    """``run_experiment``'s rows as a text table, one line per strategy and threshold."""
-    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+    """``thresholds.run_experiment``'s rows as a text table, one line per strategy and threshold."""
+    from course_utils.thresholds import check_experiment_rows  # here, not at the top: thresholds loads LangGraph
 
     rows = check_experiment_rows(rows)
     header = (
@@ -538,25 +517,23 @@ def experiment_table(rows: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-def limits_table(tasks: Sequence[str] | None = None) -> str:
-    """A text table: each model of ``thresholds.MODEL_LIMITS`` and its H_max for each task (default: all)."""
-    from course_utils.thresholds import MODEL_LIMITS, TASK_PROFILES, TASKS, suggest_thresholds
+def limits_table(rows: Sequence[Any]) -> str:
+    """``thresholds.limits_rows()`` as a text table: each model, its window, and H_max for each task.
 
-    if tasks is None:
-        tasks = TASKS
-    if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
-        raise TypeError(f"tasks must be a non-empty list of task names, got {tasks!r:.80}")
-    for task in tasks:
-        if task not in TASK_PROFILES:
-            raise ValueError(f"tasks must name tasks of {list(TASKS)}, got {task!r}")
+    A task whose fixed parts leave no room in a model's window shows "no room".
+    """
+    from course_utils.thresholds import LimitsRow  # here, not at the top: thresholds loads LangGraph
+
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
+        raise TypeError(
+            f"rows must be a non-empty list of LimitsRow (from thresholds.limits_rows), got {rows!r:.80}"
+        )
+    for i, row in enumerate(rows):
+        check_instance(row, f"rows[{i}]", LimitsRow, "thresholds.limits_rows")
+    tasks = list(rows[0].h_max)
     header = f"{'model':<26}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>17}" for t in tasks)
     lines = [header, "-" * len(header)]
-    for entry in MODEL_LIMITS:
-        cells = []
-        for task in tasks:
-            try:
-                cells.append(f"{suggest_thresholds(entry.context_window, task).h_max:>17,}")
-            except ValueError:
-                cells.append(f"{'no room':>17}")
-        lines.append(f"{entry.model:<26}{entry.provider:<12}{entry.context_window:>15,}" + "".join(cells))
+    for row in rows:
+        cells = [f"{'no room':>17}" if row.h_max.get(task) is None else f"{row.h_max[task]:>17,}" for task in tasks]
+        lines.append(f"{row.model:<26}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
     return "\n".join(lines)

@@ -21,10 +21,10 @@ Three tools, from rule of thumb to measurement:
    threshold; it measures the tokens sent and asks fact questions at the end
    to count what the model still remembers.
 
-Computing only: the pictures of the results live with the other pictures,
-``plots.experiment_figure`` and ``render.experiment_table`` /
-``render.limits_table``. Those three names are also importable from here,
-as lesson 05 imports them.
+Computing only: :func:`limits_rows` and :func:`run_experiment` return rows;
+the pictures of them live with the other pictures, ``render.limits_table``,
+``render.experiment_table`` and ``plots.experiment_figure``. This module
+never imports a presentation module.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from course_utils.chat import OfflineChatModel
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
 from course_utils.tokens import check_messages, resolve_token_counter
-from course_utils.trimming import safe_trim_kwargs, valid_tail
+from course_utils.sequences import safe_trim_kwargs, valid_tail
 
 # --- model limits -------------------------------------------------------------------
 
@@ -221,6 +221,49 @@ def suggest_thresholds(
     except ValueError as exc:
         raise ValueError(f"limit {limit} is too small for the {task!r} task: {exc}") from None
     return ThresholdSuggestion(task, limit, **parts, working=working, advice=profile.advice)
+
+
+@dataclass(frozen=True)
+class LimitsRow:
+    """One model of :data:`MODEL_LIMITS` and its history ceiling H_max for each task."""
+
+    model: str
+    provider: str
+    context_window: int
+    h_max: dict[str, int | None]  #: task -> H_max, None when the task's parts leave no room
+
+    def to_row(self) -> dict[str, Any]:
+        """A plain dict, for a table."""
+        return {"model": self.model, "provider": self.provider, "context_window": self.context_window,
+                **{f"h_max {task}": value for task, value in self.h_max.items()}}
+
+
+def limits_rows(tasks: Sequence[str] | None = None) -> list[LimitsRow]:
+    """For every model of :data:`MODEL_LIMITS`, H_max of each task (default: every task), in that order.
+
+    ``render.limits_table`` prints these rows.
+
+    >>> row = limits_rows(["chat"])[0]
+    >>> row.h_max["chat"] == suggest_thresholds(row.context_window, "chat").h_max
+    True
+    """
+    if tasks is None:
+        tasks = TASKS
+    if isinstance(tasks, str) or not isinstance(tasks, Sequence) or not tasks:
+        raise TypeError(f"tasks must be a non-empty list of task names, got {tasks!r:.80}")
+    for task in tasks:
+        if task not in TASK_PROFILES:
+            raise ValueError(f"tasks must name tasks of {list(TASKS)}, got {task!r}")
+    rows = []
+    for entry in MODEL_LIMITS:
+        h_max: dict[str, int | None] = {}
+        for task in tasks:
+            try:
+                h_max[task] = suggest_thresholds(entry.context_window, task).h_max
+            except ValueError:  # the task's S + U + R + M do not fit in this window
+                h_max[task] = None
+        rows.append(LimitsRow(entry.model, entry.provider, entry.context_window, h_max))
+    return rows
 
 
 # --- the experiment --------------------------------------------------------------------
@@ -508,10 +551,6 @@ def check_experiment_rows(rows: Any) -> list[ExperimentRow]:
     return list(rows)
 
 
-# The pictures of the results live with the other pictures; lesson 05 imports them from here.
-from course_utils.plots import experiment_figure  # noqa: E402
-from course_utils.render import experiment_table, limits_table  # noqa: E402
-
 
 __all__ = [
     "LIMITS_NOTE",
@@ -523,14 +562,13 @@ __all__ = [
     "Answer",
     "ExperimentRow",
     "FactQuestion",
+    "LimitsRow",
     "ModelLimit",
     "TaskProfile",
     "ThresholdSuggestion",
     "check_experiment_rows",
-    "experiment_figure",
-    "experiment_table",
     "fact_questions",
-    "limits_table",
+    "limits_rows",
     "model_limit",
     "run_experiment",
     "suggest_thresholds",

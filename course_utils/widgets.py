@@ -40,10 +40,10 @@ from course_utils import render
 from course_utils.a11y import page_script_bundle
 from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.budget import BudgetWorking, budget_working
-from course_utils.growth import GrowthReport, replay_growth, trim_policy
+from course_utils.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
 from course_utils.plots import budget_figure, figure_png, growth_figure
 from course_utils.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
-from course_utils.trimming import TrimReport, explain_trim, safe_trim_kwargs, untrimmed_report
+from course_utils.trimming import TrimReport, explain_trim, untrimmed_report
 
 #: Message types TrimExplorer's ``start_on`` / ``end_on`` dropdowns can name.
 BOUNDARY_TYPES = ("human", "ai", "system", "tool")
@@ -482,30 +482,6 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
 
 
 # --- GrowthExplorer --------------------------------------------------------------------------
-
-#: Trimming policies the growth explorer offers: (label, value).
-GROWTH_STRATEGIES = (("send everything", "none"), ("trim, keep the last", "last"), ("trim, keep the first", "first"))
-
-
-def growth_trim_kwargs(limit: int, strategy: str, token_counter: str) -> dict[str, Any] | None:
-    """The ``trim_messages`` arguments the growth explorer uses for a strategy (None: no trimming).
-
-    "last" keeps a valid tail: it starts on a human message (so no tool
-    answer is kept without its call, langchain issue #33245) and keeps the
-    system message. "first" keeps a prefix that ends on a human message.
-
-    >>> growth_trim_kwargs(500, "last", "dummy")["start_on"]
-    'human'
-    """
-    limit = check_int(limit, "limit", minimum=1)
-    strategy = check_choice(strategy, "strategy", [value for _, value in GROWTH_STRATEGIES])
-    counter = get_token_counter(check_choice(token_counter, "token_counter", COUNTER_NAMES))
-    if strategy == "none":
-        return None
-    if strategy == "last":
-        return safe_trim_kwargs(limit, counter)
-    return {"max_tokens": limit, "token_counter": counter, "strategy": "first", "end_on": "human"}
-
 
 class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
     """Replay a conversation call by call; see the growth up to a turn and what that call sends.

@@ -19,8 +19,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-GUARD = ROOT / "tests" / "offline_guard"
+from course_utils import netguard
 
 
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -38,8 +37,7 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def execute(path: Path, timeout: int = 300) -> float:
     """Execute one notebook in place (working directory: its folder); return seconds taken."""
     nb = nbformat.read(path, as_version=4)
-    env_path = os.pathsep.join(filter(None, [str(GUARD), os.environ.get("PYTHONPATH")]))
-    os.environ["PYTHONPATH"] = env_path
+    os.environ["PYTHONPATH"] = netguard.pythonpath(os.environ.get("PYTHONPATH"))  # the kernel starts guarded
     os.environ.pop("COURSE_CHAT_MODEL", None)
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}

@@ -1,28 +1,20 @@
 """Shared test set-up: no network, ever, in this process or any kernel it starts."""
 
 import os
-import sys
 from pathlib import Path
 
-GUARD_DIR = Path(__file__).parent / "offline_guard"
+from course_utils import netguard
 
-# Kernels and subprocesses inherit PYTHONPATH, so they load the same guard.
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GUARD_DIR), os.environ.get("PYTHONPATH")]))
+# Kernels and subprocesses inherit PYTHONPATH, so they start with the same guard
+# (course_utils/netguard_site/sitecustomize.py installs course_utils.netguard).
+os.environ["PYTHONPATH"] = netguard.pythonpath(os.environ.get("PYTHONPATH"))
 # No provider model may be picked up from the developer's environment.
 os.environ.pop("COURSE_CHAT_MODEL", None)
 os.environ.pop("COURSE_CHECKPOINT_URL", None)
 # Exercise checks raise on a wrong answer, so a wrong master solution fails nbval.
 os.environ["COURSE_CHECKS_STRICT"] = "1"
-sys.path.insert(0, str(GUARD_DIR))
-import sitecustomize as _offline_guard  # noqa: E402  (this process)
-
-if sys.modules["sitecustomize"].__file__ != str(GUARD_DIR / "sitecustomize.py"):
-    # Another sitecustomize was imported at start-up; load ours explicitly.
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("course_offline_guard", GUARD_DIR / "sitecustomize.py")
-    _offline_guard = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(_offline_guard)
+if netguard.wanted():
+    netguard.install()  # this process
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +29,7 @@ def reference_messages():
     Dummy counter: 10 tokens a string message, 14 for the two-block AIMessage.
     test_trimming.py keeps its own transcription, to cross-check this one.
     """
-    from course_utils.trimming import reference_messages as stored
+    from course_utils.reference_page import reference_messages as stored
 
     return stored()
 

@@ -12,7 +12,7 @@ import pytest
 
 from course_utils import checks
 from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05
-from course_utils.trimming import orphaned_tool_messages
+from course_utils.sequences import orphaned_tool_messages
 
 
 @pytest.fixture(autouse=True)
@@ -230,3 +230,17 @@ def test_orphan_diagnosis_uses_the_library_rule():
     result = ex03.q3.check(tool_result_after_the_next_message)
     assert result.status == "wrong", result
     assert "does not come right after the AIMessage" in result.message, result
+
+
+def test_a_choice_question_is_one_factory_call():
+    ex = Exercise("99", "test", "99_test")
+    q = checks.choice_question(ex, "pick", "q1.check(choice, why)", hints=("h",), solution="choice = 'b'",
+                               options={"a": "x", "b": "y"}, answer="b", feedback={"a": "not x"},
+                               keywords=("because",), praise="y it is.")
+    assert ex.q1 is q
+    assert q.check("a", "it is x for sure").status == "wrong"
+    assert q.check("b", "because y is right").status == "correct"
+    assert q.check("b", ...).status == "not attempted"
+    with pytest.raises(ValueError, match="missing: \\['a'\\]"):
+        checks.choice_question(ex, "pick", "q2.check(choice, why)", hints=("h",), solution="",
+                               options={"a": "x", "b": "y"}, answer="b", feedback={}, keywords=(), praise="")

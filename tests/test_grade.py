@@ -434,10 +434,10 @@ def test_a_bad_result_is_recorded_as_crashed(monkeypatch, tmp_path):
     for name in ("a.ipynb", "b.ipynb"):
         nbformat.write(new_notebook(cells=[new_code_cell("1")]), folder / name)
     outcomes = iter([{"status": "ok", "records": "not a list"}, ["not", "a", "dict"]])
-    monkeypatch.setattr(grade, "_run_sandboxed", lambda *a, **k: next(outcomes))
+    monkeypatch.setattr(grade.grading, "_run_sandboxed", lambda *a, **k: next(outcomes))
     results, _changed = grade.grade_folder(folder, grade.Settings(), grade.Isolation(False))
     assert [r.status for r in results] == ["crashed", "crashed"]
-    monkeypatch.setattr(grade, "grade_one", lambda *a: 1 / 0)
+    monkeypatch.setattr(grade.grading, "grade_one", lambda *a: 1 / 0)
     results, _changed = grade.grade_folder(folder, grade.Settings(), grade.Isolation(False))
     assert [(r.status, r.detail) for r in results] == [("crashed", "the grader failed: ZeroDivisionError: "
                                                                    "division by zero")] * 2
@@ -452,7 +452,7 @@ def test_a_runner_that_died_without_a_result_gets_one_more_try(monkeypatch, tmp_
     # a: dies once, then runs; b: dies twice, and is recorded as crashed.
     outcomes = iter([died, {"status": "ok", "detail": "", "records": []}, died, died])
     calls = []
-    monkeypatch.setattr(grade, "_run_sandboxed", lambda *a, **k: calls.append(1) or next(outcomes))
+    monkeypatch.setattr(grade.grading, "_run_sandboxed", lambda *a, **k: calls.append(1) or next(outcomes))
     results, _changed = grade.grade_folder(folder, grade.Settings(jobs=1), grade.Isolation(False))
     assert [r.status for r in results] == ["ok", "crashed"]
     assert len(calls) == 4

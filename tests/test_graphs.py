@@ -27,8 +27,8 @@ from course_utils.graphs import (
     thread_config,
 )
 from course_utils.samples import load_conversation
-from course_utils.tokens import get_token_counter
-from course_utils.trimming import orphaned_tool_messages, valid_tail
+from course_utils.tokens import exact_counter, get_token_counter
+from course_utils.sequences import orphaned_tool_messages, valid_tail
 
 BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
 NFL_TEAMS = [t for t in TEAMS.values() if t.league == "NFL"]
@@ -192,6 +192,23 @@ def test_summarizing_thresholds_are_parameters():
     assert turns[0].summary == "" and turns[0].messages == 2
     assert turns[1].summary and turns[1].messages == 2 and turns[2].messages == 2
     assert [(m.type, m.content) for m in stored_messages(graph, "p")] == [("human", BOB[2]), ("ai", turns[2].reply)]
+
+
+def test_summarizing_can_trigger_by_tokens():
+    counter = exact_counter
+    graph = build_summarizing_chatbot(OfflineChatModel(), max_messages=100, max_tokens=60, token_counter=counter,
+                                      checkpointer=InMemorySaver())
+    turns = replay(graph, "t", BOB)
+    first = next(t for t in turns if t.summary)
+    # It summarised at the first turn whose stored messages passed 60 tokens, not at a message count.
+    graph_by_count = build_summarizing_chatbot(OfflineChatModel(), checkpointer=InMemorySaver())
+    assert first.number != next(t for t in replay(graph_by_count, "c", BOB) if t.summary).number
+    unsummarised = build_summarizing_chatbot(OfflineChatModel(), max_messages=100, checkpointer=InMemorySaver())
+    replay(unsummarised, "u", BOB[: first.number])
+    grown = stored_messages(unsummarised, "u")
+    assert counter(grown) > 60 and counter(grown[:-2]) <= 60
+    with pytest.raises(ValueError, match="max_tokens must be >= 1, got 0"):
+        build_summarizing_chatbot(OfflineChatModel(), max_tokens=0, checkpointer=InMemorySaver())
 
 
 def agent_history_and_question():

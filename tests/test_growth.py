@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
 
 from course_utils.chat import OfflineChatModel
-from course_utils.growth import GrowthReport, GrowthRow, replay_growth, trim_policy
+from course_utils.growth import GrowthReport, GrowthRow, growth_trim_kwargs, replay_growth, trim_policy
 from course_utils.samples import load_conversation
-from course_utils.tokens import ExactTokenCounter, approximate_counter, dummy_token_counter
+from course_utils.sequences import safe_trim_kwargs
+from course_utils.tokens import ExactTokenCounter, approximate_counter, dummy_token_counter, get_token_counter
 
 
 def equal_turns(n, size=200):
@@ -252,3 +253,14 @@ def test_trim_policy_without_a_strategy_is_trim_messages_default():
 def test_trim_policy_wants_a_dict(bad):
     with pytest.raises(TypeError, match="^trim_kwargs must be a dict of trim_messages arguments"):
         trim_policy(bad)
+
+
+# --- growth_trim_kwargs: the growth explorer's policies -------------------------------------
+
+
+def test_growth_trim_kwargs_last_is_the_safe_trim():
+    counter = get_token_counter("dummy")
+    assert growth_trim_kwargs(500, "last", "dummy") == safe_trim_kwargs(500, counter)
+    assert growth_trim_kwargs(500, "first", "dummy") == {"max_tokens": 500, "token_counter": counter,
+                                                          "strategy": "first", "end_on": "human"}
+    assert growth_trim_kwargs(500, "none", "dummy") is None

@@ -5,6 +5,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim
 from matplotlib.figure import Figure
 
 from course_utils.budget import budget_working, history_budget
+from course_utils.plots import experiment_figure
+from course_utils.render import experiment_table, limits_table
 from course_utils.samples import load_conversation, load_sample
 from course_utils.thresholds import (
     MODEL_LIMITS,
@@ -12,10 +14,8 @@ from course_utils.thresholds import (
     TASK_PROFILES,
     TASKS,
     FactQuestion,
-    experiment_figure,
-    experiment_table,
     fact_questions,
-    limits_table,
+    limits_rows,
     model_limit,
     run_experiment,
     suggest_thresholds,
@@ -101,13 +101,34 @@ def test_model_limits_are_plain_positive_numbers():
 
 
 def test_limits_table_lists_every_model_and_says_when_there_is_no_room():
-    table = limits_table()
+    table = limits_table(limits_rows())
     for entry in MODEL_LIMITS:
         assert entry.model in table and f"{entry.context_window:,}" in table
     phi = next(line for line in table.splitlines() if line.startswith("Phi-3"))
     assert phi.rstrip().endswith("no room")
     with pytest.raises(ValueError, match="tasks must name tasks"):
-        limits_table(["chat", "poetry"])
+        limits_rows(["chat", "poetry"])
+
+
+def test_limits_rows_are_suggest_thresholds_for_every_model_and_task():
+    rows = limits_rows()
+    assert [row.model for row in rows] == [entry.model for entry in MODEL_LIMITS]
+    assert rows == limits_rows(TASKS)
+    for row in rows:
+        assert list(row.h_max) == list(TASKS)
+        for task, h_max in row.h_max.items():
+            if h_max is None:
+                with pytest.raises(ValueError, match="too small"):
+                    suggest_thresholds(row.context_window, task)
+            else:
+                assert h_max == suggest_thresholds(row.context_window, task).h_max
+    assert list(limits_rows(["agent"])[0].h_max) == ["agent"]
+    with pytest.raises(TypeError, match="tasks must be a non-empty list"):
+        limits_rows("chat")
+    with pytest.raises(TypeError, match=r"rows\[0\] must be a LimitsRow \(from thresholds.limits_rows\)"):
+        limits_table([{"model": "x"}])
+    with pytest.raises(TypeError, match="rows must be a non-empty list of LimitsRow"):
+        limits_table([])
 
 
 # --- the experiment ----------------------------------------------------------------------------
@@ -243,13 +264,12 @@ def test_summarising_an_agent_keeps_each_tool_result_with_its_call(keep_last):
     assert result.summary_calls > 0 and result.calls > 0
 
 
-def test_the_pictures_live_in_plots_and_render_and_lesson_05_still_imports_them_from_here():
-    from course_utils import plots, render, thresholds
+def test_the_pictures_live_in_plots_and_render_only():
+    from course_utils import thresholds
 
-    assert thresholds.experiment_figure is plots.experiment_figure
-    assert thresholds.experiment_table is render.experiment_table
-    assert thresholds.limits_table is render.limits_table
-    assert render.limits_table() == render.limits_table(TASKS)
+    # Presentation depends on computation, never the reverse (tests/test_architecture.py checks the imports).
+    for name in ("experiment_figure", "experiment_table", "limits_table"):
+        assert not hasattr(thresholds, name)
 
 
 def test_experiment_rows_are_checked_by_type(rows):

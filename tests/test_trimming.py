@@ -369,13 +369,13 @@ def _popped_by_end_on(messages, kwargs):
 import ast  # noqa: E402
 
 from course_utils.samples import load_conversation  # noqa: E402
-from course_utils.trimming import (  # noqa: E402
+from course_utils.sequences import orphaned_tool_messages  # noqa: E402
+from course_utils.reference_page import (  # noqa: E402
     REFERENCE_EXAMPLES,
     check_reference_examples,
-    orphaned_tool_messages,
     page_style,
 )
-from course_utils.trimming import reference_messages as stored_reference_messages  # noqa: E402
+from course_utils.reference_page import reference_messages as stored_reference_messages  # noqa: E402
 
 
 def test_stored_reference_messages_are_the_pages():
@@ -477,7 +477,7 @@ def test_table_counter_has_a_readable_name():
 
 # --- valid_tail: the summarising graph's "keep the last few" without orphans ---------
 
-from course_utils.trimming import safe_trim_kwargs, valid_tail  # noqa: E402
+from course_utils.sequences import safe_trim_kwargs, valid_tail  # noqa: E402
 
 
 def _tool_turn(n):

@@ -16,11 +16,11 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 
 from course_utils.budget import budget_working
-from course_utils.growth import replay_growth
+from course_utils.growth import growth_trim_kwargs, replay_growth
 from course_utils.samples import load_conversation
 from course_utils.tokens import get_token_counter
 from course_utils.trimming import explain_trim
-from course_utils.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer, growth_trim_kwargs
+from course_utils.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
 
 STATUS_RE = re.compile(r'data-status="(kept|partial|dropped)"')
 
@@ -418,16 +418,6 @@ def test_a_turn_that_cannot_be_shown_hides_the_old_figure(monkeypatch):
     monkeypatch.undo()
     explorer.turn.value = 4
     assert explorer.error == "" and explorer.figure.layout.display is None
-
-
-def test_growth_trim_kwargs_last_is_the_safe_trim():
-    from course_utils.trimming import safe_trim_kwargs
-
-    counter = get_token_counter("dummy")
-    assert growth_trim_kwargs(500, "last", "dummy") == safe_trim_kwargs(500, counter)
-    assert growth_trim_kwargs(500, "first", "dummy") == {"max_tokens": 500, "token_counter": counter,
-                                                          "strategy": "first", "end_on": "human"}
-    assert growth_trim_kwargs(500, "none", "dummy") is None
 
 
 def test_widget_constants_have_their_own_names():

@@ -1,0 +1,262 @@
+"""Exercise 01: measuring growth (``exercises/01_..._exercise.ipynb``, after ``notebooks/01_measuring_growth.ipynb``).
+
+The notebook binds its questions with ``from course_utils.checks import ex01``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import accumulate
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages.utils import count_tokens_approximately
+
+from course_utils.checks.kinds import (
+    _check_number,
+    _counts_of,
+    _letter,
+    _need_reason,
+    _snapshot,
+    random_conversation,
+    random_costs,
+)
+from course_utils.checks.machinery import _short_list, describe, Exercise
+from course_utils.trimming import table_token_counter
+
+ex01 = Exercise("01", "Measuring growth", "01_measuring_growth")
+
+EX01_TURNS, EX01_QUESTION, EX01_ANSWER = 10, 40, 60
+
+
+@ex01.question(
+    "cumulative tokens sent",
+    "q1.check(total_sent)",
+    hints=(
+        "Call k is sent everything before its reply: the k - 1 earlier turns (question + answer) "
+        "and the new question.",
+        "Call 1 sends 40. Call 2 sends 40 + 60 (turn 1) + 40 (the new question) = 140. "
+        "Call 3 sends 240. Add up calls 1 to 10.",
+    ),
+    solution="""
+    total_sent = sum((k - 1) * (40 + 60) + 40 for k in range(1, 11))   # 4900
+    """,
+    explanation="Call k sends (k - 1) full turns of 100 tokens plus the new 40-token question:",
+)
+def _ex01_q1(q, total_sent):
+    turn = EX01_QUESTION + EX01_ANSWER
+    per_call = [(k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS + 1)]
+    expected = sum(per_call)  # 4900
+    known = {
+        sum(k * turn for k in range(1, EX01_TURNS + 1)): "you counted each call's own answer as sent. A call is "
+        "sent what comes *before* its reply; the reply is what comes back.",
+        per_call[-1]: "that is what the 10th call alone sends. The question asks for the total over all 10 calls.",
+        EX01_TURNS * turn: "that is the size of the history after 10 turns, sent once. Every call sends the "
+        "history again, so the total is much larger.",
+        sum((k - 1) * turn for k in range(1, EX01_TURNS + 1)): "you left out the new 40-token question that "
+        "every call sends along with the history.",
+        EX01_TURNS * EX01_QUESTION: "you counted only the new questions; each call also re-sends the history.",
+        sum((k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS)): "off by one: that is the total after "
+        "9 calls. Count calls 1 to 10.",
+        sum((k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS + 2)): "off by one: that is the total "
+        "after 11 calls. Count calls 1 to 10.",
+        -expected: "a number of tokens cannot be negative.",
+    }
+    return _check_number(
+        q, total_sent, "total_sent", expected, known,
+        "Work out calls 1, 2 and 3 by hand (40, 140, 240) and look for the pattern.",
+        f"{expected} tokens. The calls send 40, 140, 240, ... 940: the history is paid for again on every "
+        f"call, so the total grows with the square of the number of calls.",
+    )
+
+
+def _ex01_reference(messages, counter):
+    from course_utils.growth import replay_growth
+
+    return replay_growth(messages, counter).column("cumulative_sent_tokens")
+
+
+def _ex01_cases():
+    from course_utils.samples import load_conversation
+    from course_utils.tokens import dummy_token_counter
+
+    cases = [
+        ("the Bob dialogue with the dummy counter", load_conversation("bob"), dummy_token_counter),
+        ("the agent_tools conversation with the approximate counter", load_conversation("agent_tools"),
+         count_tokens_approximately),
+    ]
+    for seed in (11, 12, 13):
+        messages = random_conversation(seed, turns=5 + seed % 3, system=seed % 2 == 1)
+        counter = table_token_counter(random_costs(messages, seed))
+        cases.append((f"a generated conversation of {_counts_of(messages)} with random costs", messages, counter))
+    return cases
+
+
+@ex01.question(
+    "cumulative_sent(messages, token_counter)",
+    "q2.check(cumulative_sent)",
+    hints=(
+        "A model call happens at every AIMessage (an agent makes several in a row). Find their positions with "
+        "`[i for i, m in enumerate(messages) if isinstance(m, AIMessage)]`.",
+        "Call i is sent `messages[:i]`, everything before that AIMessage. Count it with "
+        "`token_counter(messages[:i])` and keep a running total.",
+    ),
+    solution="""
+    def cumulative_sent(messages, token_counter):
+        totals, total = [], 0
+        for i, message in enumerate(messages):
+            if isinstance(message, AIMessage):        # one model call per AIMessage
+                total += token_counter(messages[:i])  # it was sent everything before it
+                totals.append(total)
+        return totals
+    """,
+)
+def _ex01_q2(q, cumulative_sent):
+    fn = q.need_function(cumulative_sent, "cumulative_sent")
+    for what, messages, counter in _ex01_cases():
+        given = list(messages)
+        got = q.call(fn, given, counter, about=what)
+        if _snapshot(given) != _snapshot(messages):
+            return q.wrong(f"for {what} your function changed the list it was given. Measure without "
+                           f"changing the conversation.")
+        expected = _ex01_reference(messages, counter)
+        if isinstance(got, (str, bytes)) or not isinstance(got, Sequence):
+            return q.wrong(f"return a list with one running total per model call; for {what} you returned "
+                           f"{describe(got)}.")
+        got = list(got)
+        if got == expected:
+            continue
+        ai = [i for i, m in enumerate(messages) if isinstance(m, AIMessage)]
+        humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+        per_call = [counter(messages[:i]) for i in ai]
+        diagnoses = [
+            (list(accumulate(counter(messages[: i + 1]) for i in ai)),
+             "you included each reply in what its call was sent. A call is sent `messages[:i]`, what comes "
+             "before the AIMessage at position i."),
+            (per_call, "these are the tokens of each call on its own; the question asks for the running total."),
+            (list(accumulate(counter(messages[: i + 1]) for i in humans)),
+             "you counted one call per human message. A model call happens at every AIMessage: an agent that "
+             "calls a tool makes two calls for one question."),
+            (list(accumulate(len(messages[:i]) for i in ai)), "you added up numbers of messages, not tokens: use "
+             "`token_counter(...)`."),
+            (list(reversed(expected)), "your totals are in reverse order: the first number is after call 1."),
+        ]
+        for wrong, why in diagnoses:
+            if got == wrong and wrong != expected:
+                return q.wrong(f"for {what}: {why}")
+        if len(got) != len(expected):
+            return q.wrong(f"for {what} there are {len(expected)} model calls (one per AIMessage), but you "
+                           f"returned {len(got)} numbers.")
+        return q.wrong(f"for {what} the running totals should be {_short_list(expected)}, you returned "
+                       f"{_short_list(got)}.")
+    return q.correct("your running totals match `replay_growth` on the Bob dialogue, the agent with tool "
+                     "calls and three generated conversations.")
+
+
+EX01_LIMIT = 2000
+
+
+@ex01.question(
+    "measure and plot long_chat",
+    "q3.check(report, fig, first_over)",
+    hints=(
+        "`report = replay_growth(conversation, \"approximate\", limit=2000)` and "
+        "`fig = growth_figure(report)`.",
+        "`report.first_over_limit` is the first row whose `sent_tokens` is over the limit; "
+        "its `.call` is the call number (1 for the first call).",
+    ),
+    solution="""
+    report = replay_growth(conversation, "approximate", limit=2000)
+    fig = growth_figure(report, title="long_chat, nothing trimmed")
+    first_over = report.first_over_limit.call      # 20
+    """,
+)
+def _ex01_q3(q, report, fig, first_over):
+    from course_utils.growth import GrowthReport, replay_growth
+    from course_utils.samples import load_conversation
+
+    q.need(report, "report")
+    if not isinstance(report, GrowthReport):
+        return q.wrong(f"`report` should be what `replay_growth` returns, got {describe(report)}.")
+    expected = replay_growth(load_conversation("long_chat"), "approximate", limit=EX01_LIMIT)
+    if report.token_counter != "approximate":
+        return q.wrong(f"`report` was measured with the {report.token_counter!r} counter; use \"approximate\".")
+    if report.limit != EX01_LIMIT:
+        return q.wrong(f"`report` has limit={report.limit}; pass `limit={EX01_LIMIT}` so each row says "
+                       f"whether its call is over.")
+    if report.calls != expected.calls:
+        return q.wrong(f"`report` has {report.calls} calls; long_chat has {expected.calls} AIMessages, so "
+                       f"{expected.calls} calls. Replay the whole `conversation`.")
+    if report.policy is not None or report.rows != expected.rows:
+        return q.wrong("`report` does not match replaying long_chat with nothing trimmed: leave out `policy`.")
+    q.need(fig, "fig")
+    from matplotlib.figure import Figure
+
+    if not isinstance(fig, Figure):
+        return q.wrong(f"`fig` should be the Figure `growth_figure(report)` returns, got {describe(fig)}.")
+    labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
+    if "tokens sent" not in labels or f"limit {EX01_LIMIT}" not in labels:
+        return q.wrong("`fig` should show the tokens sent per call against the limit: draw it with "
+                       "`growth_figure(report)`.")
+    first = expected.first_over_limit
+    value = q.as_int(first_over, "first_over")
+    known = {
+        first.ai_index: f"{first.ai_index} is the position of that call's AIMessage in the conversation, not the "
+        f"call number. Calls are numbered 1, 2, 3, ...",
+        first.call - 1: f"call {first.call - 1} still fits ({expected.rows[first.call - 2].sent_tokens} tokens); "
+        f"the question asks for the first call that is over.",
+        first.call + 1: "off by one: look at the row before that one.",
+    }
+    if value == first.call:
+        return q.correct(f"call {first.call} is the first to send more than {EX01_LIMIT} tokens "
+                         f"({first.sent_tokens}). With nothing trimmed, every later call is over too, and "
+                         f"the cumulative curve bends upward.")
+    if value in known:
+        return q.wrong(known[value])
+    return q.wrong(f"call {value} is not the first over the limit. Look at `report.first_over_limit`, or the "
+                   f"first row whose `over_limit` is True.")
+
+
+EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "quadratically"}
+
+
+@ex01.question(
+    "how does it grow?",
+    "q4.check(without_trim, with_trim, why)",
+    hints=(
+        "Without trimming, call k re-sends the whole history, which grows by a turn each call.",
+        "1 + 2 + ... + n = n(n + 1)/2. With a cap, each call costs at most the cap.",
+    ),
+    solution="""
+    without_trim = "d"   # quadratically: call k re-sends k - 1 turns, and 1 + 2 + ... + n ~ n^2 / 2
+    with_trim = "c"      # linearly: once the history is over the cap, every call costs about the cap
+    why = "Without trimming each call re-sends the whole history, so the total is a sum of growing terms; " \\
+          "with a cap each call costs at most the cap, so the total grows by about the cap per call."
+    """,
+)
+def _ex01_q4(q, without_trim, with_trim, why):
+    q.need(without_trim, "without_trim")
+    q.need(with_trim, "with_trim")
+    a, b = _letter(without_trim), _letter(with_trim)
+    for name, letter, value in (("without_trim", a, without_trim), ("with_trim", b, with_trim)):
+        if letter not in EX01_OPTIONS:
+            return q.wrong(f"`{name}` should be one of the letters 'a', 'b', 'c', 'd', got {describe(value)}.")
+    _need_reason(q, why)
+    if EX01_OPTIONS[a] != "quadratically":
+        feedback = {
+            "linearly": "the tokens *per call* grow linearly, because each call adds a turn to the history; the "
+            "cumulative total adds those growing numbers up, so it grows faster than linearly.",
+            "exponentially": "exponential growth would mean each call costs a multiple of the previous one. Here "
+            "each call costs the previous one plus one turn: a sum of growing terms, about n^2 / 2.",
+            "not at all": "every call sends something, so the total can only grow.",
+        }[EX01_OPTIONS[a]]
+        return q.wrong(f"without trimming, not ({a}) {EX01_OPTIONS[a]}: {feedback}")
+    if EX01_OPTIONS[b] != "linearly":
+        feedback = {
+            "quadratically": "with a cap, every call costs at most the cap, so after the history fills the cap "
+            "the total grows by about the same amount per call.",
+            "exponentially": "with a cap the cost per call stops growing.",
+            "not at all": "every call still sends up to the cap, so the total keeps growing.",
+        }[EX01_OPTIONS[b]]
+        return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
+    return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
+                     "cap (each call costs at most the cap).")

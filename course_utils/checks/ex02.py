@@ -1,0 +1,206 @@
+"""Exercise 02: token budgets (``exercises/02_..._exercise.ipynb``, after ``notebooks/02_token_budgets.ipynb``).
+
+The notebook binds its questions with ``from course_utils.checks import ex02``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from course_utils.checks.kinds import choice_question, _check_number
+from course_utils.checks.machinery import _learner_line, describe, Exercise
+
+ex02 = Exercise("02", "Token budgets", "02_token_budgets")
+
+EX02_Q1 = {"limit": 8192, "system": 1200, "user": 450, "reserve": 1024}
+
+
+@ex02.question(
+    "compute B",
+    "q1.check(B)",
+    hints=(
+        "B = L - S - U - R: start from the limit and take off each fixed part.",
+        "8192 - 1200 = 6992; then take off U and R.",
+    ),
+    solution="""
+    B = 8192 - 1200 - 450 - 1024      # 5518
+    # or: B = history_budget(8192, system=1200, user=450, reserve=1024)
+    """,
+)
+def _ex02_q1(q, B):
+    L, S, U, R = EX02_Q1.values()
+    expected = L - S - U - R
+    known = {
+        L - U - R: "you forgot to take off the system prompt S (1200).",
+        L - S - R: "you forgot to take off the user's new input U (450).",
+        L - S - U: "you forgot to take off the reply reserve R (1024): the reply shares the same window.",
+        S + U + R: "that is what the fixed parts use (S + U + R). B is what is left of L for the history.",
+        L + S + U + R: "the parts are taken *off* the limit, not added to it.",
+        -expected: "you subtracted the other way round: B = L - S - U - R.",
+    }
+    return _check_number(q, B, "B", expected, known, "Take S, U and R off L one at a time.",
+                         f"8192 - 1200 = 6992; 6992 - 450 = 6542; 6542 - 1024 = {expected}. "
+                         f"B = {expected} tokens for the history.")
+
+
+def _ex02_cases():
+    cases = [
+        (4096, 350, 180, 700),  # the lesson's 2866
+        (8192, 1200, 450, 1024),
+        (1000, 300, 200, 499),  # exactly one token left
+        (2048, 900, 700, 512),  # 64 over: no room
+        (1000, 300, 200, 500),  # exactly zero left: no room either
+    ]
+    rng = random.Random(2026)
+    for _ in range(6):
+        limit = rng.choice((2048, 4096, 8192, 16384, 32768, 128000))
+        parts = [rng.randint(0, limit // 3) for _ in range(3)]
+        cases.append((limit, *parts))
+    cases.append((4096, 4000, 100, 50))
+    return cases
+
+
+@ex02.question(
+    "budget(limit, system, user, reserve)",
+    "q2.check(budget)",
+    hints=(
+        "Return `limit - system - user - reserve` when it is more than zero.",
+        "When the fixed parts leave nothing (the result would be 0 or less), "
+        "`raise ValueError(...)` with a message that says so: a budget of 0 is no room at all.",
+    ),
+    solution="""
+    def budget(limit, system, user, reserve):
+        used = system + user + reserve
+        if used >= limit:
+            raise ValueError(f"no room left for history: {system} + {user} + {reserve} = {used} >= {limit}")
+        return limit - used
+    """,
+)
+def _ex02_q2(q, budget):
+    from course_utils.budget import history_budget
+
+    fn = q.need_function(budget, "budget")
+    results = {}
+    for L, S, U, R in _ex02_cases():
+        about = f"budget({L}, {S}, {U}, {R})"
+        try:
+            expected = history_budget(L, S, U, R)
+        except ValueError:
+            expected = None  # must raise ValueError
+        try:
+            got = fn(L, S, U, R)
+        except ValueError as exc:
+            if expected is not None:
+                return q.wrong(f"`{about}` raised ValueError ({exc}), but it leaves {expected} tokens for the "
+                               f"history: only raise when nothing is left.")
+            if not str(exc).strip():
+                return q.wrong(f"`{about}` raised ValueError with no message: say what is wrong, e.g. the "
+                               f"sum of the parts and the limit.")
+            results[(L, S, U, R)] = "raised"
+            continue
+        except NotImplementedError:
+            return q.not_attempted("`budget` still raises NotImplementedError: write its body.")
+        except Exception as exc:  # noqa: BLE001
+            return q.error(f"`{about}` raised {type(exc).__name__}: {exc}{_learner_line(exc)}. "
+                           f"Raise ValueError (only) when there is no room.")
+        if got is Ellipsis:
+            return q.not_attempted("`budget` returned `...`: write its body.")
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            return q.wrong(f"`{about}` returned {describe(got)}; return the number of tokens left (an int).")
+        if expected is None:
+            left = L - S - U - R
+            if got == 0 and left == 0:
+                return q.wrong(f"off by one: `{about}` leaves exactly 0 tokens for the history and you returned 0. "
+                               f"Zero is no room either: raise ValueError when the result would be 0 or less.")
+            if got == 0:
+                return q.wrong(f"`{about}` returned 0, but the fixed parts are {-left} tokens over the limit. "
+                               f"Returning 0 hides the problem: raise ValueError instead.")
+            return q.wrong(f"`{about}` returned {got}, but a budget of {left} means there is no room for any "
+                           f"history: raise ValueError instead of returning it.")
+        if got != expected:
+            for part, name in ((S, "the system prompt"), (U, "the user input"), (R, "the reply reserve")):
+                if got == expected + part and part:
+                    return q.wrong(f"`{about}` returned {got}, which is {part} too many: you forgot to take off "
+                                   f"{name}.")
+            return q.wrong(f"`{about}` returned {got}; B = {L} - {S} - {U} - {R} = {expected}.")
+    return q.correct("right on the lesson's example, on random models and parts, and it raises ValueError "
+                     "when nothing is left (including the edge case where exactly 0 tokens are left).")
+
+
+EX02_Q3 = {"limit": 2048, "system": 900, "user": 700, "reserve": 512}
+
+
+@ex02.question(
+    "no room left",
+    "q3.check(problem, shortfall)",
+    hints=(
+        "Wrap the call in `try: ... except ValueError as err: problem = err`.",
+        "The shortfall is how far the fixed parts go over the limit: (S + U + R) - L.",
+    ),
+    solution="""
+    try:
+        history_budget(2048, system=900, user=700, reserve=512)
+    except ValueError as err:
+        problem = err
+    shortfall = (900 + 700 + 512) - 2048     # 64 tokens over before any history at all
+    """,
+)
+def _ex02_q3(q, problem, shortfall):
+    L, S, U, R = EX02_Q3.values()
+    q.need(problem, "problem")
+    if isinstance(problem, (int, float)) and not isinstance(problem, bool):
+        return q.wrong(f"`problem` should be the ValueError you caught (`except ValueError as err: problem = err`), "
+                       f"not the number {problem}.")
+    if isinstance(problem, type) and issubclass(problem, BaseException):
+        return q.wrong("`problem` is the exception *class*; store the error you caught: "
+                       "`except ValueError as err: problem = err`.")
+    if not isinstance(problem, ValueError):
+        return q.wrong(f"`problem` should be the ValueError that `history_budget` raised, got {describe(problem)}.")
+    if "no room" not in str(problem):
+        return q.wrong(f"`problem` is a ValueError, but not the one `history_budget({L}, {S}, {U}, {R})` raises: "
+                       f"{describe(str(problem))}.")
+    expected = S + U + R - L
+    known = {
+        -expected: "the sign: the parts are 64 tokens *over* the limit, so the shortfall is positive.",
+        S + U + R: "that is what the fixed parts add up to; the shortfall is how far that goes over L.",
+        0: "there is a shortfall: the fixed parts alone are more than the limit.",
+        L - S - U: "that would be the room left without the reply reserve, but the reply needs its reserve.",
+    }
+    return _check_number(q, shortfall, "shortfall", expected, known, "shortfall = (S + U + R) - L.",
+                         f"900 + 700 + 512 = 2112 > 2048: the fixed parts are {expected} tokens over before a "
+                         f"single message of history. `history_budget` refuses with: {problem}")
+
+
+EX02_Q4_OPTIONS = {
+    "a": "Raise the reply reserve R to 700, so the answer has room.",
+    "b": "Trim the conversation history harder with trim_messages.",
+    "c": "Cut the pasted document down to the part that matters (say 300 tokens), or summarise it.",
+    "d": "Add a safety margin M.",
+}
+
+
+_ex02_q4 = choice_question(
+    ex02,
+    "choose a fix",
+    "q4.check(choice, why)",
+    hints=(
+        "Which term of B = L - S - U - R can you make smaller without hurting the answer?",
+        "Trimming changes the history, which is not one of S, U, R.",
+    ),
+    solution="""
+    choice = "c"
+    why = "The fixed parts S + U + R already exceed L, so no amount of history trimming helps; " \\
+          "shrinking U (the pasted document) to 300 tokens leaves 2048 - 900 - 300 - 512 = 336 for history."
+    """,
+    options=EX02_Q4_OPTIONS,
+    answer="c",
+    feedback={
+        "a": "R is taken off the limit too, so a bigger R makes the shortfall bigger (128 over).",
+        "b": "the history is not one of the fixed parts: with S + U + R over the limit, even an empty "
+        "history does not fit. Trimming cannot fix it.",
+        "d": "a margin is taken off the limit as well: it makes things worse.",
+    },
+    keywords=("user", "document", " u ", "u =", "fixed"),
+    praise="shrinking U is the only option that makes room: 2048 - 900 - 300 - 512 = 336 tokens for the history. "
+    "Trimming cannot help when the fixed parts alone are over the limit.",
+)

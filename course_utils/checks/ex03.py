@@ -1,0 +1,335 @@
+"""Exercise 03: trimming walkthrough (``exercises/03_..._exercise.ipynb``, after ``notebooks/03_trimming_walkthrough.ipynb``).
+
+The notebook binds its questions with ``from course_utils.checks import ex03``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    trim_messages,
+)
+from langchain_core.messages.utils import count_tokens_approximately
+
+from course_utils.checks.kinds import (
+    choice_question,
+    _check_message_list,
+    _counts_of,
+    _same_messages,
+    _snapshot,
+    random_conversation,
+    random_costs,
+)
+from course_utils.checks.machinery import _ids, _short_list, describe, Exercise, Question
+from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.trimming import table_token_counter
+
+ex03 = Exercise("03", "Trimming walkthrough", "03_trimming_walkthrough")
+
+EX03_COSTS = {"h1": 35, "a1": 80, "h2": 45, "a2": 25, "h3": 60, "a3": 40}
+EX03_BUDGET = 175
+
+
+def ex03_conversation() -> list[BaseMessage]:
+    """The six messages of exercise 03, question 1 (their costs are in EX03_COSTS)."""
+    return [
+        HumanMessage("Can you recommend a day trip from Lisbon?", id="h1"),
+        AIMessage("Sintra is the classic: palaces, gardens and a castle, 40 minutes by train.", id="a1"),
+        HumanMessage("How do I get there?", id="h2"),
+        AIMessage("Take the train from Rossio station.", id="a2"),
+        HumanMessage("Is one day enough to see the main palaces?", id="h3"),
+        AIMessage("Yes, if you pick two: Pena and Quinta da Regaleira.", id="a3"),
+    ]
+
+
+def _ids_of(q: Question, value: Any, name: str) -> list[str]:
+    q.need(value, name)
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        q.stop(q.wrong(f"`{name}` should be a list of message ids like [\"h1\", \"a1\"], got {describe(value)}."))
+    ids = []
+    for item in value:
+        if isinstance(item, BaseMessage):
+            ids.append(item.id)
+        elif isinstance(item, str):
+            ids.append(item.strip())
+        else:
+            q.stop(q.wrong(f"`{name}` should hold message ids (strings), but it holds {describe(item)}."))
+    return ids
+
+
+@ex03.question(
+    "trim by hand",
+    "q1.check(kept_ids)",
+    hints=(
+        "Count from the newest message back: 40 <= 175; 40 + 60 = 100; ... and stop at the first message "
+        "that does not fit.",
+        "Write the kept messages in chronological order, oldest first, as trim_messages returns them.",
+    ),
+    solution="""
+    # from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = 170; 170 + 80 = 250 > 175: stop
+    kept_ids = ["h2", "a2", "h3", "a3"]
+    """,
+)
+def _ex03_q1(q, kept_ids):
+    ids = _ids_of(q, kept_ids, "kept_ids")
+    messages = ex03_conversation()
+    counter = table_token_counter(EX03_COSTS)
+    expected = _ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="last"))
+    first = _ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="first"))
+    unknown = [i for i in ids if i not in EX03_COSTS]
+    if unknown:
+        return q.wrong(f"{unknown} are not ids of the conversation; use {list(EX03_COSTS)}.")
+    if ids == expected:
+        return q.correct("from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = 170; "
+                         "170 + 80 = 250 > 175, stop. Kept in chronological order: h2, a2, h3, a3.")
+    if ids == list(reversed(expected)):
+        return q.wrong("those are the right messages, newest first. trim_messages returns the kept messages "
+                       "in chronological order (oldest first).")
+    if ids == first:
+        return q.wrong("that is strategy='first' (keep from the start). strategy='last' keeps the newest "
+                       "messages, counting from the end.")
+    total = sum(EX03_COSTS[i] for i in ids)
+    if total > EX03_BUDGET:
+        return q.wrong(f"those cost {total} tokens, more than the budget of {EX03_BUDGET}.")
+    if len(ids) < len(expected) and ids == expected[-len(ids):]:
+        return q.wrong(f"you stopped too early: the next message back fits ({total} + "
+                       f"{EX03_COSTS[expected[-len(ids) - 1]]} <= {EX03_BUDGET}). Stop only when a message "
+                       f"does not fit.")
+    if sorted(ids, key=list(EX03_COSTS).index) != ids:
+        return q.wrong("keep the messages in the conversation's order.")
+    return q.wrong("trim_messages keeps a run of the newest messages: count back from a3 and stop at the "
+                   "first message that does not fit.")
+
+
+def _greedy_last(messages, max_tokens, counter, *, strict=False, skip=False):
+    kept, total = [], 0
+    for message in reversed(messages):
+        cost = counter([message])
+        fits = total + cost < max_tokens if strict else total + cost <= max_tokens
+        if fits:
+            kept.append(message)
+            total += cost
+        elif not skip:
+            break
+    return list(reversed(kept))
+
+
+def _ex03_q2_cases():
+    from course_utils.tokens import dummy_token_counter
+    from course_utils.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
+
+    cases = [("the worked example's conversation", slide_conversation(), SLIDE_BUDGET,
+              table_token_counter(SLIDE_COSTS), "")]
+    cases.append(("the exercise conversation", ex03_conversation(), EX03_BUDGET, table_token_counter(EX03_COSTS), ""))
+    for seed in (31, 32, 33):
+        messages = random_conversation(seed, turns=5, system=seed != 32)
+        costs = random_costs(messages, seed)
+        counter = table_token_counter(costs)
+        values = [costs[m.id] for m in messages]
+        suffix = [sum(values[-k:]) for k in range(1, len(values) + 1)]
+        rng = random.Random(seed)
+        k = rng.randint(2, len(values) - 2)
+        budgets = {suffix[k - 1], suffix[k - 1] - 1, rng.randint(0, suffix[-1]), 0, suffix[-1] + 7}
+        # a big message followed by small ones: skipping it would wrongly keep the small ones
+        budgets.add(suffix[k - 1] + min(values[: len(values) - k]) - 1)
+        what = f"a generated conversation of {_counts_of(messages)}"
+        for budget in sorted(budgets):
+            if budget >= 0:
+                cases.append((what, messages, budget, counter, f" (costs {_short_list(values)})"))
+    bob = random_conversation(34, turns=4, system=False, tools=False)
+    cases.append(("a 10-token-a-message conversation", bob, 45, dummy_token_counter, ""))
+    return cases
+
+
+@ex03.question(
+    "keep_last_tokens by hand",
+    "q2.check(keep_last_tokens)",
+    hints=(
+        "Walk `reversed(messages)`, adding `token_counter([message])`; stop at the first message that would "
+        "take the total over `max_tokens` (equal is fine).",
+        "You collected the messages newest first: return them in chronological order, without changing the "
+        "list you were given.",
+    ),
+    solution="""
+    def keep_last_tokens(messages, max_tokens, token_counter):
+        kept, total = [], 0
+        for message in reversed(messages):            # newest first
+            cost = token_counter([message])
+            if total + cost > max_tokens:              # the first message that does not fit: stop
+                break
+            kept.append(message)
+            total += cost
+        return kept[::-1]                              # back to chronological order
+    """,
+)
+def _ex03_q2(q, keep_last_tokens):
+    fn = q.need_function(keep_last_tokens, "keep_last_tokens")
+    for what, messages, budget, counter, costs in _ex03_q2_cases():
+        about = f"{what} and max_tokens={budget}"
+        given = list(messages)
+        before = _snapshot(given)
+        got = _check_message_list(q, q.call(fn, given, budget, counter, about=about), "keep_last_tokens")
+        if _snapshot(given) != before:
+            return q.wrong(f"for {about} your function changed the list it was given (now "
+                           f"{_ids(given)[:4]}...). Walk `reversed(messages)` instead of reversing it in "
+                           f"place: the caller's history must stay as it was.")
+        expected = trim_messages(messages, max_tokens=budget, token_counter=counter, strategy="last")
+        if _same_messages(got, expected):
+            continue
+        detail = f"for {about}{costs}: trim_messages keeps {_ids(expected)}, you kept {_ids(got)}."
+        if _same_messages(got, list(reversed(expected))):
+            return q.wrong(f"{detail} Right messages, newest first: return them in chronological order.")
+        if _same_messages(got, _greedy_last(messages, budget, counter, strict=True)):
+            return q.wrong(f"{detail} Off by one: a message that brings the total to exactly max_tokens still "
+                           f"fits (use <=, not <).")
+        if _same_messages(got, _greedy_last(messages, budget, counter, skip=True)):
+            return q.wrong(f"{detail} You skipped a message that did not fit and kept going. trim_messages keeps "
+                           f"a run of the newest messages: it stops at the first one that does not fit, so "
+                           f"nothing older sneaks in past a gap.")
+        if _same_messages(got, trim_messages(messages, max_tokens=budget, token_counter=counter,
+                                             strategy="first")):
+            return q.wrong(f"{detail} That is strategy='first' (the oldest messages). Keep the newest.")
+        if sum(counter([m]) for m in got) > budget:
+            return q.wrong(f"{detail} Yours cost more than max_tokens.")
+        return q.wrong(detail)
+    return q.correct("your function agrees with `trim_messages(strategy=\"last\")` on the worked example, the "
+                     "exercise's, and generated conversations with budgets on and around the edges.")
+
+
+def _unanswered(messages: Sequence[BaseMessage]) -> list[AIMessage]:
+    """AIMessages with a tool call whose ToolMessage is not in the list."""
+    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    return [m for m in messages if isinstance(m, AIMessage) and any(c["id"] not in answered for c in m.tool_calls)]
+
+
+def _safe_reference(messages, max_tokens):
+    return trim_messages(messages, **safe_trim_kwargs(max_tokens, count_tokens_approximately))
+
+
+def _ex03_q3_cases():
+    from course_utils.samples import load_conversation
+
+    agent = load_conversation("agent_tools")
+    # 1200: trimming without start_on keeps ToolMessage at-09 without its AIMessage (with or without
+    # include_system); 600 and 550 show the trap too, 300 and 800 do not.
+    cases = [("the agent_tools conversation", agent, cap) for cap in (1200, 600, 550, 300, 800, 1500)]
+    for seed in (41, 42):
+        messages = random_conversation(seed, turns=6, system=True)
+        total = count_tokens_approximately(messages)
+        for share in (3, 2):
+            cases.append((f"a generated agent conversation of {_counts_of(messages)}", messages, total // share))
+    return cases
+
+
+@ex03.question(
+    "repair the orphaned ToolMessage",
+    "q3.check(safe_trim)",
+    hints=(
+        "Keep `strategy=\"last\"` and the budget: the fix is where the kept list may *start*.",
+        "`start_on=\"human\"` drops messages from the front of the kept list until it begins with a human "
+        "message; `include_system=True` keeps the system prompt in front.",
+    ),
+    solution="""
+    def safe_trim(messages, max_tokens):
+        return trim_messages(
+            messages,
+            max_tokens=max_tokens,
+            token_counter=count_tokens_approximately,
+            strategy="last",
+            start_on="human",        # never start on a ToolMessage (or an AIMessage)
+            include_system=True,     # keep the system prompt
+        )
+    """,
+)
+def _ex03_q3(q, safe_trim):
+    fn = q.need_function(safe_trim, "safe_trim")
+    for what, messages, cap in _ex03_q3_cases():
+        about = f"{what} and max_tokens={cap}"
+        given = list(messages)
+        before = _snapshot(given)
+        got = _check_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
+        if _snapshot(given) != before:
+            return q.wrong(f"for {about} `safe_trim` changed the list it was given; trim a copy, never the history.")
+        expected = _safe_reference(messages, cap)
+        if _same_messages(got, expected):
+            continue
+        ids = _ids(got)
+        detail = f"for {about} you kept {_short_list(ids, 6)}"
+        orphans = orphaned_tool_messages(got)
+        body = [m for m in got if not isinstance(m, SystemMessage)]
+        used = count_tokens_approximately(got) if got else 0
+        if used > cap:
+            return q.wrong(f"{detail}: that is {used} tokens, over max_tokens={cap}. Keep the budget as given; "
+                           f"fix the start of the kept list instead.")
+        if orphans:
+            o = orphans[0]
+            caller_kept = any(isinstance(m, AIMessage) and any(c["id"] == o.tool_call_id for c in m.tool_calls)
+                              for m in got)
+            if caller_kept:
+                return q.wrong(f"{detail}: ToolMessage {o.id!r} answers tool call {o.tool_call_id!r}, but it does "
+                               f"not come right after the AIMessage that made the call. A tool result must follow "
+                               f"its call: keep a run of the newest messages, in the conversation's order.")
+            return q.wrong(f"{detail}: ToolMessage {o.id!r} answers tool call {o.tool_call_id!r}, but the "
+                           f"AIMessage that made the call was cut. That is the orphan trap: make the kept list "
+                           f"start on a human message.")
+        unanswered = _unanswered(got)
+        if unanswered:
+            return q.wrong(f"{detail}: AIMessage {unanswered[0].id!r} calls a tool, but its ToolMessage is not in the "
+                           f"list. You removed the tool results; providers reject a tool call without its answer. "
+                           f"Keep whole tool rounds and fix where the kept list starts instead.")
+        if isinstance(messages[0], SystemMessage) and not any(isinstance(m, SystemMessage) for m in got):
+            return q.wrong(f"{detail}: the system prompt was dropped. Keep it with `include_system=True`.")
+        if body and isinstance(body[0], AIMessage):
+            return q.wrong(f"{detail}: it starts with an AIMessage. Chat models expect the first message after "
+                           f"the system prompt to be a human one: `start_on=\"human\"`.")
+        first = trim_messages(messages, max_tokens=cap, token_counter=count_tokens_approximately, strategy="first")
+        if body and _same_messages(body, [m for m in first if not isinstance(m, SystemMessage)]):
+            return q.wrong(f"{detail}: that is the *start* of the conversation (strategy='first'). A chatbot must "
+                           f"keep the newest messages, the user's latest question among them.")
+        return q.wrong(f"{detail}; trim_messages(strategy=\"last\", start_on=\"human\", include_system=True) with "
+                       f"the approximate counter keeps {_short_list(_ids(expected), 6)}.")
+    return q.correct("no orphaned ToolMessage on the agent conversation at any budget, nor on generated "
+                     "agent conversations: every kept list starts with the system prompt and a human message.")
+
+
+EX03_Q4_OPTIONS = {
+    "a": "The chatbot now keeps the oldest messages and drops the newest, including the user's latest question.",
+    "b": "Nothing: strategy='first' can never start on a ToolMessage, so the trap is gone.",
+    "c": "strategy='first' is not allowed together with a token counter.",
+    "d": "It costs more tokens than strategy='last'.",
+}
+
+
+_ex03_q4 = choice_question(
+    ex03,
+    "a teammate's fix",
+    "q4.check(choice, why)",
+    hints=(
+        "What does strategy='first' keep when the history is over the budget?",
+        "Which message must a chatbot always send, whatever else it drops?",
+    ),
+    solution="""
+    choice = "a"
+    why = "strategy='first' keeps the start of the conversation, so once the history is over the budget the " \\
+          "newest messages, including the user's latest question, are dropped; start_on='human' fixes the trap."
+    """,
+    options=EX03_Q4_OPTIONS,
+    answer="a",
+    feedback={
+        "b": "it does avoid the orphan, but look at what it keeps: the oldest messages. The model never sees "
+        "the latest question.",
+        "c": "both strategies take the same token_counter; the problem is what strategy='first' keeps.",
+        "d": "both strategies keep at most max_tokens; the problem is *which* messages they keep.",
+    },
+    keywords=("latest", "newest", "last", "recent", "question", "oldest", "start"),
+    praise="strategy='first' keeps the oldest messages, so the model never sees the newest question. "
+    "Keep strategy='last' and fix the boundary with start_on='human'.",
+)

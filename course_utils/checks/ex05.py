@@ -1,0 +1,303 @@
+"""Exercise 05: threshold selection (``exercises/05_..._exercise.ipynb``, after ``notebooks/05_threshold_selection.ipynb``).
+
+The notebook binds its questions with ``from course_utils.checks import ex05``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from langchain_core.messages import HumanMessage, trim_messages
+
+from course_utils.checks.ex04 import _ex04_trim
+from course_utils.checks.kinds import _check_number, _counts_of, _need_reason, _snapshot, random_conversation
+from course_utils.checks.machinery import describe, Exercise
+from course_utils.sequences import safe_trim_kwargs
+
+ex05 = Exercise("05", "Threshold selection", "05_threshold_selection")
+
+EX05_Q1 = {"limit": 16384, "system": 900, "user": 600, "reserve": 2000, "margin": 800}
+
+
+@ex05.question(
+    "compute H_max",
+    "q1.check(H_max)",
+    hints=(
+        "H_max = L - S - U - R - M: one subtraction per fixed part, the margin last.",
+        "16384 - 900 = 15484; continue with U, R and M.",
+    ),
+    solution="""
+    H_max = 16384 - 900 - 600 - 2000 - 800      # 12084
+    # or: H_max = history_budget(16384, system=900, user=600, reserve=2000, margin=800)
+    """,
+)
+def _ex05_q1(q, H_max):
+    L, S, U, R, M = EX05_Q1.values()
+    expected = L - S - U - R - M
+    known = {
+        expected + M: "that is B: you forgot the safety margin M (800).",
+        expected + R: "you forgot the reply reserve R (2000).",
+        expected + U: "you forgot the user input U (600).",
+        expected + S: "you forgot the system prompt S (900).",
+        expected + 2 * M: "the margin is taken off, not added.",
+        S + U + R + M: "that is what the fixed parts use; H_max is what is left of L.",
+    }
+    return _check_number(q, H_max, "H_max", expected, known, "Take S, U, R and M off L one at a time.",
+                         f"16384 - 900 = 15484; 15484 - 600 = 14884; 14884 - 2000 = 12884; 12884 - 800 = "
+                         f"{expected}. H_max = {expected} tokens.")
+
+
+@ex05.question(
+    "if R grows",
+    "q2.check(change)",
+    hints=(
+        "R appears in H_max = L - S - U - R - M with a minus sign.",
+        "Work out H_max with R = 2000 and with R = 3000; the change is new minus old.",
+    ),
+    solution="""
+    change = history_budget(16384, 900, 600, 3000, margin=800) - history_budget(16384, 900, 600, 2000, margin=800)
+    # -1000: every token reserved for the reply is a token the history cannot use
+    """,
+)
+def _ex05_q2(q, change):
+    L, S, U, R, M = EX05_Q1.values()
+    new = L - S - U - (R + 1000) - M
+    expected = new - (L - S - U - R - M)
+    known = {
+        1000: "the sign: more room reserved for the reply leaves *less* for the history, so H_max goes down.",
+        new: f"that is the new H_max ({new}); the question asks for the change (new minus old).",
+        0: "R is one of the terms taken off the limit, so changing it changes H_max.",
+        -2000: "R grows by 1000, so H_max changes by 1000.",
+    }
+    return _check_number(q, change, "change", expected, known, "change = H_max(R=3000) - H_max(R=2000).",
+                         f"{expected}: H_max shrinks from 12084 to {new}, token for token, because more room is "
+                         f"reserved for the reply.")
+
+
+def _ex05_reference(messages, fact_id, max_tokens):
+    from course_utils.growth import replay_growth
+
+    sent_lists = []
+
+    def policy(history):
+        sent = _ex04_trim(history, max_tokens)
+        sent_lists.append(sent)
+        return sent
+
+    report = replay_growth(messages, "approximate", policy=policy)
+    fact_index = next(i for i, m in enumerate(messages) if m.id == fact_id)
+    forgotten = None
+    for row, sent in zip(report.rows, sent_lists):
+        if row.ai_index > fact_index and fact_id not in {m.id for m in sent}:
+            forgotten = row.call
+            break
+    return report.total_sent_tokens, forgotten, report, sent_lists
+
+
+def _ex05_q3_cases():
+    from course_utils.samples import load_conversation
+
+    chat = load_conversation("long_chat")
+    cases = [
+        ("long_chat", chat, "lc-02", 1000),
+        ("long_chat", chat, "lc-10", 2000),
+        ("long_chat", chat, "lc-02", 5000),
+        ("the first 31 messages of long_chat", chat[:31], "lc-08", 400),
+    ]
+    for seed in (61, 62):
+        messages = random_conversation(seed, turns=9, system=True, tools=seed == 62)
+        humans = [m.id for m in messages if isinstance(m, HumanMessage)]
+        cases.append((f"a generated conversation of {_counts_of(messages)}", messages, humans[1], 250))
+    return cases
+
+
+@ex05.question(
+    "what a threshold costs and forgets",
+    "q3.check(cost_and_forgetting)",
+    hints=(
+        "Let `replay_growth` do the replay: pass `policy=lambda h: trim_messages(h, max_tokens=max_tokens, "
+        "token_counter=\"approximate\", strategy=\"last\", start_on=\"human\", include_system=True)`; "
+        "`report.total_sent_tokens` is the cost.",
+        "For forgetting, go through `report.rows`: for the calls whose history contains the fact "
+        "(`row.ai_index` after it), trim `messages[:row.ai_index]` and look for the fact's id.",
+    ),
+    solution="""
+    def cost_and_forgetting(messages, fact_id, max_tokens):
+        def trim(history):
+            return trim_messages(history, max_tokens=max_tokens, token_counter="approximate",
+                                 strategy="last", start_on="human", include_system=True)
+
+        report = replay_growth(messages, "approximate", policy=trim)
+        fact_index = [m.id for m in messages].index(fact_id)
+        for row in report.rows:
+            if row.ai_index > fact_index and fact_id not in [m.id for m in trim(messages[:row.ai_index])]:
+                return report.total_sent_tokens, row.call
+        return report.total_sent_tokens, None
+    """,
+)
+def _ex05_q3(q, cost_and_forgetting):
+    fn = q.need_function(cost_and_forgetting, "cost_and_forgetting")
+    for what, messages, fact_id, cap in _ex05_q3_cases():
+        about = f"{what}, fact {fact_id!r}, max_tokens={cap}"
+        given = list(messages)
+        before = _snapshot(given)
+        got = q.call(fn, given, fact_id, cap, about=about)
+        if _snapshot(given) != before:
+            return q.wrong(f"for {about}: your function changed the conversation it was given.")
+        total, forgotten, report, sent_lists = _ex05_reference(messages, fact_id, cap)
+        if not isinstance(got, (tuple, list)) or len(got) != 2:
+            return q.wrong(f"return a pair `(total_sent, forgotten_at)`; for {about} you returned {describe(got)}.")
+        got_total, got_forgotten = got
+        if isinstance(got_total, bool) or not isinstance(got_total, int):
+            return q.wrong(f"`total_sent` should be an int, got {describe(got_total)} for {about}.")
+        if got_total != total:
+            from course_utils.growth import replay_growth
+
+            everything = replay_growth(messages, "approximate").total_sent_tokens
+            no_system = replay_growth(messages, "approximate", policy=lambda h: trim_messages(
+                h, max_tokens=cap, token_counter="approximate", strategy="last", start_on="human"))
+            if got_total == everything:
+                return q.wrong(f"for {about}: your total, {got_total}, is what sending everything costs; "
+                               f"with the cap each call sends only the trimmed list ({total} in all).")
+            if got_total == no_system.total_sent_tokens:
+                return q.wrong(f"for {about}: your total leaves out the system prompt: trim with "
+                               f"include_system=True, as the question says.")
+            if got_total == sum(r.history_tokens for r in report.rows[-1:]) or got_total == report.rows[-1].sent_tokens:
+                return q.wrong(f"for {about}: {got_total} is one call; add up what every call sends.")
+            return q.wrong(f"for {about}: the total sent should be {total}, you returned {got_total}.")
+        if got_forgotten != forgotten:
+            rows = report.rows
+            if forgotten is not None and got_forgotten == forgotten - 1:
+                return q.wrong(f"for {about}: off by one: call {forgotten} is the first without {fact_id!r} "
+                               f"(calls are numbered from 1).")
+            if forgotten is not None and got_forgotten == rows[forgotten - 1].ai_index:
+                return q.wrong(f"for {about}: {got_forgotten} is the position of the AIMessage; return the call "
+                               f"number, `row.call`.")
+            if got_forgotten is None and forgotten is not None:
+                return q.wrong(f"for {about}: the fact is dropped at call {forgotten}, but you say it never is. "
+                               f"Look in what each call *sends* (the trimmed list), not in the stored history.")
+            if forgotten is None:
+                return q.wrong(f"for {about}: every call still sends {fact_id!r}: return None for "
+                               f"`forgotten_at`, you returned {describe(got_forgotten)}.")
+            return q.wrong(f"for {about}: {fact_id!r} is first missing from call {forgotten}, you said "
+                           f"{describe(got_forgotten)}.")
+    return q.correct("cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
+                     "and on generated conversations. A lower cap costs less and forgets sooner.")
+
+
+EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
+EX05_Q4_KEYS = ("reserve", "margin", "include_system", "max_tokens", "start_on")
+
+
+@ex05.question(
+    "choose thresholds for an agent",
+    "q4.check(plan, why)",
+    hints=(
+        "R must cover the longest reply you expect; M must cover the counter's error (5% of the window). "
+        "The cap depends on the list you trim: the history alone has room H_max = L - S - U - R - M; the whole "
+        "list, with the system prompt and the new input in it, has H_max + S + U = L - R - M.",
+        "A tool-using agent has ToolMessages in its history: which start_on avoids the orphan trap?",
+    ),
+    solution="""
+    reserve = 800                                 # the longest reply (700) and a little room
+    margin = 500                                  # >= 5% of 8192 = 410, for the approximate counter's error
+    plan = {
+        "reserve": reserve,
+        "margin": margin,
+        "include_system": True,                   # trim the whole list: system prompt, history, new input
+        "max_tokens": 8192 - reserve - margin,    # L - R - M = 6892 (= H_max + S + U: S and U are in the list)
+        "start_on": "human",                      # never begin on an orphaned ToolMessage
+    }
+    # Trimming the history alone instead: "include_system": False and
+    # "max_tokens": history_budget(8192, 1100, 300, reserve, margin=margin), which is H_max = 5492.
+    why = "R covers the longest answer, M covers the 5% counting error, the cap is L - R - M because the " \\
+          "trimmed list also holds S and U, and start_on='human' keeps tool results with their tool calls."
+    """,
+)
+def _ex05_q4(q, plan, why):
+    from course_utils.budget import history_budget
+
+    L, S, U, longest, error = EX05_Q4.values()
+    q.need(plan, "plan")
+    if not isinstance(plan, Mapping):
+        return q.wrong(f"`plan` should be a dict with {', '.join(EX05_Q4_KEYS)}, got {describe(plan)}.")
+    missing = [k for k in EX05_Q4_KEYS if k not in plan]
+    if missing:
+        which = (" (`include_system` says which list you trim: True for the whole list, False for the history "
+                 "alone)" if "include_system" in missing else "")
+        return q.wrong(f"`plan` is missing {missing}{which}.")
+    for key in EX05_Q4_KEYS:
+        if plan[key] is Ellipsis:
+            return q.not_attempted(f"`plan[{key!r}]` is still `...`: fill it in.")
+    R, M, cap = (q.as_int(plan[k], f"plan[{k!r}]") for k in ("reserve", "margin", "max_tokens"))
+    whole_list = plan["include_system"]
+    if not isinstance(whole_list, bool):
+        return q.wrong(f"`plan['include_system']` should be True (you trim the whole list: system prompt, "
+                       f"history and new input) or False (you trim the history alone), got {describe(whole_list)}.")
+    low_margin = int(L * error + 0.999)
+    if R < longest:
+        return q.wrong(f"reserve={R} is less than the longest reply ({longest}): those answers would be cut off "
+                       f"or the call refused.")
+    if R > 2 * longest:
+        return q.wrong(f"reserve={R} is more than twice the longest reply ({longest}): every token reserved and "
+                       f"never used is taken from the history.")
+    if M < low_margin:
+        return q.wrong(f"margin={M} does not cover the counter's error: 5% of {L} is {low_margin} tokens.")
+    if M > L // 5:
+        return q.wrong(f"margin={M} is over 20% of the window: that much unused room costs history for no gain.")
+    try:
+        h_max = history_budget(L, S, U, R, margin=M)
+    except ValueError as exc:  # pragma: no cover - the ranges above leave room
+        return q.wrong(str(exc))
+    whole = h_max + S + U  # = L - R - M: the cap of a list that also holds the system prompt and the new input
+    if cap == L:
+        return q.wrong(f"max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
+                       f"for the history alone, S and U) leave.")
+    if whole_list:
+        if cap == h_max:
+            return q.wrong(f"max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
+                           f"the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
+                           f"cap is H_max + S + U = L - R - M = {whole}; with H_max the history gets {S + U} "
+                           f"tokens less than it may use.")
+        if cap == L - R:
+            return q.wrong(f"max_tokens={cap} is L - R, without the margin: use L - R - M = {whole}.")
+        if cap > whole:
+            return q.wrong(f"max_tokens={cap} is more than L - R - M = {L} - {R} - {M} = {whole}: a full list "
+                           f"would push the call over the window, into the room kept for the reply.")
+        if cap < whole:
+            return q.wrong(f"max_tokens={cap} is below L - R - M = {whole} with your own R and M: the model "
+                           f"forgets sooner than it has to. The list holds S and U too, so use L - R - M.")
+    else:
+        if cap == whole:
+            return q.wrong(f"max_tokens={cap} is L - R - M, the cap for the whole list with the system prompt and "
+                           f"the new input in it. With include_system=False you trim the history alone, so its cap "
+                           f"is H_max = L - S - U - R - M = {h_max}: {cap} would let the history take the room of "
+                           f"S and U and push the call over the window.")
+        if cap == L - S - U - R:
+            return q.wrong(f"max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M = {h_max}.")
+        if cap > h_max:
+            return q.wrong(f"max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} = {h_max}: a full "
+                           f"history would push the call over the window.")
+        if cap < h_max:
+            return q.wrong(f"max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
+                           f"sooner than it has to. Use H_max.")
+    start_on = plan["start_on"]
+    if start_on not in ("human", HumanMessage, ("human",), ["human"]):
+        return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
+                       f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
+    _need_reason(q, why)
+    from course_utils.samples import load_conversation
+
+    agent = load_conversation("agent_tools")
+    if whole_list:
+        kept = trim_messages(agent, **safe_trim_kwargs(cap, "approximate"))
+        how = (f"max_tokens = L - R - M = {whole} (H_max = {h_max}, plus S and U, which are in the list), so a "
+               f"full list still fits. With it the whole agent_tools conversation ({len(kept)} messages, system "
+               f"prompt included)")
+    else:
+        kept = trim_messages(agent[1:], max_tokens=cap, token_counter="approximate", strategy="last",
+                             start_on="human")
+        how = (f"max_tokens = H_max = {h_max}, so a full history still fits. With it the whole agent_tools "
+               f"history ({len(kept)} messages)")
+    return q.correct(f"R = {R} covers replies up to {longest}, M = {M} covers the 5% counting error, and {how} "
+                     f"is sent without an orphaned ToolMessage.")

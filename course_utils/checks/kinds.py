@@ -1,0 +1,184 @@
+"""The kinds of question every exercise uses: a number, a choice with a reason, a written reason,
+and conversations generated inside a check (seeded, so the feedback is the same on every run).
+
+A multiple-choice question is one call of :func:`choice_question`.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from course_utils.checks.machinery import CheckResult, Exercise, Question, describe
+
+
+def _check_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
+                  praise: str) -> CheckResult:
+    """A number answer: correct, a known mistake with its hint, or a general nudge."""
+    value = q.as_int(value, name)
+    if value == expected:
+        return q.correct(praise)
+    if value in known:
+        return q.wrong(f"{value} is not it: {known[value]}")
+    return q.wrong(f"{value} is not it. {general}")
+
+
+def _letter(value: Any) -> str | None:
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*\(?([A-Za-z])[).]?\s*", value)
+        if match:
+            return match.group(1).lower()
+    return None
+
+
+#: A written reason ("why") needs at least this many words ...
+REASON_WORDS = 3
+#: ... or, in a script written without spaces between words (Chinese, Japanese, Thai, ...), this many characters.
+REASON_UNSPACED_CHARS = 6
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def is_reason(why: Any) -> bool:
+    """True when ``why`` is a sentence, not a word: the one rule for every "say why" answer.
+
+    >>> is_reason("because"), is_reason("because it grows"), is_reason("截断保留最新的消息")
+    (False, True, True)
+    """
+    if not isinstance(why, str):
+        return False
+    return len(why.split()) >= REASON_WORDS or len(_UNSPACED.findall(why)) >= REASON_UNSPACED_CHARS
+
+
+def _need_reason(q: Question, why: Any, name: str = "why") -> str:
+    """Stop unless ``why`` is a written reason (see :func:`is_reason`)."""
+    q.need(why, name)
+    if not isinstance(why, str):
+        q.stop(q.wrong(f"`{name}` should be your reason as a string (a sentence in quotes), got {describe(why)}."))
+    if not is_reason(why):
+        short = f"{describe(why.strip())} is too short: " if why.strip() else ""
+        q.stop(q.not_attempted(f"{short}write your reason in `{name}` as a sentence of at least {REASON_WORDS} "
+                               f"words, then check again."))
+    return why
+
+
+def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
+                  feedback: Mapping[str, str], keywords: Sequence[str], praise: str) -> CheckResult:
+    """Multiple choice with a one-sentence justification (in any language)."""
+    q.need(choice, "choice")
+    letter = _letter(choice)
+    if letter not in options:
+        return q.wrong(f"`choice` should be one of the letters {', '.join(repr(k) for k in options)}, "
+                       f"got {describe(choice)}.")
+    _need_reason(q, why)
+    if letter != answer:
+        return q.wrong(f"({letter}) is not it: {feedback[letter]}")
+    lowered = why.lower()
+    if keywords and not any(k in lowered for k in keywords):
+        praise += (" Your reason does not use the words this lesson would (" + ", ".join(keywords[:3])
+                   + "): compare it with `solution()`.")
+    return q.correct(praise)
+
+
+def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequence[str], solution: str,
+                    options: Mapping[str, str], answer: str, feedback: Mapping[str, str], keywords: Sequence[str],
+                    praise: str, explanation: str = "") -> Question:
+    """Register a multiple-choice question with a written reason as the next question of ``exercise``.
+
+    The learner calls ``qN.check(choice, why)``. ``feedback`` has one message
+    per wrong letter; ``keywords`` are words a good reason tends to use (a
+    reason without any of them is still correct, with a nudge to compare it
+    with the solution); ``praise`` is shown for the right answer.
+    """
+    missing = sorted(set(options) - {answer} - set(feedback))
+    if answer not in options or missing:
+        raise ValueError(f"answer {answer!r} must be one of the options {sorted(options)}, and every other option "
+                         f"needs feedback (missing: {missing})")
+
+    def checker(q, choice, why):
+        return _check_choice(q, choice, why, options, answer, feedback, keywords, praise)
+
+    return exercise.question(title, usage, hints=hints, solution=solution, explanation=explanation)(checker)
+
+
+# --- conversations generated inside the checks ------------------------------------------------
+
+WORDS = (
+    "trip plan weather budget museum train ticket hotel river market lunch dinner garden book music "
+    "bike run swim coffee morning evening city map photo friend family recipe rice tea bread walk "
+    "question answer note detail price time route station beach park kitchen window cat dog song"
+).split()
+TOOL_NAMES = ("get_weather", "web_search", "currency_convert")
+
+
+def _text(rng: random.Random, low: int, high: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high))).capitalize() + "."
+
+
+def random_conversation(seed: int, turns: int = 6, *, system: bool = True, tools: bool = True,
+                        end_with_ai: bool = True) -> list[BaseMessage]:
+    """A seeded conversation with unique ids: system, human, AI (some calling tools), tool answers.
+
+    With ``end_with_ai=False`` the last message is a human question, as the
+    state is when a chatbot node runs.
+    """
+    rng = random.Random(seed)
+    messages: list[BaseMessage] = []
+    n = 0
+
+    def next_id(kind: str) -> str:
+        nonlocal n
+        n += 1
+        return f"r{seed}-{n:02d}-{kind}"
+
+    if system:
+        messages.append(SystemMessage(_text(rng, 6, 25), id=next_id("system")))
+    for turn in range(turns):
+        messages.append(HumanMessage(_text(rng, 3, 30), id=next_id("human")))
+        if not end_with_ai and turn == turns - 1:
+            break
+        if tools and rng.random() < 0.45:
+            calls = [
+                {"name": rng.choice(TOOL_NAMES), "args": {"query": rng.choice(WORDS)}, "id": f"call-{seed}-{n}-{k}",
+                 "type": "tool_call"}
+                for k in range(rng.choice((1, 1, 2)))
+            ]
+            messages.append(AIMessage(rng.choice(("", "Let me look that up.")), tool_calls=calls, id=next_id("ai")))
+            for call in calls:
+                messages.append(ToolMessage(_text(rng, 10, 60), tool_call_id=call["id"], id=next_id("tool")))
+        messages.append(AIMessage(_text(rng, 4, 50), id=next_id("ai")))
+    return messages
+
+
+def random_costs(messages: Sequence[BaseMessage], seed: int, low: int = 5, high: int = 90) -> dict[str, int]:
+    rng = random.Random(seed)
+    return {m.id: rng.randint(low, high) for m in messages}
+
+
+def _snapshot(messages: Sequence[BaseMessage]) -> list[tuple]:
+    return [(m.id, m.type, repr(m.content), getattr(m, "tool_calls", None)) for m in messages]
+
+
+def _same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) -> bool:
+    return len(got) == len(expected) and all(
+        isinstance(g, BaseMessage) and g.id == e.id and g.type == e.type and g.content == e.content
+        for g, e in zip(got, expected)
+    )
+
+
+def _check_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        q.stop(q.wrong(f"`{name}` should return a list of messages, but it returned {describe(value)}."))
+    for i, item in enumerate(value):
+        if not isinstance(item, BaseMessage):
+            q.stop(q.wrong(f"`{name}` should return a list of messages, but item [{i}] is {describe(item)}."))
+    return list(value)
+
+
+def _counts_of(messages: Sequence[BaseMessage]) -> str:
+    kinds = Counter(m.type for m in messages)  # in order of first appearance
+    return f"{len(messages)} messages (" + ", ".join(f"{v} {k}" for k, v in kinds.items()) + ")"

@@ -1,0 +1,402 @@
+"""The question machinery: ``check``, ``hint`` and ``solution``, results, and strict mode.
+
+A :class:`Question` wraps a checker ``checker(q, *answers)`` with the three
+methods a learner calls; an :class:`Exercise` holds the questions of one
+notebook. ``check`` never raises in a learner's notebook; in strict mode (the
+tests) a result that is not correct raises AssertionError. Every result is
+also written for the grader (see :mod:`course_utils.checks.record`).
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import inspect
+import numbers
+import os
+import re
+import textwrap
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from course_utils.checks.record import STATUSES, write_record
+from course_utils.style import FONT, MONO
+
+
+#: Strict mode: a result that is not correct raises AssertionError. Read from
+#: COURSE_CHECKS_STRICT when the module is imported; change with set_strict().
+STRICT = os.environ.get("COURSE_CHECKS_STRICT", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def set_strict(on: bool = True) -> None:
+    """Switch strict mode on (the tests) or off (a learner's notebook)."""
+    global STRICT
+    if not isinstance(on, bool):
+        raise TypeError(f"on must be True or False, got {type(on).__name__}: {on!r}")
+    STRICT = on
+
+
+def is_strict() -> bool:
+    return STRICT
+
+
+def solutions_hidden() -> bool:
+    """True when a teacher has set COURSE_HIDE_SOLUTIONS=1 (solution() then shows nothing)."""
+    return os.environ.get("COURSE_HIDE_SOLUTIONS", "").strip().lower() not in ("", "0", "false", "no")
+
+
+# --- what a check shows ---------------------------------------------------------------
+
+#: status -> (label shown, accent colour, background)
+STYLES = {
+    "correct": ("Correct", "#2e7d32", "#e7f5ea"),
+    "not attempted": ("Not attempted yet", "#455a64", "#eceff1"),
+    "wrong": ("Not quite", "#a15c00", "#fff4de"),
+    "error": ("Your code raised an error", "#c62828", "#fdecea"),
+    "hint": ("Hint", "#1565c0", "#e3f2fd"),
+    "solution": ("Solution", "#6a1b9a", "#f3e5f5"),
+}
+
+
+def _message_html(text: str) -> str:
+    """Escape, then show `code` as code and keep line breaks."""
+    escaped = html.escape(text)
+    escaped = re.sub(r"`([^`]+)`", rf'<code style="{MONO};background:rgba(0,0,0,.06);padding:0 3px">\1</code>', escaped)
+    return escaped.replace("\n", "<br>")
+
+
+def _box(kind: str, label: str, text: str, code: str | None = None) -> str:
+    title, accent, background = STYLES[kind]
+    code_html = (
+        f'<pre style="{MONO};margin:6px 0 0;padding:6px;background:#fff;border:1px solid #ddd;'
+        f'white-space:pre-wrap">{html.escape(code)}</pre>'
+        if code
+        else ""
+    )
+    return (
+        f'<div class="course-check" data-status="{html.escape(kind)}" style="{FONT};border:1px solid {accent};'
+        f"border-left:6px solid {accent};background:{background};padding:6px 10px;border-radius:3px;"
+        f'margin:2px 0;color:#212121">'
+        f'<strong style="color:{accent}">{title}</strong> '
+        f'<span style="color:#616161">{html.escape(label)}</span>'
+        f'<div style="margin-top:3px">{_message_html(text)}</div>{code_html}</div>'
+    )
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What ``check()`` found: a status in :data:`STATUSES` and a message for the learner."""
+
+    question: str  #: e.g. "q2 (keep the last N tokens)"
+    status: str
+    message: str
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+    @property
+    def correct(self) -> bool:
+        return self.status == "correct"
+
+    def __bool__(self) -> bool:
+        return self.correct
+
+    @property
+    def text(self) -> str:
+        return f"[{STYLES[self.status][0].lower()}] {self.question}: {self.message}"
+
+    def __repr__(self) -> str:  # the text/plain that nbval compares: deterministic
+        return self.text
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        return _box(self.status, self.question, self.message)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A hint or a solution, shown like a check result."""
+
+    kind: str  #: "hint" or "solution"
+    question: str
+    message: str
+    code: str | None = None
+
+    @property
+    def text(self) -> str:
+        text = f"[{self.kind}] {self.question}: {self.message}"
+        return f"{text}\n\n{self.code}" if self.code else text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        return _box(self.kind, self.question, self.message, self.code)
+
+
+# --- questions --------------------------------------------------------------------------
+
+
+class _Stop(Exception):
+    """Raised inside a checker to finish with a result (not attempted, error, wrong)."""
+
+    def __init__(self, result: CheckResult):
+        super().__init__(result.message)
+        self.result = result
+
+
+def _is_blank(value: Any) -> bool:
+    return value is Ellipsis or value is None
+
+
+def _is_stub(fn: Any) -> bool:
+    """True when a function's body is only ``...``, ``pass``, a docstring or ``raise NotImplementedError``."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return False
+    if not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for statement in tree.body[0].body:
+        if isinstance(statement, ast.Pass):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            if statement.value.value is Ellipsis or isinstance(statement.value.value, str):
+                continue
+        if isinstance(statement, ast.Raise) and statement.exc is not None:
+            exc = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                continue
+        return False
+    return True
+
+
+def _learner_line(exc: BaseException) -> str:
+    """The last line of the learner's own code in a traceback (not the library's), if any."""
+    skip = (os.sep + "site-packages" + os.sep, os.sep + "course_utils" + os.sep, os.sep + "lib" + os.sep + "python")
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not any(s in f.filename for s in skip)]
+    if not frames or not frames[-1].line:
+        return ""
+    return f" (at `{frames[-1].line.strip()}` in {frames[-1].name})"
+
+
+def describe(value: Any, limit: int = 70) -> str:
+    """A short, deterministic description of a learner's value for a message."""
+    if isinstance(value, BaseMessage):
+        return f"{type(value).__name__}(id={value.id!r})"
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, BaseMessage) for v in value):
+        return "[" + ", ".join(_label(v) for v in value) + "]"
+    if callable(value) and hasattr(value, "__name__"):
+        return f"function {value.__name__}"
+    text = repr(value)
+    if re.search(r"0x[0-9a-fA-F]{6,}", text):
+        text = f"a {type(value).__name__} object"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _label(message: BaseMessage) -> str:
+    return message.id if message.id else message.type
+
+
+def _ids(messages: Sequence[BaseMessage]) -> list[str]:
+    return [_label(m) for m in messages]
+
+
+def _short_list(items: Sequence[Any], limit: int = 8) -> str:
+    items = list(items)
+    shown = ", ".join(str(i) for i in items[:limit])
+    return f"[{shown}, ... ({len(items)} in all)]" if len(items) > limit else f"[{shown}]"
+
+
+class Question:
+    """One question: ``check``, ``hint`` and ``solution``.
+
+    ``checker(q, *answers)`` inspects the learner's answers and returns a
+    :class:`CheckResult` made with ``q.correct`` / ``q.wrong`` (or stops early
+    through ``q.call`` / ``q.need``). Whatever it does, ``check`` turns it into
+    a result; only strict mode turns a result that is not correct into an
+    AssertionError.
+    """
+
+    def __init__(
+        self,
+        exercise: str,
+        number: int,
+        title: str,
+        usage: str,
+        checker: Callable[..., CheckResult],
+        hints: Sequence[str],
+        solution: str,
+        explanation: str = "",
+    ):
+        self.exercise = exercise
+        self.number = number
+        self.title = title
+        self.usage = usage  #: how the notebook calls it, e.g. "q1.check(total_sent)"
+        self._checker = checker
+        self.hints = tuple(hints)
+        self.solution_code = textwrap.dedent(solution).strip("\n")
+        self.explanation = explanation
+        self._signature = inspect.signature(checker)
+
+    @property
+    def label(self) -> str:
+        return f"q{self.number} ({self.title})"
+
+    def __repr__(self) -> str:
+        return f"<exercise {self.exercise}, {self.label}: {self.usage}, .hint(), .solution()>"
+
+    # -- results a checker builds ------------------------------------------------------
+
+    def correct(self, message: str) -> CheckResult:
+        return CheckResult(self.label, "correct", message)
+
+    def wrong(self, message: str) -> CheckResult:
+        return CheckResult(self.label, "wrong", message)
+
+    def not_attempted(self, message: str | None = None) -> CheckResult:
+        return CheckResult(
+            self.label,
+            "not attempted",
+            message or f"replace each `...` with your answer, then run `{self.usage}` again.",
+        )
+
+    def error(self, message: str) -> CheckResult:
+        return CheckResult(self.label, "error", message)
+
+    # -- helpers that stop the check early ----------------------------------------------
+
+    def stop(self, result: CheckResult):
+        raise _Stop(result)
+
+    def need(self, value: Any, name: str) -> Any:
+        """Stop with 'not attempted' when ``value`` is still ``...`` (or None)."""
+        if _is_blank(value):
+            self.stop(self.not_attempted(f"`{name}` is still `{'...' if value is Ellipsis else value}`: "
+                                         f"fill it in, then run `{self.usage}` again."))
+        return value
+
+    def need_function(self, fn: Any, name: str) -> Callable:
+        """Stop unless ``fn`` is a function the learner has written."""
+        self.need(fn, name)
+        if not callable(fn):
+            self.stop(self.wrong(f"`{name}` should be a function, but it is {describe(fn)}."))
+        if _is_stub(fn):
+            self.stop(self.not_attempted(f"the body of `{getattr(fn, '__name__', name)}` is still `...`: "
+                                         f"write it, then run `{self.usage}` again."))
+        return fn
+
+    def call(self, fn: Callable, *args: Any, about: str = "",
+             explain: Callable[[BaseException, str], str | None] | None = None, **kwargs: Any) -> Any:
+        """Call the learner's function; an exception becomes an 'error' result that explains it.
+
+        ``explain(exc, about)`` may return a message naming the mistake behind a
+        known exception (it replaces the generic "raised ..." text), or None.
+        """
+        name = getattr(fn, "__name__", "your function")
+        try:
+            value = fn(*args, **kwargs)
+        except NotImplementedError:
+            self.stop(self.not_attempted(f"`{name}` still raises NotImplementedError: write its body."))
+        except _Stop:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
+            where = f" when called with {about}" if about else ""
+            specific = explain(exc, about) if explain else None
+            if specific:
+                self.stop(self.error(specific))
+            self.stop(self.error(f"`{name}` raised {type(exc).__name__}: {exc}{where}{_learner_line(exc)}."))
+        if value is Ellipsis:
+            self.stop(self.not_attempted(f"`{name}` returned `...`: write its body."))
+        return value
+
+    def as_int(self, value: Any, name: str) -> int:
+        """A whole number, or stop with 'wrong' saying what was given instead."""
+        self.need(value, name)
+        if isinstance(value, bool):
+            self.stop(self.wrong(f"`{name}` should be a number of tokens, not {value!r}."))
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, numbers.Integral):  # int, numpy integers, ...
+            return int(value)
+        self.stop(self.wrong(f"`{name}` should be a whole number of tokens, got {describe(value)}."))
+
+    # -- what the learner calls -----------------------------------------------------------
+
+    def check(self, *args: Any, **kwargs: Any) -> CheckResult:
+        """Check the answer; never raises unless strict mode is on."""
+        try:
+            self._signature.bind(None, *args, **kwargs)
+        except TypeError as exc:
+            result = self.error(f"call it as `{self.usage}` ({exc}).")
+        else:
+            try:
+                result = self._checker(self, *args, **kwargs)
+            except _Stop as stop:
+                result = stop.result
+            except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
+                result = self.error(
+                    f"the check could not use your answer: {type(exc).__name__}: {exc}{_learner_line(exc)}."
+                )
+            if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
+                result = self.error(f"the check returned {describe(result)} instead of a result.")
+        write_record(self, result)
+        if STRICT and not result.correct:
+            raise AssertionError(result.text)
+        return result
+
+    def hint(self, level: int = 1) -> Note:
+        """A hint; ``hint(2)``, ``hint(3)`` ... give bigger ones."""
+        if isinstance(level, bool) or not isinstance(level, int) or level < 1:
+            return Note("hint", self.label, f"level must be 1, 2, ... (there are {len(self.hints)} hints).")
+        level = min(level, len(self.hints))
+        more = f" (hint {level} of {len(self.hints)}; `hint({level + 1})` for more)" if level < len(self.hints) else ""
+        return Note("hint", self.label, self.hints[level - 1] + more)
+
+    def solution(self) -> Note:
+        """A worked solution (or a note that the teacher has hidden the solutions)."""
+        if solutions_hidden():
+            return Note("solution", self.label, "Solutions are switched off for this class (COURSE_HIDE_SOLUTIONS).")
+        return Note("solution", self.label, self.explanation or "One way to do it:", self.solution_code)
+
+
+class Exercise:
+    """The questions of one exercise notebook: ``ex01.questions`` or ``ex01.q1``."""
+
+    def __init__(self, number: str, title: str, lesson: str):
+        self.number = number
+        self.title = title
+        self.lesson = lesson  #: the lesson notebook's name, e.g. "01_measuring_growth"
+        self._questions: list[Question] = []
+
+    @property
+    def questions(self) -> tuple[Question, ...]:
+        return tuple(self._questions)
+
+    def __getattr__(self, name: str) -> Question:
+        match = re.fullmatch(r"q(\d+)", name)
+        if match and 1 <= int(match.group(1)) <= len(self._questions):
+            return self._questions[int(match.group(1)) - 1]
+        raise AttributeError(name)
+
+    def question(self, title: str, usage: str, hints: Sequence[str], solution: str, explanation: str = ""):
+        """Decorator: register ``checker(q, *answers)`` as the next question."""
+
+        def register(checker: Callable[..., CheckResult]) -> Question:
+            q = Question(self.number, len(self._questions) + 1, title, usage, checker, hints, solution, explanation)
+            self._questions.append(q)
+            return q
+
+        return register
+
+    def __repr__(self) -> str:
+        return f"<exercise {self.number}: {self.title}, {len(self._questions)} questions>"

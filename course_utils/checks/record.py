@@ -1,0 +1,76 @@
+"""The record a check leaves for the grader: written here by every check, read here by the grader.
+
+``python -m course_utils.grade`` names a file in the environment variable
+``COURSE_CHECKS_RECORD``; every ``qN.check(...)`` then appends one JSON line
+to it::
+
+    {"exercise": "02", "question": 1, "title": "compute B", "status": "correct", "message": "..."}
+
+In a learner's notebook the variable is unset and nothing is written. The
+grader reads the lines back with :func:`read_records` and keeps only those
+:func:`valid_record` accepts: a line comes from a kernel that ran a
+student's code, so it is checked before it is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+#: What a check can say about an answer.
+STATUSES = ("correct", "not attempted", "wrong", "error")
+
+#: The grader (``python -m course_utils.grade``) names a file here; every check then appends one
+#: JSON line to it. Unset in a learner's notebook, where nothing is written.
+RECORD_ENV = "COURSE_CHECKS_RECORD"
+
+#: At most this many bytes of a record file are read.
+MAX_RECORD_BYTES = 10 * 1024 * 1024
+
+
+def write_record(question: Any, result: Any) -> None:
+    """Append a machine-readable copy of ``result`` to the file named by COURSE_CHECKS_RECORD, if set.
+
+    ``question`` is a :class:`~course_utils.checks.machinery.Question` (its
+    ``exercise``, ``number`` and ``title`` are written), ``result`` a
+    :class:`~course_utils.checks.machinery.CheckResult`. Only the grader sets
+    the variable. The displayed result is unchanged, and a record that cannot
+    be written is skipped: a check never fails because of it.
+    """
+    path = os.environ.get(RECORD_ENV)
+    if not path:
+        return
+    try:  # ASCII with escapes: a message holding a lone surrogate ("\udcff") is still written
+        line = json.dumps({"exercise": question.exercise, "question": question.number, "title": question.title,
+                           "status": result.status, "message": result.message}, ensure_ascii=True)
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(line + "\n")
+    except (OSError, ValueError, TypeError):
+        pass
+
+
+def read_records(path: Path) -> list:
+    """Every line of a record file that parses as JSON (anything at all: see :func:`valid_record`)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_RECORD_BYTES)
+    except OSError:
+        return []
+    records = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue
+    return records
+
+
+def valid_record(record: Any) -> bool:
+    """True for a record shaped as :func:`write_record` writes it: two-digit exercise, question number, status."""
+    return (isinstance(record, dict) and isinstance(record.get("exercise"), str)
+            and re.fullmatch(r"\d\d", record["exercise"]) is not None
+            and type(record.get("question")) is int and 0 < record["question"] < 1000 and record.get("status") in STATUSES
+            and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str))

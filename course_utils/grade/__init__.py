@@ -1,0 +1,89 @@
+"""Grade a folder of submitted exercise notebooks and write a gradebook.
+
+    python -m course_utils.grade SUBMISSIONS_DIR [--out DIR] [--timeout S] [--memory MB] [--jobs N]
+
+Every ``.ipynb`` under SUBMISSIONS_DIR is one submission. The student is the
+first folder below SUBMISSIONS_DIR (``alice/03_trimming_walkthrough_exercise.ipynb``),
+or the file's name when it lies directly in it (``alice.ipynb``, as a hand-in
+folder for one exercise collects them). The exercise is read from the file
+name (``03_..._exercise``) or else from the notebook's own
+``from course_utils.checks import ex03``.
+
+Each notebook runs top to bottom in a fresh kernel, in a temporary folder of
+its own, with an environment stripped of your variables, no network, a time
+limit and a memory limit (see :func:`detect_isolation` for what is used
+where). Every ``qN.check(...)`` it calls is recorded (the checks append one
+JSON line each to the file named by ``COURSE_CHECKS_RECORD``), and the
+gradebook lists, per student and question: correct, wrong, not attempted,
+error, or not run, with the check's message and the question's first hint.
+
+A notebook that raises, crashes its kernel, loops, runs out of memory or is
+not a notebook at all is recorded as such and never stops the run. The
+gradebook has no timestamps: grading the same folder again writes the same
+bytes. Student code is untrusted; TEACHING.md says what this isolation
+guarantees and what it does not.
+
+Inside, one job per module: :mod:`.submissions` (finding and reading them),
+:mod:`.sandbox` (the parent side of the isolation), :mod:`.runner` (the child
+side, one notebook in its sandbox), :mod:`.grading` (one notebook, a whole
+folder), :mod:`.results` (what comes out), :mod:`.gradebook` (CSV, and HTML
+from a Jinja2 template) and :mod:`.cli` (the command line).
+"""
+
+from course_utils.grade.cli import default_jobs, main, parse_args
+from course_utils.grade.gradebook import (
+    COLOURS,
+    CSV_COLUMNS,
+    _csv_safe,
+    gradebook_csv,
+    gradebook_html,
+    gradebook_rows,
+    write_gradebook,
+)
+from course_utils.grade.grading import Progress, _valid_record, grade_folder, grade_one
+from course_utils.grade.results import (
+    MAX_TEXT,
+    NOTEBOOK_STATUSES,
+    QUESTION_STATUSES,
+    NotebookResult,
+    QuestionResult,
+    Settings,
+    Submission,
+    _exercise,
+    clean_text,
+    known_questions,
+    question_results,
+)
+from course_utils.grade.sandbox import (
+    GUARD_SOURCE,
+    KEPT_VARIABLES,
+    RECORD_FILE,
+    Isolation,
+    _prepare_folder,
+    _remove_folder,
+    detect_isolation,
+    kernel_environment,
+)
+from course_utils.grade.submissions import (
+    MAX_NOTEBOOK_BYTES,
+    InvalidNotebook,
+    _read_submission,
+    exercise_from_name,
+    exercise_from_source,
+    find_submissions,
+    read_notebook,
+    snapshot,
+    verify_and_restore,
+)
+
+__all__ = [
+    "Isolation",
+    "NotebookResult",
+    "QuestionResult",
+    "Settings",
+    "Submission",
+    "detect_isolation",
+    "find_submissions",
+    "grade_folder",
+    "main",
+]

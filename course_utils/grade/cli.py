@@ -1,0 +1,124 @@
+"""The command line: ``python -m course_utils.grade SUBMISSIONS_DIR [--out DIR] ...``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from course_utils.grade.gradebook import write_gradebook
+from course_utils.grade.grading import grade_folder, Progress
+from course_utils.grade.results import clean_text, NOTEBOOK_STATUSES, Settings
+import course_utils.grade.sandbox as sandbox
+from course_utils.grade.runner import _runner_main
+from course_utils.grade.sandbox import (
+    detect_isolation,
+    Isolation,
+    _package_parent,
+    PR_SET_CHILD_SUBREAPER,
+    PR_SET_DUMPABLE,
+    _prctl,
+)
+from course_utils.grade.submissions import find_submissions
+
+
+# --- command line ---------------------------------------------------------------------------------
+
+
+def _positive(kind, low, high, unit):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text} is out of range: use {low} to {high} {unit}")
+        return value
+
+    return parse
+
+
+def default_jobs(isolation: Isolation) -> int:
+    """Two at a time (one per core, at most) only when notebooks cannot reach each other.
+
+    Without namespaces, every notebook runs under the same user (yours, or
+    ``nobody`` for all of them) and can see the others' processes, so one
+    could find another's temporary folder and rewrite its checks' records.
+    """
+    return min(2, os.cpu_count() or 1) if isolation.namespaces else 1
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m course_utils.grade",
+        description="Run every submitted exercise notebook in a fresh, isolated kernel and write a gradebook "
+                    "(gradebook.csv and gradebook.html).",
+        epilog="Layout: SUBMISSIONS_DIR/STUDENT/NN_name_exercise.ipynb (any depth below STUDENT), or "
+               "SUBMISSIONS_DIR/STUDENT.ipynb for one exercise. See TEACHING.md, 'Grading a folder of submissions'.",
+    )
+    parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", help="the folder of submissions")
+    parser.add_argument("--out", type=Path, default=Path("gradebook"),
+                        help="where to write gradebook.csv and gradebook.html (default: ./gradebook)")
+    parser.add_argument("--timeout", type=_positive(float, 5, 3600, "seconds"), default=Settings.timeout,
+                        help="wall-clock seconds per notebook, kernel start included (default: %(default)g)")
+    parser.add_argument("--memory", type=_positive(int, 256, 1024 * 1024, "MB"), default=Settings.memory_mb,
+                        help="memory limit per notebook in MB (default: %(default)s)")
+    parser.add_argument("--jobs", type=_positive(int, 1, 64, "notebooks"), default=None,
+                        help="notebooks graded at the same time (default: 2 with the namespaces isolation on a "
+                             "machine with 2 or more cores, else 1; see TEACHING.md)")
+    parser.add_argument("--isolation", choices=("auto", "namespaces", "process"), default="auto",
+                        help="auto (default): the strongest that works here; see TEACHING.md")
+    args = parser.parse_args(argv)
+    submissions = args.submissions
+    if not submissions.is_dir():
+        parser.error(f"SUBMISSIONS_DIR {str(submissions)!r} is not a folder")
+    out = args.out.resolve()
+    if out == submissions.resolve() or submissions.resolve() in out.parents:
+        parser.error(f"--out {str(args.out)!r} is inside SUBMISSIONS_DIR: choose a folder outside it")
+    if out.exists() and not out.is_dir():
+        parser.error(f"--out {str(args.out)!r} exists and is not a folder")
+    try:  # found now, not after an hour of grading
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        parser.error(f"--out {str(args.out)!r} is not writable: {exc.strerror or exc}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--run-one"] and len(argv) == 2:
+        return _runner_main(argv[1])
+    args = parse_args(argv)
+    root = args.submissions.resolve()
+    total = len(find_submissions(root))
+    if total == 0:
+        print(f"No .ipynb files in {root}: nothing to grade.", file=sys.stderr)
+        return 1
+    _prctl(PR_SET_DUMPABLE, 0)  # other processes of your user may not read this one's memory or environment
+    sandbox._subreaper = _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a submission detaches comes back here, to be killed
+    try:
+        isolation = detect_isolation(args.isolation, protect=(root, _package_parent()))
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    settings = Settings(timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs or default_jobs(isolation))
+    print(f"Grading {total} notebook(s) in {root}\n  each in {isolation.description};\n"
+          f"  limits: {settings.timeout:g} s and {settings.memory_mb} MB per notebook, {settings.jobs} at a time"
+          + ("" if isolation.protected else "\n  warning: the submissions folder is writable from inside; "
+                                             "changes are detected and undone afterwards"), file=sys.stderr)
+    try:
+        results, changed = grade_folder(root, settings, isolation, Progress(total))
+    except KeyboardInterrupt:
+        print("\nInterrupted: the running notebooks were stopped; no gradebook was written.", file=sys.stderr)
+        return 130
+    csv_path, html_path = write_gradebook(args.out, results, settings, isolation, changed)
+    counts = {s: sum(r.status == s for r in results) for s in NOTEBOOK_STATUSES}
+    print("Notebooks: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n), file=sys.stderr)
+    for relpath in changed:
+        print(f"warning: {clean_text(relpath)} changed while grading (restored where possible)", file=sys.stderr)
+    print(f"Wrote {csv_path} and {html_path}", file=sys.stderr)
+    return 0

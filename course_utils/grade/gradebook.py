@@ -1,0 +1,173 @@
+"""The gradebook: ``gradebook.csv`` and ``gradebook.html``, the same bytes for the same results."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import html
+import io
+import os
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from course_utils.grade.results import _exercise, NotebookResult, QUESTION_STATUSES, Settings
+from course_utils.grade.sandbox import Isolation
+
+
+# --- the gradebook ---------------------------------------------------------------------------------
+
+CSV_COLUMNS = ("student", "exercise", "file", "question", "title", "status", "message", "hint",
+               "notebook_status", "notebook_detail")
+
+#: status -> (symbol, colour, background)
+COLOURS = {
+    "correct": ("\u2713", "#2e7d32", "#e7f5ea"),
+    "wrong": ("\u2717", "#a15c00", "#fff4de"),
+    "not attempted": ("\u2013", "#455a64", "#eceff1"),
+    "error": ("!", "#c62828", "#fdecea"),
+    "not run": ("\u00b7", "#616161", "#f5f5f5"),
+    "ok": ("ok", "#2e7d32", "#e7f5ea"),
+    "crashed": ("crashed", "#c62828", "#fdecea"),
+    "timeout": ("timeout", "#c62828", "#fdecea"),
+    "memory limit": ("memory", "#c62828", "#fdecea"),
+    "invalid notebook": ("invalid", "#c62828", "#fdecea"),
+}
+
+
+def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
+    """One row per student, exercise and question (one row for a notebook with no known questions)."""
+    rows = []
+    for r in results:
+        base = {"student": r.submission.student, "exercise": r.exercise or "?", "file": r.submission.relpath,
+                "notebook_status": r.status, "notebook_detail": r.detail}
+        if not r.questions:
+            why = r.detail or ("no checks of a known exercise ran in it (name the file NN_..._exercise.ipynb, "
+                               "or keep its `from course_utils.checks import exNN` line)")
+            rows.append({**base, "question": "", "title": "", "status": "not run", "hint": "",
+                         "message": f"no question could be graded: {why}"})
+        for q in r.questions:
+            rows.append({**base, "question": f"q{q.number}", "title": q.title, "status": q.status,
+                         "message": q.message, "hint": q.hint})
+    return rows
+
+
+def _csv_safe(value: str) -> str:
+    """A spreadsheet must not read a student's text as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def gradebook_csv(results: list[NotebookResult]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in gradebook_rows(results):
+        writer.writerow([_csv_safe(row[c]) for c in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+def _exercise_titles(exercises: list[str]) -> dict[str, str]:
+    titles = {}
+    for ex in exercises:
+        found = _exercise(ex)
+        titles[ex] = f"{ex} \u00b7 {found.title}" if found else f"exercise {ex}"
+    return titles
+
+
+class _Colours(dict):
+    """COLOURS, with a neutral look for a status it does not know."""
+
+    def __missing__(self, status):
+        return ("?", "#212121", "#fff")
+
+
+def _escape(value) -> Markup:
+    """The template's ``h`` filter: html.escape (quotes too), marked safe so Jinja2 does not escape it again."""
+    return Markup(html.escape(str(value)))
+
+
+@functools.lru_cache(maxsize=1)
+def _template():
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("course_utils.grade", "templates"),
+        autoescape=True,  # anything the template forgets to pass through `h` is still escaped
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    environment.filters["h"] = _escape
+    return environment.get_template("gradebook.html.j2")
+
+
+def _student_rows(results: list[NotebookResult], exercises: list[str],
+                  columns: dict[str, list[int]]) -> list[dict]:
+    """The summary table's rows: one per student (more when a student handed in one exercise twice)."""
+    students: dict[tuple[str, int], dict[str, NotebookResult]] = {}
+    for r in results:
+        k = 0
+        while (r.exercise or "?") in students.setdefault((r.submission.student, k), {}):
+            k += 1
+        students[(r.submission.student, k)][r.exercise or "?"] = r
+    rows = []
+    for (student, k), by_exercise in sorted(students.items()):
+        label = student if k == 0 else f"{student} ({', '.join(r.submission.relpath for r in by_exercise.values())})"
+        cells = []
+        for ex in exercises:
+            r = by_exercise.get(ex)
+            if r is None:
+                cells.append({"kind": "absent", "span": len(columns[ex]) + 2})
+                continue
+            cells.append({"kind": "status", "status": r.status, "text": r.status,
+                          "title": f"{r.submission.relpath}: {r.status}. {r.detail}"})
+            by_number = {q.number: q for q in r.questions}
+            for n in columns[ex]:
+                q = by_number.get(n)
+                if q is None:
+                    cells.append({"kind": "blank"})
+                    continue
+                tip = f"q{n} ({q.title}): {q.status}. {q.message}" + (f"\nHint: {q.hint}" if q.hint else "")
+                cells.append({"kind": "status", "status": q.status, "text": f"{COLOURS[q.status][0]} {q.status}",
+                              "title": tip})
+            cells.append({"kind": "score", "text": f"{r.correct}/{len(r.questions)}"})
+        rows.append({"label": label, "cells": cells})
+    return rows
+
+
+def gradebook_html(results: list[NotebookResult], settings: Settings, isolation: Isolation,
+                   changed: list[str]) -> str:
+    """A per-student table (each question coloured, its message and hint on hover), then every row in full.
+
+    The page is ``templates/gradebook.html.j2``; this function only gathers what it shows.
+    """
+    exercises = sorted({r.exercise or "?" for r in results})
+    titles = _exercise_titles(exercises)
+    columns = {ex: sorted({q.number for r in results if (r.exercise or "?") == ex for q in r.questions})
+               for ex in exercises}
+    return _template().render(
+        notebooks=len(results),
+        colours=_Colours(COLOURS),
+        legend=QUESTION_STATUSES,
+        changed=changed,
+        exercises=[{"title": titles[ex], "columns": columns[ex]} for ex in exercises],
+        students=_student_rows(results, exercises, columns),
+        columns=CSV_COLUMNS,
+        rows=gradebook_rows(results),
+        isolation=isolation.description,
+        timeout=f"{settings.timeout:g}",
+        memory_mb=settings.memory_mb,
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8", errors="backslashreplace", newline="")
+    os.replace(temporary, path)
+
+
+def write_gradebook(out: Path, results: list[NotebookResult], settings: Settings, isolation: Isolation,
+                    changed: list[str]) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = out / "gradebook.csv", out / "gradebook.html"
+    _write(paths[0], gradebook_csv(results))
+    _write(paths[1], gradebook_html(results, settings, isolation, changed))
+    return paths

@@ -1,0 +1,121 @@
+"""What grading produces: the settings, a submission, and the result of each notebook and question.
+
+Also the one place that turns the check records a notebook left into one
+result per question, and cleans text a submission influenced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "invalid notebook")
+QUESTION_STATUSES = ("correct", "wrong", "not attempted", "error", "not run")
+MAX_TEXT = 400  #: characters of a message kept in the gradebook
+
+
+# --- what is graded and what comes out ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The limits each notebook runs under."""
+
+    timeout: float = 120.0  #: seconds of wall-clock time per notebook, kernel start included
+    memory_mb: int = 2048  #: data memory (heap and anonymous mappings) per process, in MB
+    jobs: int = 1  #: notebooks graded at the same time
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One submitted notebook."""
+
+    path: Path  #: where it is
+    relpath: str  #: its path under SUBMISSIONS_DIR, with "/" separators
+    student: str
+    exercise: str  #: "03", or "" while unknown
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """What the check of one question said (or why it never ran)."""
+
+    number: int
+    title: str
+    status: str  #: one of QUESTION_STATUSES
+    message: str
+    hint: str  #: the question's first hint, unless the answer is correct
+
+
+@dataclass(frozen=True)
+class NotebookResult:
+    """One submission, graded."""
+
+    submission: Submission
+    exercise: str
+    status: str  #: one of NOTEBOOK_STATUSES
+    detail: str
+    questions: tuple[QuestionResult, ...]
+    seconds: float = field(default=0.0, compare=False)  #: shown while grading, not in the gradebook
+
+    @property
+    def correct(self) -> int:
+        return sum(q.status == "correct" for q in self.questions)
+
+
+# --- the questions each exercise has ----------------------------------------------------------------
+
+
+def _exercise(ex) -> "Exercise | None":
+    """The ``checks.Exercise`` named by two digits ("03" -> checks.ex03), or None for anything else.
+
+    ``ex`` may come from a record a submission wrote, so it is checked before
+    it names an attribute: "03_conversation" would otherwise find a function.
+    """
+    from course_utils import checks
+
+    if not isinstance(ex, str) or not re.fullmatch(r"\d\d", ex):
+        return None
+    found = getattr(checks, f"ex{ex}", None)
+    return found if isinstance(found, checks.Exercise) else None
+
+
+def known_questions(exercise: str) -> dict[int, tuple[str, str, str]]:
+    """{number: (title, usage, first hint)} from course_utils.checks, or {} for an unknown exercise."""
+    ex = _exercise(exercise)
+    if ex is None:
+        return {}
+    return {q.number: (q.title, q.usage, q.hints[0] if q.hints else "") for q in ex.questions}
+
+
+def question_results(exercise: str, records: list[dict], notebook_status: str) -> tuple[QuestionResult, ...]:
+    """One result per question: the last check recorded for it, or 'not run' and why."""
+    known = known_questions(exercise)
+    last: dict[int, dict] = {}
+    for record in records:
+        if record["exercise"] == exercise and (not known or record["question"] in known):
+            last[record["question"]] = record
+    results = []
+    for number in sorted(set(known) | set(last)):
+        title, usage, hint = known.get(number, (last.get(number, {}).get("title", ""), f"q{number}.check(...)", ""))
+        if number in last:
+            status, message = last[number]["status"], last[number]["message"]
+        elif notebook_status in ("ok", "error"):
+            status, message = "not run", f"`{usage}` never ran: its cell is missing or was changed."
+        else:
+            status, message = "not run", f"`{usage}` never ran: the notebook stopped first ({notebook_status})."
+        results.append(QuestionResult(number, clean_text(title), status, clean_text(message),
+                                      "" if status == "correct" else clean_text(hint)))
+    return tuple(results)
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str, limit: int = MAX_TEXT) -> str:
+    """Text a submission influenced, made safe to store: no control characters or addresses, bounded length."""
+    text = _CONTROL.sub(" ", _ADDRESS.sub("0x...", str(text)))
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,75 @@
+"""The course's one palette and its fonts, for every picture it draws.
+
+HTML tables (``render``), figures (``plots``), exercise feedback
+(``checks``) and the gradebook (``grade``) colour the same states the same
+way, so a learner who has seen "kept" in green in lesson 03 reads green as
+"fine" everywhere else. Colours were chosen to stay readable in light mode
+and when printed in grey; every picture also writes the state out in words,
+so nobody depends on colour alone.
+
+Plain constants, nothing computed: presentation modules import from here,
+computing modules never need to.
+
+>>> STATUS_COLOURS["kept"] == STATUS_COLOURS["correct"]
+True
+>>> accent, background = STATUS_COLOURS["dropped"]
+>>> accent, background
+('#9e2a2a', '#f6e9e9')
+"""
+
+from __future__ import annotations
+
+__all__ = ["FONT", "MONO", "STATUS_COLOURS", "PART_COLOURS", "LIMIT_COLOUR", "HISTORY_COLOUR", "SENT_COLOUR"]
+
+#: Inline CSS for prose: system fonts, with Persian (Vazirmatn) and Chinese
+#: fallbacks so the course's fa and zh samples never show boxes.
+FONT = (
+    "font-family:system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans','Vazirmatn','Noto Sans CJK SC',"
+    "'Microsoft YaHei','WenQuanYi Micro Hei',sans-serif;line-height:1.4"  # JupyterLab's widgets set 28px lines
+)
+#: Inline CSS for code and the step-by-step working.
+MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Noto Sans Mono',monospace"
+
+# The status colours, as (accent, background): the accent colours a border or
+# a label, the background fills the box or row. Four tones carry meaning:
+_GOOD = ("#2e7d32", "#e7f5ea")  # kept / correct / ok
+_HALF = ("#a15c00", "#fff4de")  # partly kept / not quite right yet
+_GONE = ("#9e2a2a", "#f6e9e9")  # dropped by a trim
+_FAIL = ("#c62828", "#fdecea")  # an error: the code raised, a run crashed, over the limit
+
+#: status -> (accent, background), for every state a picture of the course shows.
+STATUS_COLOURS: dict[str, tuple[str, str]] = {
+    # a message after trimming (render, widgets)
+    "kept": _GOOD,
+    "partial": _HALF,
+    "dropped": _GONE,
+    # an exercise answer (checks, grade)
+    "correct": _GOOD,
+    "wrong": _HALF,
+    "not attempted": ("#455a64", "#eceff1"),
+    "error": _FAIL,
+    "hint": ("#1565c0", "#e3f2fd"),
+    "solution": ("#6a1b9a", "#f3e5f5"),
+    # a graded notebook (grade)
+    "not run": ("#616161", "#f5f5f5"),
+    "ok": _GOOD,
+    "crashed": _FAIL,
+    "timeout": _FAIL,
+    "memory limit": _FAIL,
+    "invalid notebook": _FAIL,
+}
+
+#: Colours of the budget parts, in the order budget.py subtracts them.
+PART_COLOURS = {
+    "S": "#5c6bc0",  # system prompt
+    "U": "#26a69a",  # user input
+    "R": "#ffa726",  # reply reserve
+    "M": "#bdbdbd",  # safety margin
+    "B": "#66bb6a",  # what is left for history
+    "H_max": "#66bb6a",
+}
+
+# Amounts against a limit (token bars, growth tables and figures).
+LIMIT_COLOUR = _FAIL[0]  #: the limit line of a figure, and a bar or row over the limit
+HISTORY_COLOUR = "#1e88e5"  #: history tokens in a growth figure
+SENT_COLOUR = "#fb8c00"  #: tokens sent in a growth figure

@@ -1,0 +1,165 @@
+"""The shape of ``course_utils``: no import circles, computing never imports pictures, small modules.
+
+The import graph is read statically with :mod:`ast` from the source files,
+including imports inside functions (a function-level import that closes a
+circle is still a circle: it only hides it until the function runs).
+Imports under ``if TYPE_CHECKING:`` are left out, as they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "course_utils"
+ROOT = Path(__file__).resolve().parent.parent / PACKAGE
+
+#: Presentation: these draw or show results (HTML, figures, widgets).
+PRESENTATION = {"render", "plots", "widgets"}
+#: Neither computing nor presentation: exercise feedback and the grader (which
+#: show results and so may import presentation), the palette (constants only)
+#: and the network guard (a test and grading tool). Every other module of the
+#: package computes, and must never import a presentation module.
+OTHER = {"checks", "grade", "style", "netguard"}
+
+#: Past about this many lines a module is doing two jobs (DESIGN.md).
+MAX_LINES = 700
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def is_package(path: Path) -> bool:
+    return path.name == "__init__.py"
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(tree: ast.AST):
+    """Every Import / ImportFrom node, at any depth, except under ``if TYPE_CHECKING:``."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The package modules that ``path`` imports, by dotted name."""
+    name = module_name(path)
+    package = name if is_package(path) else name.rpartition(".")[0]
+    found = set()
+    for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:  # relative: from . import x, from .y import z
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            # ``from course_utils.checks import ex03`` imports the package and its submodule ex03.
+            targets = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        for target in targets:
+            # ``import course_utils.a.b`` runs course_utils.a too; the package itself is the root.
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name and target != PACKAGE:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = sorted(ROOT.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports_of(p, modules) for p in paths}
+
+
+def top(module: str) -> str:
+    """``course_utils.checks.ex01`` -> ``checks``: the part of the package a module belongs to."""
+    return module.split(".")[1] if module.count(".") else module
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_function_level_imports():
+    # render imports thresholds inside experiment_table only: the graph must still see the edge.
+    graph = import_graph()
+    assert f"{PACKAGE}.thresholds" in graph[f"{PACKAGE}.render"]
+    assert f"{PACKAGE}.tokens" in graph[f"{PACKAGE}.trimming"]
+
+
+def test_circles_are_found():
+    # The detector itself, on a made-up graph: a -> b -> c -> a is a circle, d -> a is not part of it.
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circles():
+    assert circles(import_graph()) == []
+
+
+def test_computing_modules_never_import_presentation():
+    graph = import_graph()
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if top(module) not in PRESENTATION | OTHER and module != PACKAGE
+        for target in targets
+        if top(target) in PRESENTATION
+    )
+    assert wrong == [], "presentation depends on computation, never the reverse"
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_over_700_lines(path):
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT.parent)} has {lines} lines (at most {MAX_LINES})"
