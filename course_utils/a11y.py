@@ -20,10 +20,12 @@ its own:
   JupyterLab's notebook shortcuts off the arrow keys while a slider or
   dropdown has focus (``data-lm-suppress-shortcuts``: otherwise ArrowUp /
   ArrowDown jump to another cell), and draws a focus ring round a focused
-  handle or scroll region. The widgets of
+  handle or scroll region. When a control redraws a widget's output while
+  the learner's focus is in its scroll region, focus moves to the new
+  region, at the same scroll position. The widgets of
   ``widgets.py`` display it (:func:`page_script_bundle`) just before
   themselves; it runs once per page and watches for sliders drawn later.
-  It only adds attributes: nothing is moved, so focus is never lost.
+  It adds attributes and one style element; it moves nothing on the page.
 
 >>> text_language("سلام، حالت چطور است؟")
 TextLanguage(lang='fa', dir='rtl')
@@ -126,11 +128,14 @@ def lang_attrs(text: str, lang: str | None = None) -> str:
 #: name: aria-labelledby its slider's visible label. For every control whose label has a title (an
 #: ipywidgets ``tooltip``): that title as the control's aria-description. A focus ring for slider
 #: handles and scroll regions (ipywidgets only fills a focused handle). Then watches the page
-#: for widgets drawn later, rescanning at most once per animation frame.
+#: for widgets drawn later, rescanning at most once per animation frame, and gives focus back
+#: to a scroll region that a redraw replaced while it had focus.
 PAGE_SCRIPT = r"""(() => {
   const state = window.courseUtilsA11y || (window.courseUtilsA11y = {count: 0});
   const describe = (control, label) => {
-    const help = label && label.getAttribute('title');
+    // A slider's tooltip is its label's title; a dropdown's or checkbox's is on a span in its label.
+    const titled = label && (label.hasAttribute('title') ? label : label.querySelector('[title]'));
+    const help = titled && titled.getAttribute('title');
     if (help && help !== label.textContent.trim() && !control.hasAttribute('aria-description')) {
       control.setAttribute('aria-description', help);
     }
@@ -157,6 +162,9 @@ PAGE_SCRIPT = r"""(() => {
       describe(control, control.id && document.querySelector('label[for="' + control.id + '"]'));
       control.setAttribute('data-lm-suppress-shortcuts', 'true');
     }
+    for (const box of document.querySelectorAll('.widget-checkbox input[type="checkbox"]')) {
+      describe(box, box.closest('label'));
+    }
   };
   if (!document.getElementById('course-utils-a11y-style')) {
     // ipywidgets marks a focused handle only by filling it; add a ring that stays visible on any theme.
@@ -166,13 +174,34 @@ PAGE_SCRIPT = r"""(() => {
       + ' { outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 2px; }';
     document.head.appendChild(style);
   }
-  scan();
+  // A widget's HTML output is redrawn whole when a control changes it. If the learner's focus
+  // was in it (on a scroll region), focus would fall back to the page: give it to the region
+  // that replaced it, scrolled as far as the old one was.
+  const restoreFocus = () => {
+    const last = state.lastFocus;
+    if (!last || last.element.isConnected || !last.container.isConnected) return;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const twin = last.container.querySelector(last.selector);
+    if (twin) { twin.focus({preventScroll: true}); twin.scrollTop = last.scrollTop; }
+  };
+  const scanAndRestore = () => { scan(); restoreFocus(); };
   if (!state.observer) {
+    document.addEventListener('focusin', event => {
+      const element = event.target;
+      const container = element.closest && element.closest('.widget-html');
+      state.lastFocus = container && element.matches('[role="region"][tabindex]')
+        ? {element, container, selector: '[role="region"][tabindex]', scrollTop: element.scrollTop} : null;
+    });
+    document.addEventListener('scroll', event => {
+      if (state.lastFocus && event.target === state.lastFocus.element) state.lastFocus.scrollTop = event.target.scrollTop;
+    }, true);
     state.observer = new MutationObserver(() => {
-      if (!state.pending) { state.pending = true; requestAnimationFrame(scan); }
+      restoreFocus();  // at once, before the learner's next key press lands on the page
+      if (!state.pending) { state.pending = true; requestAnimationFrame(scanAndRestore); }
     });
     state.observer.observe(document.body, {childList: true, subtree: true});
   }
+  scan();
 })();"""
 
 

@@ -146,13 +146,19 @@ class FigureHTML(widgets.HTML):
 def _add_help(controls: dict[str, widgets.Widget], help_texts: dict[str, str]) -> None:
     """Give each named control a description: its tooltip, read out as the control's aria-description.
 
-    (In the page, ``a11y.PAGE_SCRIPT`` copies a slider's or dropdown's tooltip
-    onto the focusable element; ipywidgets shows it on hover.)
+    (In the page, ``a11y.PAGE_SCRIPT`` copies the tooltip onto the focusable
+    element as its ``aria-description``; a mouse user sees it on hover.)
     """
     for name, text in help_texts.items():
         control = controls.get(name)
-        if control is not None:
-            control.tooltip = text
+        if control is None:
+            continue
+        control.tooltip = text
+        if isinstance(control, (widgets.Dropdown, widgets.Checkbox)) and not control.description_allow_html:
+            # ipywidgets 8.1 draws these two kinds' tooltip only when they have no description:
+            # carry it as the title of the description itself (its words, and so the name, unchanged).
+            control.description_allow_html = True
+            control.description = (f'<span title="{html.escape(text)}">{html.escape(control.description)}</span>')
 
 
 #: Scroll regions: a keyboard user tabs to the box and scrolls it with the arrow keys.

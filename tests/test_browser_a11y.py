@@ -31,6 +31,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course_utils.widgets import TRIM_HELP
+
 from browser_support import OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,6 +162,7 @@ ACTIVE_JS = """() => { const e = document.activeElement;
     return e && {
         role: e.getAttribute('role'), tag: e.tagName.toLowerCase(), className: String(e.className),
         label: e.getAttribute('aria-label'), labelledby: e.getAttribute('aria-labelledby'),
+        description: e.getAttribute('aria-description'),
         valuenow: e.getAttribute('aria-valuenow'), inExplorer: Boolean(explorer),
         inFirstExplorer: explorer === document.querySelector('""" + OUTPUT + """ .trim-explorer'),
         focusVisible: e.matches(':focus-visible'),
@@ -188,6 +191,7 @@ def test_keyboard_only_walk_through_the_trim_explorer(lab):
     )
     assert name and "max_tokens" in name, f"the slider's accessible name is {name!r}"
     assert handle["focusVisible"] and (handle["outline"] or handle["shadow"]), f"no visible focus: {handle}"
+    assert handle["description"] == TRIM_HELP["max_tokens"], handle  # the tooltip, read out as its description
 
     before = lab.statuses()
     start = int(float(handle["valuenow"]))
@@ -200,6 +204,14 @@ def test_keyboard_only_walk_through_the_trim_explorer(lab):
         lab.page.keyboard.press("ArrowLeft")
     after = lab.wait_for_statuses_to_change(".trim-explorer", before)
     assert after != before
+    # Every key press redraws the output; wait for the last redraw (the table shows the slider's value).
+    lab.page.wait_for_function(
+        """(OUTPUT) => { const explorer = document.querySelector(OUTPUT + ' .trim-explorer');
+            const report = explorer.querySelector('.trim-report');
+            return report && Number(report.dataset.maxTokens) ===
+                Number(explorer.querySelector('.noUi-handle').getAttribute('aria-valuenow')); }""",
+        arg=OUTPUT, timeout=15_000,
+    )
     still = lab.page.evaluate(ACTIVE_JS)
     assert still["role"] == "slider" and still["inFirstExplorer"] and still["focusVisible"], still
 
@@ -212,6 +224,8 @@ def test_keyboard_only_walk_through_the_trim_explorer(lab):
         if active["role"] == "region":
             break
         visited.append(active["role"] or active["tag"])
+        if active["tag"] == "select":
+            assert active["description"] in TRIM_HELP.values(), f"a dropdown without a description: {active}"
     else:
         pytest.fail(f"Tab never reached the table's scroll region; it visited {visited}")
     assert active["label"], "the scroll region has no accessible name"
@@ -228,3 +242,16 @@ def test_keyboard_only_walk_through_the_trim_explorer(lab):
             " && document.activeElement.scrollTop > before",
             arg=before, timeout=5_000,
         )
+
+    # The kernel redraws the output while the region has focus: focus moves to the new region, still visible.
+    old = lab.page.evaluate_handle("() => document.activeElement")
+    lab.page.evaluate(
+        """(code) => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute({code})""",
+        "import gc\nfrom course_utils.widgets import TrimExplorer\n"
+        "explorers = [o for o in gc.get_objects() if isinstance(o, TrimExplorer)]\n"
+        "for e in explorers: e.max_tokens.value -= 1",  # a new value: a different table, drawn anew
+    )
+    lab.page.wait_for_function("(old) => !old.isConnected", arg=old, timeout=15_000)
+    redrawn = lab.page.evaluate(ACTIVE_JS)
+    assert redrawn and redrawn["role"] == "region" and redrawn["inFirstExplorer"], redrawn
+    assert redrawn["focusVisible"] and redrawn["outline"], redrawn
