@@ -162,7 +162,7 @@ def _add_help(controls: dict[str, widgets.Widget], help_texts: dict[str, str]) -
 
 
 #: Scroll regions: a keyboard user tabs to the box and scrolls it with the arrow keys.
-TRIM_TABLE_HEIGHT = "32em"
+TRIM_TABLE_HEIGHT = "40em"  # about a screen: the slider stays in view while the box scrolls
 
 
 class _StaticHtmlMixin:
