@@ -483,16 +483,23 @@ def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_
     )
 
 
-def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> str:
-    """A PNG as an inline ``<img>`` (base64), so the HTML needs no file beside it."""
+def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit: bool = False) -> str:
+    """A PNG as an inline ``<img>`` (base64), so the HTML needs no file beside it.
+
+    ``alt`` is the text alternative: what the figure shows, in words. ``fit``
+    lets the image shrink to a narrower container instead of being cut.
+    """
     import base64
 
     if not isinstance(png, (bytes, bytearray)):
         raise TypeError(f"png must be bytes, got {type(png).__name__}")
     check_text(alt, "alt")
+    if not isinstance(fit, bool):
+        raise TypeError(f"fit must be True or False, got {type(fit).__name__}: {fit!r:.80}")
     size = "" if width is None else f' width="{check_int(width, "width", minimum=1)}"'
+    style = ' style="max-width:100%;height:auto"' if fit else ""
     data = base64.b64encode(bytes(png)).decode("ascii")
-    return f'<img alt="{html.escape(alt)}"{size} src="data:image/png;base64,{data}">'
+    return f'<img alt="{html.escape(alt)}"{size}{style} src="data:image/png;base64,{data}">'
 
 
 # --- the threshold experiment (lesson 05): text tables for print() ----------------------------

@@ -137,7 +137,7 @@ class FigureHTML(widgets.HTML):
         png = figure_png(fig)
         alt = getattr(fig, "alt_text", "") or "figure"
         self.png, self.alt = png, alt
-        self.value = f'<div class="course-figure" style="max-width:100%;overflow:hidden">{render.image_html(png, alt=alt)}</div>'
+        self.value = f'<div class="course-figure">{render.image_html(png, alt=alt, fit=True)}</div>'
 
     def clear(self) -> None:
         self.png, self.alt, self.value = b"", "", ""
