@@ -1,11 +1,45 @@
 """Helper package for the course *Context Window Management with LangChain and LangGraph*.
 
-One module per concept, named after the lesson that uses it:
-``tokens`` (counting), ``budget`` (token budgets), ``growth`` (history growth),
-``trimming`` (``explain_trim``), ``chat`` (the offline chat model),
-``graphs`` (LangGraph chatbots), ``render`` / ``plots`` / ``widgets`` (pictures),
-``checks`` (exercise feedback), ``samples`` (the sample conversations),
-``a11y`` (a text's language, names for slider handles: for screen readers).
+One module per concept, named after the lesson that uses it.
+
+Computing (results as dataclasses and plain values; never imports a picture module):
+
+- ``tokens``: counting tokens (approximate, exact offline tokenizers, the reference page's dummy);
+- ``budget``: token budgets, H = L - S - U - R, worked step by step (lesson 02);
+- ``growth``: replaying a conversation call by call, with or without a trim (lesson 01);
+- ``sequences``: which message sequences a chat API accepts (a tool result needs its call);
+- ``trimming``: ``explain_trim``, the real ``trim_messages`` explained row by row (lesson 03);
+- ``reference_page``: the trim_messages reference page's seven examples, run against the library;
+- ``chat``: the offline chat model (and ``get_chat_model`` for a real one);
+- ``facts``: the facts a user tells the offline model, read from plain text;
+- ``summaries``: how the offline model writes and extends a summary, and what it loses (lesson 04);
+- ``graphs``: LangGraph chatbots that trim or summarise (lesson 04);
+- ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting;
+- ``thresholds``: model limits, suggested thresholds and the threshold experiment (lesson 05);
+- ``samples``: the sample conversations in ``data/``.
+
+Pictures (take computed results, compute nothing): ``render`` (HTML and text
+tables), ``plots`` (matplotlib figures), ``widgets`` (ipywidgets), all in the
+colours and fonts of ``style``; ``a11y`` gives them what a screen reader needs
+(a text's language and direction, names for slider handles).
+
+Exercises and tools: ``checks`` (exercise feedback), ``grade`` (grading a
+folder of submissions: ``python -m course_utils.grade``), ``netguard`` (the one
+network guard used by the tests, the scripts and graded kernels).
+
+``tests/test_architecture.py`` keeps this shape: no import circles, computing
+never imports pictures, no module over about 700 lines.
+
+The word "check" has one meaning per place:
+
+- an *argument check* is a ``check_*`` function (``_args.check_int``,
+  ``tokens.check_messages``, ...): it returns a valid argument or raises
+  TypeError / ValueError naming the parameter;
+- an *exercise check* is a question's ``qN.check(answer)`` in ``checks``,
+  which returns a ``CheckResult`` (correct, wrong, not attempted, error);
+- a *check cell* is the notebook cell that calls ``qN.check(...)``; the
+  grader records what each one said;
+- *Check yourself* is a lesson's closing questions, answered in prose.
 """
 
 __version__ = "0.1.0"

@@ -1,6 +1,8 @@
 """Argument checks shared by the course's public functions (private).
 
-Each check returns the value when it is acceptable and otherwise raises
+These are the package's *argument checks* (the package docstring lists the
+other meanings of "check"); a module's own ``check_*`` / ``_check_*``
+functions follow the same contract. Each check returns the value when it is acceptable and otherwise raises
 TypeError (wrong type; a bool is never accepted as an int) or ValueError
 (right type, wrong value), with a message that names the parameter and the
 value it got, so a learner sees which argument to fix.

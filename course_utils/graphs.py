@@ -36,12 +36,9 @@ from langgraph.pregel import Pregel
 
 from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.chat import get_chat_model
-
-# sqlite_checkpointer lives in checkpoints.py; lesson 04 imports it from here too.
 from course_utils.checkpoints import DEFAULT_DB_PATH, check_sqlite_path, get_checkpointer
-from course_utils.checkpoints import sqlite_checkpointer  # noqa: F401  (re-exported)
-from course_utils.tokens import resolve_token_counter
 from course_utils.sequences import valid_tail
+from course_utils.tokens import resolve_token_counter
 
 #: The how-to's prompts, word for word.
 SUMMARY_PREFIX = "Summary of conversation earlier: "

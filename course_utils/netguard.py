@@ -61,7 +61,7 @@ def is_local(host: object) -> bool:
         return False
 
 
-def _check(sock: socket.socket, address: object) -> None:
+def _refuse_if_far(sock: socket.socket, address: object) -> None:
     if sock.family in _INTERNET and isinstance(address, tuple) and address and not is_local(address[0]):
         raise NetworkBlockedError(
             f"network access blocked: the course runs offline (course_utils.netguard): {address!r}"
@@ -78,17 +78,17 @@ _ORIGINAL = {
 
 
 def _connect(self, address):
-    _check(self, address)
+    _refuse_if_far(self, address)
     return _ORIGINAL["connect"](self, address)
 
 
 def _connect_ex(self, address):
-    _check(self, address)
+    _refuse_if_far(self, address)
     return _ORIGINAL["connect_ex"](self, address)
 
 
 def _sendto(self, data, *flags_and_address):
-    _check(self, flags_and_address[-1] if flags_and_address else None)
+    _refuse_if_far(self, flags_and_address[-1] if flags_and_address else None)
     return _ORIGINAL["sendto"](self, data, *flags_and_address)
 
 

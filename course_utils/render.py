@@ -47,8 +47,8 @@ from course_utils.style import FONT, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_CO
 from course_utils.tokens import check_messages, counter_name, message_text
 from course_utils.trimming import NO_TRIM, STATUSES, TrimReport
 
-__all__ = [  # NO_TRIM is trimming's, re-exported for code that took it from here
-    "NO_TRIM", "COUNTER_LABELS",
+__all__ = [
+    "COUNTER_LABELS",
     "preview", "role_label", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
     "image_html", "experiment_table", "limits_table", "scroll_region_html",

@@ -41,8 +41,8 @@ from course_utils.budget import BudgetWorking, budget_working
 from course_utils.chat import OfflineChatModel
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
-from course_utils.tokens import check_messages, resolve_token_counter
 from course_utils.sequences import safe_trim_kwargs, valid_tail
+from course_utils.tokens import check_messages, resolve_token_counter
 
 # --- model limits -------------------------------------------------------------------
 

@@ -271,7 +271,8 @@ def untrimmed_report(messages: Sequence[BaseMessage], max_tokens: int, token_cou
     )
 
 
-def _check_pair(original: BaseMessage, kept: BaseMessage) -> BaseMessage:
+def _matched_pair(original: BaseMessage, kept: BaseMessage) -> BaseMessage:
+    """``kept``, once it is known to be ``original`` or a partly kept copy of it (else RuntimeError)."""
     if kept is original or kept == original or _same_message_but_content(original, kept):
         return kept
     raise RuntimeError(  # would mean trim_messages changed how it builds its result
@@ -281,7 +282,7 @@ def _check_pair(original: BaseMessage, kept: BaseMessage) -> BaseMessage:
 
 def _align_first(messages: list[BaseMessage], result: list[BaseMessage]) -> dict[int, BaseMessage]:
     """strategy="first" keeps a prefix (its last message possibly partial)."""
-    return {i: _check_pair(messages[i], kept) for i, kept in enumerate(result)}
+    return {i: _matched_pair(messages[i], kept) for i, kept in enumerate(result)}
 
 
 def _align_last(messages, result, include_system, end_on) -> tuple[dict[int, BaseMessage], bool, int]:
@@ -299,10 +300,10 @@ def _align_last(messages, result, include_system, end_on) -> tuple[dict[int, Bas
     kept_at: dict[int, BaseMessage] = {}
     block = list(result)
     if system_kept:
-        kept_at[0] = _check_pair(messages[0], block.pop(0))
+        kept_at[0] = _matched_pair(messages[0], block.pop(0))
     for offset, kept in enumerate(block):
         i = end - len(block) + offset
-        kept_at[i] = _check_pair(messages[i], kept)
+        kept_at[i] = _matched_pair(messages[i], kept)
     return kept_at, system_kept, end
 
 

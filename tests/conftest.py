@@ -22,6 +22,31 @@ ROOT = Path(__file__).resolve().parents[1]
 import pytest  # noqa: E402
 
 
+# --- running in parallel (pytest-xdist: `-n 2 --dist loadfile` in the README's test command) ---
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # optional: pytest-xdist may not be installed
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's ``loadfile`` scheduling, with every browser test file in one group.
+
+    ``loadfile`` runs each file whole on one worker, so a notebook's cells run
+    in order in one kernel (nbval) and a file's fixtures are built once. Every
+    ``tests/test_browser*.py`` file joins one group, so they share one
+    JupyterLab server and one Chromium (the session fixtures below) rather
+    than starting one per worker. (xdist's own ``loadgroup`` would do this
+    with marks, but with pytest 9.2 it no longer renames node ids, so its
+    groups are silently ignored.)
+    """
+    from xdist.scheduler import LoadFileScheduling
+
+    class CourseScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return "browser tests" if Path(path).name.startswith("test_browser") else path
+
+    return CourseScheduling(config, log)
+
+
 @pytest.fixture
 def reference_messages():
     """The trim_messages reference page's five messages, as course_utils stores them (a fresh list each test).

@@ -12,7 +12,6 @@
 The masters themselves run under strict nbval (pyproject's testpaths).
 """
 
-import importlib.util
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -28,12 +27,11 @@ from course_utils.budget import history_budget
 from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex04_state_messages
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
+from test_exercise04_summaries import forgetful, summarizer
+
+import make_student_copies as make_copies  # scripts/, on the tests' path (pyproject's pythonpath)
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "make_student_copies.py"
-_spec = importlib.util.spec_from_file_location("make_student_copies", SCRIPT)
-make_copies = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_copies)
 
 EXERCISES = {
     "01_measuring_growth_exercise": ex01,
@@ -572,6 +570,11 @@ WRONG = [
     (ex04.q2, (node_empty_in_graph,), "error", "turn 3 ('i like how much they win') of a graph, your node sent "
      "the model an empty list"),
     # 04 q3: why does it forget
+    # 04 q4, q5: what the state stores (the answers are built in test_exercise04_summaries.py)
+    (ex04.q4, (forgetful("merged"),), "wrong", "nothing was removed"),
+    (ex04.q4, (forgetful("no_reply"),), "wrong", "not the model's reply"),
+    (ex04.q5, (summarizer("plain_slice"),), "wrong", "valid_tail(messages, keep_last)"),
+    (ex04.q5, (summarizer("keep_list"),), "wrong", "merges them into the state by id"),
     (ex04.q3, ("a", WHY), "wrong", "stored_messages"),
     (ex04.q3, ("b", WHY), "wrong", "new list"),
     (ex04.q3, ("c", WHY), "wrong", "far below the window"),

@@ -13,6 +13,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 
 from course_utils.chat import TEAMS, ContextWindowExceededError, OfflineChatModel
+from course_utils.checkpoints import sqlite_checkpointer
 from course_utils.graphs import (
     CREATE_SUMMARY_PROMPT,
     EXTEND_SUMMARY_PROMPT,
@@ -22,13 +23,12 @@ from course_utils.graphs import (
     chat,
     graph_mermaid,
     replay,
-    sqlite_checkpointer,
     stored_messages,
     thread_config,
 )
 from course_utils.samples import load_conversation
-from course_utils.tokens import exact_counter, get_token_counter
 from course_utils.sequences import orphaned_tool_messages, valid_tail
+from course_utils.tokens import exact_counter, get_token_counter
 
 BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
 NFL_TEAMS = [t for t in TEAMS.values() if t.league == "NFL"]

@@ -1,11 +1,14 @@
 """Exercise 04: LangGraph integration (``exercises/04_..._exercise.ipynb``, after ``notebooks/04_langgraph_integration.ipynb``).
 
-The notebook binds its questions with ``from course_utils.checks import ex04``.
+The notebook binds its questions with ``from course_utils.checks import ex04``. Questions 1-3
+trim inside a node; 4 and 5 change what the state stores: a node that returns the list to
+keep (``add_messages`` merges it, so nothing is removed), and the how-to's summary node,
+which must keep a valid tail.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -26,7 +29,7 @@ from course_utils.checks.kinds import (
     random_conversation,
 )
 from course_utils.checks.machinery import _ids, _is_stub, _short_list, describe, Exercise
-from course_utils.sequences import safe_trim_kwargs
+from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
@@ -263,3 +266,276 @@ _ex04_q3 = choice_question(
     praise="two spaces: the state keeps everything, the model sees only the trimmed list. To remember the name "
     "past the cap, summarise (the how-to's summary node) or raise the cap.",
 )
+
+# --- question 4: a node that means to store less, and removes nothing --------------------------
+
+EX04_FORGET_CAP = 40
+
+
+def _ex04_merge_bug(turn: int, stored: int, expected: int) -> str:
+    return (f"after turn {turn} the thread stores {stored} messages instead of {expected}: nothing was removed. "
+            f"`add_messages` merges the list a node returns into the state by id; every message of the trimmed "
+            f"list is already there, so it replaces itself and nothing is deleted. Return "
+            f"`RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.")
+
+
+def _ex04_graph(node: Callable, state_type: type) -> Any:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+
+    builder = StateGraph(state_type)
+    builder.add_node("chatbot", node)
+    builder.add_edge(START, "chatbot")
+    builder.add_edge("chatbot", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
+    return [(m.type, m.content) for m in messages]
+
+
+@ex04.question(
+    "store only what you send",
+    "q4.check(make_forgetful_node)",
+    hints=(
+        "The node returns `{\"messages\": trimmed + [reply]}`. `add_messages` merges that list into the state by "
+        "id: every message of `trimmed` is already stored, so it replaces itself, and nothing is deleted.",
+        "To delete a stored message, return `RemoveMessage(id=m.id)` for it: one for each message of "
+        "`state[\"messages\"]` that is not in `trimmed`, followed by the reply.",
+    ),
+    solution="""
+    def make_forgetful_node(model, max_tokens=40):
+        def chatbot(state: MessagesState) -> dict:
+            trimmed = trim_messages(state["messages"], max_tokens=max_tokens, token_counter="approximate",
+                                    strategy="last", start_on="human", include_system=True)
+            reply = model.invoke(trimmed)
+            kept = {m.id for m in trimmed}
+            dropped = [RemoveMessage(id=m.id) for m in state["messages"] if m.id not in kept]
+            return {"messages": dropped + [reply]}   # delete what was not sent, then add the reply
+        return chatbot
+    """,
+)
+def _ex04_q4(q, make_forgetful_node):
+    from langgraph.graph import MessagesState
+
+    from course_utils.chat import OfflineChatModel
+
+    factory = q.need_function(make_forgetful_node, "make_forgetful_node")
+
+    # 1. Called directly, the node must not change the state it is given (that is question 2's bug).
+    model = OfflineChatModel(token_counter="approximate")
+    node = q.call(factory, model, max_tokens=60, about="(model, max_tokens=60)")
+    if not callable(node):
+        return q.wrong(f"`make_forgetful_node` should return the node function, but it returned {describe(node)}.")
+    if _is_stub(node):
+        return q.not_attempted(f"the body of `{getattr(node, '__name__', 'chatbot')}` is still `...`: write it.")
+    history = random_conversation(71, turns=6, system=True, tools=False, end_with_ai=False)
+    state = {"messages": list(history)}
+    about = f"a state of {_counts_of(history)} and max_tokens=60"
+    out = q.call(node, state, about=about, explain=_ex04_empty_call)
+    if _snapshot(state["messages"]) != _snapshot(history):
+        return q.wrong(f"for {about} your node changed `state[\"messages\"]` in place. Leave the list alone and "
+                       f"say what to delete in the update you return, with RemoveMessage.")
+    if _ex04_node_messages(out) is None:
+        return q.wrong(f"a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {describe(out)}.")
+
+    # 2. In a graph with a checkpointer, the thread must store what was sent, and the reply.
+    model = OfflineChatModel(token_counter="approximate")
+    node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
+    graph = _ex04_graph(node, MessagesState)
+    config = {"configurable": {"thread_id": "check"}}
+    for turn, text in enumerate(EX04_DIALOGUE, start=1):
+        before = list(graph.get_state(config).values.get("messages", []))
+        calls = len(model.calls)
+        human = HumanMessage(text, id=f"check-human-{turn}")
+        q.call(graph.invoke, {"messages": [human]}, config, about=f"turn {turn} ({text!r}) of a graph",
+               explain=_ex04_empty_call)
+        stored = list(graph.get_state(config).values.get("messages", []))
+        if len(model.calls) == calls:
+            return q.wrong(f"on turn {turn} your node did not call `model.invoke`.")
+        seen = [*before, human]
+        sent = _ex04_trim(seen, EX04_FORGET_CAP)
+        problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, f"on turn {turn}")
+        if problem:
+            return q.wrong(problem)
+        if len(stored) == len(seen) + 1 and len(sent) < len(seen):
+            return q.wrong(_ex04_merge_bug(turn, len(stored), len(sent) + 1))
+        if not stored or not isinstance(stored[-1], AIMessage):
+            return q.wrong(f"after turn {turn} the thread's last message is not the model's reply: return the reply "
+                           f"in the update too, after the RemoveMessages.")
+        if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent):
+            return q.wrong(f"after turn {turn} the thread stores {_short_list([_text_label(m) for m in stored], 5)}; "
+                           f"it should store what the model was sent, "
+                           f"{_short_list([_text_label(m) for m in sent], 5)}, and the reply.")
+    return q.correct(f"the thread now stores only what the model was sent and its reply: {len(stored)} messages "
+                     f"after {len(EX04_DIALOGUE)} turns, not {2 * len(EX04_DIALOGUE)}. A list returned under "
+                     f"\"messages\" is merged by id; only RemoveMessage deletes.")
+
+
+# --- question 5: the how-to's summary node, with a valid tail -----------------------------------
+
+#: (what the state is, messages, summary so far, keep_last): the states q5 calls the node on.
+def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
+    from course_utils.samples import load_conversation
+
+    agent = load_conversation("agent_tools")[1:16]  # lesson 04's travel agent before its last question
+    return [
+        ("a chat with no summary yet", random_conversation(81, turns=5, system=False, tools=False), "", 2),
+        ("a chat that already has a summary", random_conversation(82, turns=4, system=False, tools=False),
+         "The user's name is Ana. The user likes jazz.", 2),
+        ("lesson 04's travel agent, whose last turn called tools", agent, "", 2),
+        ("a generated agent run, keep_last=3", random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
+    ]
+
+
+#: A seed whose conversation ends with a tool call, so a plain slice of the last 3 orphans a tool result.
+EX04_Q5_TOOL_SEED = 109
+
+
+def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMessage], summary: str) -> str | None:
+    from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
+
+    expected = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
+    last = sent[-1] if sent else None
+    if not isinstance(last, HumanMessage) or last.content != expected:
+        got = describe(last.content if isinstance(last, BaseMessage) else last)
+        if isinstance(last, BaseMessage) and last.content == CREATE_SUMMARY_PROMPT and summary:
+            return ("the state already has a summary, so ask the model to *extend* it: "
+                    "`EXTEND_SUMMARY_PROMPT.format(summary=summary)`, not CREATE_SUMMARY_PROMPT.")
+        if summary == "" and isinstance(last, BaseMessage) and isinstance(last.content, str) \
+                and last.content.startswith("This is summary"):
+            return "there is no summary yet, so ask the model to *create* one: CREATE_SUMMARY_PROMPT."
+        return (f"the last message sent to the model should be a HumanMessage with the how-to's prompt "
+                f"({'EXTEND_SUMMARY_PROMPT.format(summary=...)' if summary else 'CREATE_SUMMARY_PROMPT'}); "
+                f"it was {got}.")
+    if not _same_messages(sent[:-1], messages):
+        return (f"send the model the state's messages, then the prompt: `state[\"messages\"] + "
+                f"[HumanMessage(prompt)]`. It was sent {len(sent) - 1} messages before the prompt instead of "
+                f"{len(messages)}.")
+    return None
+
+
+@ex04.question(
+    "write the summary node",
+    "q5.check(make_summarize_node)",
+    hints=(
+        "Choose the prompt: `EXTEND_SUMMARY_PROMPT.format(summary=summary)` when `state.get(\"summary\")` is not "
+        "empty, else `CREATE_SUMMARY_PROMPT`; send `state[\"messages\"] + [HumanMessage(prompt)]` to the model.",
+        "Keep `valid_tail(state[\"messages\"], keep_last)`, not `state[\"messages\"][-keep_last:]`: the plain "
+        "slice can keep a tool result whose AIMessage (the tool call) you delete, which providers refuse.",
+        "Return `{\"summary\": response.content, \"messages\": [RemoveMessage(id=m.id) for m in older]}`, where "
+        "`older` is every message before the kept tail.",
+    ),
+    solution="""
+    def make_summarize_node(model, keep_last=2):
+        def summarize_conversation(state: SummaryState) -> dict:
+            summary = state.get("summary", "")
+            prompt = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
+            messages = state["messages"]
+            response = model.invoke(messages + [HumanMessage(prompt)])
+            kept = valid_tail(messages, keep_last)            # never a tool result without its call
+            older = messages[: len(messages) - len(kept)]
+            return {"summary": response.content, "messages": [RemoveMessage(id=m.id) for m in older]}
+        return summarize_conversation
+    """,
+)
+def _ex04_q5(q, make_summarize_node):
+    from course_utils.chat import OfflineChatModel
+    from course_utils.graphs import SUMMARY_PREFIX, SummaryState
+    from course_utils.sequences import valid_tail
+
+    factory = q.need_function(make_summarize_node, "make_summarize_node")
+    for about, messages, summary, keep_last in _ex04_q5_cases():
+        model = OfflineChatModel(token_counter="approximate")
+        node = q.call(factory, model, keep_last=keep_last, about=f"(model, keep_last={keep_last})")
+        if not callable(node):
+            return q.wrong(f"`make_summarize_node` should return the node function, but it returned {describe(node)}.")
+        if _is_stub(node):
+            return q.not_attempted(f"the body of `{getattr(node, '__name__', 'node')}` is still `...`: write it.")
+        state = {"messages": list(messages), "summary": summary}
+        where = f"for {about} ({_counts_of(messages)})"
+        out = q.call(node, state, about=where[4:])
+        if _snapshot(state["messages"]) != _snapshot(messages) or state["summary"] != summary:
+            return q.wrong(f"{where} your node changed the state it was given. Say what changes in the update "
+                           f"you return instead.")
+        if not isinstance(out, Mapping) or "summary" not in out or "messages" not in out:
+            return q.wrong(f"a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours "
+                           f"returned {describe(out)}.")
+        if not model.calls:
+            return q.wrong(f"{where} your node did not call `model.invoke`.")
+        problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
+        if problem:
+            return q.wrong(f"{where}: {problem}")
+        written = OfflineChatModel(token_counter="approximate").invoke(model.calls[-1]).content
+        if out["summary"] != written:
+            return q.wrong(f"{where} the update's \"summary\" is {describe(out['summary'])}; it should be the text "
+                           f"of the model's reply (`response.content`).")
+        update = out["messages"]
+        update = list(update) if isinstance(update, (list, tuple)) else [update]
+        kept = valid_tail(messages, keep_last)
+        if not all(isinstance(m, RemoveMessage) for m in update):
+            if _same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
+                    _same_messages(update, kept):
+                return q.wrong(f"{where} your node returns the messages to keep under \"messages\". `add_messages` "
+                               f"merges them into the state by id, where they already are, so nothing is "
+                               f"removed. Return `RemoveMessage(id=m.id)` for each older message instead.")
+            return q.wrong(f"{where} the update's \"messages\" should hold only RemoveMessages (the messages to "
+                           f"delete); it holds {describe(update)}.")
+        removed = [m.id for m in update]
+        expected = [m.id for m in messages[: len(messages) - len(kept)]]
+        if removed == expected or sorted(removed) == sorted(expected):
+            continue
+        naive = [m.id for m in messages[:-keep_last]] if keep_last else [m.id for m in messages]
+        if sorted(removed) == sorted(naive):
+            orphans = orphaned_tool_messages(messages[-keep_last:])
+            return q.wrong(f"{where} you keep the last {keep_last} messages, "
+                           f"{_short_list([_text_label(m) for m in messages[-keep_last:]], 4)}, but "
+                           f"{len(orphans)} tool result(s) among them answer a tool call you delete, and a provider "
+                           f"refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
+                           f"to the human message that starts the turn ({len(kept)} messages here).")
+        return q.wrong(f"{where} you remove {len(removed)} messages and keep {len(messages) - len(set(removed))}; "
+                       f"the node should keep `valid_tail(messages, {keep_last})`, the last {len(kept)}, and remove "
+                       f"the {len(expected)} before them.")
+
+    # In the how-to's graph, on the Bob dialogue.
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+
+    model = OfflineChatModel(token_counter="approximate")
+
+    def call_model(state):
+        summary = state.get("summary", "")
+        messages = state["messages"]
+        if summary:
+            messages = [SystemMessage(SUMMARY_PREFIX + summary), *messages]
+        return {"messages": [model.invoke(messages)]}
+
+    def should_continue(state):
+        return "summarize_conversation" if len(state["messages"]) > 6 else END
+
+    builder = StateGraph(SummaryState)
+    builder.add_node("conversation", call_model)
+    builder.add_node("summarize_conversation", q.call(factory, model, keep_last=2, about="(model, keep_last=2)"))
+    builder.add_edge(START, "conversation")
+    builder.add_conditional_edges("conversation", should_continue, ["summarize_conversation", END])
+    builder.add_edge("summarize_conversation", END)
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "check"}}
+    for turn, text in enumerate(EX04_Q5_BOB, start=1):
+        reply = q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
+                       about=f"turn {turn} ({text!r}) of the how-to's graph")["messages"][-1]
+        values = graph.get_state(config).values
+        stored = len(values.get("messages", []))
+        if turn == 4 and (stored != 2 or not values.get("summary")):
+            return q.wrong(f"in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold "
+                           f"a summary and the last 2 messages; it holds {stored} messages and "
+                           f"{'a' if values.get('summary') else 'no'} summary.")
+        if turn == 5 and "Bob" not in reply.content:
+            return q.wrong(f"in the how-to's graph, turn 5 asks \"what's my name?\" and the answer should come from "
+                           f"the summary, but it was {reply.content!r}.")
+    return q.correct("the node creates or extends the summary with the how-to's prompts, keeps a valid tail "
+                     "(no tool result without its call) and deletes the rest with RemoveMessage; in the how-to's "
+                     "graph, Bob's name survives the summary at turn 4.")
+
+
+EX04_Q5_BOB = ("hi! I'm bob", "what's my name?", "i like the celtics!", "i like how much they win", "what's my name?")

@@ -1,0 +1,130 @@
+"""Exercise 04's summarisation questions: q4 (a node that returns the list to keep) and q5 (the summary node).
+
+Each plausible wrong answer is refused with a message that names the
+mistake; right answers, written two different ways, pass.
+"""
+
+import pytest
+from langchain_core.messages import HumanMessage, RemoveMessage, trim_messages
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from course_utils import checks
+from course_utils.checks import ex04
+from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
+from course_utils.sequences import valid_tail
+
+q4, q5 = ex04.q4, ex04.q5
+
+
+@pytest.fixture(autouse=True)
+def lenient(monkeypatch):
+    """Wrong answers must come back as results here, not as AssertionErrors."""
+    monkeypatch.setattr(checks, "STRICT", False)
+
+
+def forgetful(kind="remove"):
+    """A make_forgetful_node: right (two ways) or with one mistake."""
+
+    def make_forgetful_node(model, max_tokens=40):
+        def chatbot(state):
+            trimmed = trim_messages(state["messages"], max_tokens=max_tokens, token_counter="approximate",
+                                    strategy="last", start_on="human", include_system=True)
+            reply = model.invoke(trimmed)
+            kept = {m.id for m in trimmed}
+            dropped = [RemoveMessage(id=m.id) for m in state["messages"] if m.id not in kept]
+            if kind == "merged":  # the bug the question shows
+                return {"messages": trimmed + [reply]}
+            if kind == "remove_all":
+                return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *trimmed, reply]}
+            if kind == "no_reply":
+                return {"messages": dropped}
+            if kind == "in_place":
+                state["messages"][:] = trimmed
+                return {"messages": [reply]}
+            if kind == "untrimmed_call":
+                reply = model.invoke(state["messages"])
+            return {"messages": dropped + [reply]}
+
+        return chatbot
+
+    return make_forgetful_node
+
+
+def summarizer(kind="right"):
+    """A make_summarize_node: right, or with one mistake."""
+
+    def make_summarize_node(model, keep_last=2):
+        def summarize_conversation(state):
+            summary = state.get("summary", "")
+            prompt = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
+            if kind == "always_create":
+                prompt = CREATE_SUMMARY_PROMPT
+            messages = state["messages"]
+            sent = messages + [HumanMessage(prompt)] if kind != "prompt_only" else [HumanMessage(prompt)]
+            response = model.invoke(sent)
+            kept = valid_tail(messages, keep_last)
+            older = messages[: len(messages) - len(kept)]
+            if kind == "plain_slice":  # the how-to's own line: orphans tool results in an agent
+                older = messages[:-keep_last]
+            if kind == "keep_list":
+                return {"summary": response.content, "messages": kept}
+            if kind == "old_summary":
+                return {"summary": summary, "messages": [RemoveMessage(id=m.id) for m in older]}
+            if kind == "remove_all":
+                older = messages
+            return {"summary": response.content, "messages": [RemoveMessage(id=m.id) for m in older]}
+
+        return summarize_conversation
+
+    return make_summarize_node
+
+
+@pytest.mark.parametrize("kind", ["remove", "remove_all"])
+def test_q4_right_answers_pass(kind):
+    result = q4.check(forgetful(kind))
+    assert result.correct, result.text
+
+
+@pytest.mark.parametrize(
+    "kind, status, words",
+    [
+        ("merged", "wrong", "nothing was removed. `add_messages` merges"),
+        ("no_reply", "wrong", "not the model's reply"),
+        ("in_place", "wrong", "in place"),
+        ("untrimmed_call", "wrong", "the whole history"),
+    ],
+)
+def test_q4_wrong_answers_are_named(kind, status, words):
+    result = q4.check(forgetful(kind))
+    assert result.status == status and words in result.message, result.text
+
+
+def test_q5_right_answer_passes():
+    result = q5.check(summarizer())
+    assert result.correct, result.text
+
+
+@pytest.mark.parametrize(
+    "kind, words",
+    [
+        ("always_create", "*extend* it"),
+        ("prompt_only", "send the model the state's messages, then the prompt"),
+        ("plain_slice", "Keep `valid_tail(messages, keep_last)`"),
+        ("keep_list", "`add_messages` merges them into the state by id"),
+        ("old_summary", "text of the model's reply"),
+        ("remove_all", "should keep `valid_tail(messages, 2)`"),
+    ],
+)
+def test_q5_wrong_answers_are_named(kind, words):
+    result = q5.check(summarizer(kind))
+    assert result.status == "wrong" and words in result.message, result.text
+
+
+def test_q5_plain_slice_fails_only_on_a_conversation_with_tool_calls():
+    result = q5.check(summarizer("plain_slice"))
+    assert "tool result" in result.message and "travel agent" in result.message, result.text
+
+
+def test_not_attempted():
+    assert q4.check(...).status == "not attempted"
+    assert q5.check(...).status == "not attempted"
