@@ -122,6 +122,56 @@ def lang_attrs(text: str, lang: str | None = None) -> str:
     return TextLanguage(lang, "rtl" if lang.split("-")[0] in rtl else "auto").attrs()
 
 
+# --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
+
+TRIM_HELP = {
+    "max_tokens": "the most tokens trim_messages may keep",
+    "strategy": "last keeps the end of the conversation, first keeps its beginning",
+    "token_counter": "how tokens are counted: approximate (about 4 characters a token), exact (cl100k_base) "
+                     "or dummy (10 tokens a message)",
+    "allow_partial": "keep part of a message that does not fit whole",
+    "include_system": "always keep the system message (strategy last only)",
+    "start_on": "the kept messages must start on this message type",
+    "end_on": "the kept messages must end on this message type",
+}
+BUDGET_HELP = {
+    "limit": "L, the model's context limit in tokens",
+    "system": "S, tokens of the system prompt",
+    "user": "U, tokens of the user's new input",
+    "reserve": "R, tokens kept free for the model's reply",
+    "margin": "M, a safety margin taken off the budget",
+}
+GROWTH_HELP = {
+    "turn": "which model call of the conversation to show",
+    "limit": "the context limit, drawn as a red line",
+    "strategy": "send everything, or trim to the limit keeping the last or the first messages",
+    "token_counter": "how tokens are counted: approximate, exact (cl100k_base) or dummy (10 tokens a message)",
+}
+
+
+def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
+    """Give each named ipywidgets control a description: its tooltip, read out as its aria-description.
+
+    ``controls`` maps names to widgets (a widget's ``vars(self)``), ``help_texts``
+    names to words. In the page, :data:`PAGE_SCRIPT` copies the tooltip onto the
+    focusable element as its ``aria-description``; a mouse user sees it on hover.
+    """
+    import html
+
+    import ipywidgets
+
+    for name, text in help_texts.items():
+        control = controls.get(name)
+        if control is None:
+            continue
+        control.tooltip = check_text(text, f"help_texts[{name!r}]")
+        if isinstance(control, (ipywidgets.Dropdown, ipywidgets.Checkbox)) and not control.description_allow_html:
+            # ipywidgets 8.1 draws these two kinds' tooltip only when they have no description:
+            # carry it as the title of the description itself (its words, and so the name, unchanged).
+            control.description_allow_html = True
+            control.description = f'<span title="{html.escape(text)}">{html.escape(control.description)}</span>'
+
+
 # --- names for slider handles, in the page -------------------------------------------------------
 
 #: Runs once per page (a second run only rescans). For every ipywidgets slider handle without a

@@ -49,7 +49,7 @@ from course_utils.trimming import NO_TRIM, STATUSES, TrimReport
 
 __all__ = [
     "COUNTER_LABELS",
-    "preview", "role_label", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
+    "preview", "role_label", "message_ref", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
     "image_html", "experiment_table", "limits_table", "scroll_region_html",
 ]
@@ -171,17 +171,54 @@ def _options_line(report: TrimReport) -> str:
     return "trim_messages(messages, " + ", ".join(parts) + ")"
 
 
-def trim_table_html(report: TrimReport, *, preview_chars: int = 80) -> str:
-    """One table row per input message: index, role, preview, tokens, status, reason.
+def message_ref(index: int, message: BaseMessage) -> str:
+    """How the course names a message in every table and list: its ``id``, or ``[index]`` when it has none.
 
-    Each ``<tr>`` carries ``data-status`` and ``data-index`` so tests and
-    browser scripts can read the picture without parsing colours.
+    The lessons' prose names messages by id (``at-13``), so the tables do
+    too; a message without an id is named by its Python index in the input
+    list (``messages[0]`` is ``[0]``), never by a second numbering.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> message_ref(12, HumanMessage("hi", id="at-13")), message_ref(0, HumanMessage("hi"))
+    ('at-13', '[0]')
+    """
+    index = check_int(index, "index")
+    if not isinstance(message, BaseMessage):
+        raise TypeError(f"message must be a BaseMessage, got {type(message).__name__}: {message!r:.80}")
+    return message.id if message.id else f"[{index}]"
+
+
+# Column layout of the trim table. JupyterLab styles HTML outputs with
+# ``.jp-RenderedHTMLCommon`` rules (``table-layout: fixed``, every cell
+# ``text-align: right``): with a fixed layout the six columns share the width
+# equally and a message wraps to five lines. Inline styles beat those rules;
+# the ``width``/``valign`` attributes are for renderers that strip ``style``
+# (GitHub keeps ``width``, ``align``, ``valign``, ``dir`` and ``lang``).
+_CELL = "padding:3px 6px;vertical-align:top;text-align:start;line-height:1.35"
+_TRIM_COLUMNS = (  # (header, width attribute, extra header style)
+    ("id", None, "white-space:nowrap"),
+    ("role", None, "min-width:4.5em"),
+    ("message", "50%", "width:50%"),
+    ("tokens", None, "white-space:nowrap"),
+    ("status", None, "white-space:nowrap"),
+    ("why", "22%", "width:22%;min-width:8em"),
+)
+
+
+def trim_table_html(report: TrimReport, *, preview_chars: int = 80) -> str:
+    """One table row per input message: id, role, preview, tokens, status, reason.
+
+    The first column names each message by :func:`message_ref` (its id), the
+    way the lessons' prose does. Each ``<tr>`` carries ``data-status`` and
+    ``data-index`` (the Python index in the input list) so tests and browser
+    scripts can read the picture without parsing colours.
     """
     check_instance(report, "report", TrimReport, "explain_trim")
     preview_chars = check_int(preview_chars, "preview_chars", minimum=1)
     head = "".join(
-        f'<th style="text-align:left;padding:3px 6px;border-bottom:2px solid #9e9e9e">{name}</th>'
-        for name in ("#", "role", "message", "tokens", "status", "why")
+        f"<th{'' if width is None else f' width={width!r}'} "
+        f'style="{_CELL};border-bottom:2px solid #9e9e9e;{extra}">{name}</th>'
+        for name, width, extra in _TRIM_COLUMNS
     )
     body = []
     for row in report.rows:
@@ -192,16 +229,18 @@ def trim_table_html(report: TrimReport, *, preview_chars: int = 80) -> str:
         body.append(
             f'<tr class="trim-row" data-status="{row.status}" data-index="{row.index}" '
             f'style="background:{background};border-left:5px solid {accent};{muted}">'
-            f'<td style="padding:3px 6px;text-align:right">{row.index}</td>'
-            f'<td style="padding:3px 6px;min-width:4.5em;max-width:16em">{html.escape(role_label(row.message))}</td>'
-            f'{_text_cell(text, "width:55%")}'
-            f'<td style="padding:3px 6px;text-align:right;white-space:nowrap">{tokens}</td>'
-            f'<td style="padding:3px 6px;font-weight:bold;color:{accent}">{row.status}</td>'
-            f'<td style="padding:3px 6px;min-width:7em">{html.escape(row.reason)}</td>'
+            f'<td valign="top" style="{_CELL};white-space:nowrap;{MONO};font-size:92%">'
+            f"{html.escape(message_ref(row.index, row.message))}</td>"
+            f'<td valign="top" style="{_CELL};min-width:4.5em;max-width:16em">{html.escape(role_label(row.message))}</td>'
+            f'{_text_cell(text, f"{_CELL};width:50%")}'
+            f'<td valign="top" align="right" style="{_CELL};text-align:right;white-space:nowrap">{tokens}</td>'
+            f'<td valign="top" style="{_CELL};font-weight:bold;color:{accent};white-space:nowrap">{row.status}</td>'
+            f'<td valign="top" style="{_CELL};min-width:8em">{html.escape(row.reason)}</td>'
             f"</tr>"
         )
     return (
-        f'<table class="trim-table" style="border-collapse:collapse;width:100%;font-size:90%;{FONT}">'
+        f'<table class="trim-table" width="100%" style="border-collapse:collapse;table-layout:auto;width:100%;'
+        f'margin:0;font-size:90%;{FONT}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 
@@ -211,7 +250,8 @@ def messages_list_html(
 ) -> str:
     """A list of messages in order, one line per message (by default: what ``trim_messages`` returned).
 
-    Each line names the message's class, then its text (in its own
+    Each line names the message by its id (when it has one, as the trim
+    table does), then its class, then its text (in its own
     direction), then the tool call it makes or answers, so a learner can
     compare it with ``print(trim_messages(...))``. ``preview_chars=None``
     shows every character; ``heading`` names the list (e.g. "sent to the model").
@@ -236,15 +276,16 @@ def messages_list_html(
             extra = " tool_calls=[" + ", ".join(f"{c['name']} ({c['id']})" for c in message.tool_calls) + "]"
         if isinstance(message, ToolMessage):
             extra = f" tool_call_id={message.tool_call_id!r}"
+        ref = f'<code style="{MONO};color:#424242">{html.escape(message.id)}</code> ' if message.id else ""
         items.append(
-            f'<li style="margin:1px 0"><code style="{MONO}">{type(message).__name__}</code> '
+            f'<li style="margin:1px 0">{ref}<code style="{MONO}">{type(message).__name__}</code> '
             f'<span{lang_attrs(text)} style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
             f'<code style="{MONO};color:#616161">{html.escape(extra)}</code></li>'
         )
     return (
         f'<div class="trim-result" style="{FONT};font-size:90%">'
         f"<b>{heading} {len(messages)} message{'s' if len(messages) != 1 else ''}:</b>"
-        f'<ol start="0" style="margin:2px 0 0 0">{"".join(items)}</ol></div>'
+        f'<ul style="margin:2px 0 0 0;padding-left:1.4em">{"".join(items)}</ul></div>'
     )
 
 

@@ -37,7 +37,7 @@ import traitlets
 from langchain_core.messages import AIMessage, BaseMessage
 
 from course_utils import render
-from course_utils.a11y import page_script_bundle
+from course_utils.a11y import BUDGET_HELP, GROWTH_HELP, TRIM_HELP, describe_controls, page_script_bundle
 from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
@@ -143,24 +143,6 @@ class FigureHTML(widgets.HTML):
         self.png, self.alt, self.value = b"", "", ""
 
 
-def _add_help(controls: dict[str, widgets.Widget], help_texts: dict[str, str]) -> None:
-    """Give each named control a description: its tooltip, read out as the control's aria-description.
-
-    (In the page, ``a11y.PAGE_SCRIPT`` copies the tooltip onto the focusable
-    element as its ``aria-description``; a mouse user sees it on hover.)
-    """
-    for name, text in help_texts.items():
-        control = controls.get(name)
-        if control is None:
-            continue
-        control.tooltip = text
-        if isinstance(control, (widgets.Dropdown, widgets.Checkbox)) and not control.description_allow_html:
-            # ipywidgets 8.1 draws these two kinds' tooltip only when they have no description:
-            # carry it as the title of the description itself (its words, and so the name, unchanged).
-            control.description_allow_html = True
-            control.description = (f'<span title="{html.escape(text)}">{html.escape(control.description)}</span>')
-
-
 #: Scroll regions: a keyboard user tabs to the box and scrolls it with the arrow keys.
 TRIM_TABLE_HEIGHT = "40em"  # about a screen: the slider stays in view while the box scrolls
 
@@ -196,6 +178,45 @@ class _StaticHtmlMixin:
         display(self._repr_mimebundle_(**kwargs), raw=True)
 
 
+def trim_option_conflicts(strategy: str, *, start_on: Any = NO_BOUNDARY, include_system: bool = False) -> list[str]:
+    """Every option that ``trim_messages`` refuses with this ``strategy``, each with the change that fixes it.
+
+    ``trim_messages`` raises on the first incompatible option it checks, so a
+    learner who fixes that one meets the next; the explorer lists them all
+    at once, each naming the control to change.
+
+    >>> trim_option_conflicts("first", start_on="human", include_system=True)[1]
+    "include_system=True works only with strategy='last': untick include_system, or set strategy to 'last'."
+    >>> trim_option_conflicts("last", start_on="human", include_system=True)
+    []
+    """
+    if strategy == "last":
+        return []
+    conflicts = []
+    if start_on not in (None, NO_BOUNDARY):
+        shown = " or ".join(start_on) if isinstance(start_on, tuple) else start_on
+        conflicts.append(
+            f"start_on={shown!r} works only with strategy='last': set start_on to None, or strategy to 'last'."
+        )
+    if include_system:
+        conflicts.append(
+            "include_system=True works only with strategy='last': untick include_system, or set strategy to 'last'."
+        )
+    return conflicts
+
+
+def _conflicts_html(conflicts: Sequence[str]) -> str:
+    """The conflicts as a list under the error box; the other controls keep their values meanwhile."""
+    items = "".join(f"<li>{html.escape(c)}</li>" for c in conflicts)
+    return (
+        f'<div class="trim-conflicts" style="{render.FONT};font-size:90%;margin:4px 0 0 2px">'
+        f"<b>{'This option conflicts' if len(conflicts) == 1 else f'These {len(conflicts)} options conflict'}"
+        f" with strategy={'first'!r}; change it to bring the table back:</b>"
+        f'<ul style="margin:2px 0">{items}</ul>'
+        "The slider and the other controls keep their values; they apply as soon as the conflict is gone.</div>"
+    )
+
+
 # --- TrimExplorer -------------------------------------------------------------------
 
 
@@ -209,7 +230,9 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
     Results: ``report`` (the ``TrimReport`` from ``explain_trim``, or None
     while the options are incompatible), ``error`` (trim_messages' own
-    message then, else ""), and ``output.value`` (the HTML picture).
+    message then, else ""), ``conflicts`` (every incompatible option, each
+    with the change that fixes it: trim_messages names only the first) and
+    ``output.value`` (the HTML picture).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage
     >>> chat = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("bye")]
@@ -223,6 +246,8 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
     report = traitlets.Instance(TrimReport, allow_none=True)
     error = traitlets.Unicode("")
+    #: Every incompatible option, each with the change that fixes it (see :func:`trim_option_conflicts`).
+    conflicts = traitlets.List(traitlets.Unicode())
 
     def __init__(
         self,
@@ -289,7 +314,7 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
                         self.max_tokens):
             control.observe(self._on_option, names="value")
         self.token_counter.observe(self._on_counter, names="value")
-        _add_help(vars(self), TRIM_HELP)
+        describe_controls(vars(self), TRIM_HELP)
         self.update()
 
     # -- what the controls say ---------------------------------------------------
@@ -339,11 +364,18 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
         except Exception as exc:  # trim_messages' own ValueError for incompatible options, shown as is
             self.report = None
             self.error = f"{type(exc).__name__}: {exc}"
-            self.output.value = render.error_html(
-                self.error, hint="trim_messages refused these options; change them and the table comes back."
+            self.conflicts = trim_option_conflicts(
+                self.strategy.value, start_on=self.start_on.value, include_system=self.include_system.value
             )
+            if self.conflicts:
+                self.output.value = render.error_html(self.error) + _conflicts_html(self.conflicts)
+            else:
+                self.output.value = render.error_html(
+                    self.error, hint="trim_messages refused these options; change them and the table comes back."
+                )
             return
         self.error = ""
+        self.conflicts = []
         self.report = report
         self.output.value = _counter_note(self.token_counter.value) + render.scroll_region_html(
             render.trim_report_html(report, preview_chars=self.preview_chars),
@@ -445,7 +477,7 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
         self.add_class("budget-calculator")
         for control in self.sliders:
             control.observe(self._on_change, names="value")
-        _add_help(vars(self), BUDGET_HELP)
+        describe_controls(vars(self), BUDGET_HELP)
         self.update()
 
     @property
@@ -566,7 +598,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             control.observe(self._on_policy, names="value")
         self.token_counter.observe(self._on_counter, names="value")
         self.turn.observe(self._on_turn, names="value")
-        _add_help(vars(self), GROWTH_HELP)
+        describe_controls(vars(self), GROWTH_HELP)
         self.update()
 
     @property
@@ -654,29 +686,3 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
         row = self.growth.rows[self.turn.value - 1]
         return f"{head}: sends {row.sent_messages} messages, {row.sent_tokens} tokens"
 
-
-# --- descriptions of the controls (their tooltips; a screen reader reads them after the name) --------
-
-TRIM_HELP = {
-    "max_tokens": "the most tokens trim_messages may keep",
-    "strategy": "last keeps the end of the conversation, first keeps its beginning",
-    "token_counter": "how tokens are counted: approximate (about 4 characters a token), exact (cl100k_base) "
-                     "or dummy (10 tokens a message)",
-    "allow_partial": "keep part of a message that does not fit whole",
-    "include_system": "always keep the system message (strategy last only)",
-    "start_on": "the kept messages must start on this message type",
-    "end_on": "the kept messages must end on this message type",
-}
-BUDGET_HELP = {
-    "limit": "L, the model's context limit in tokens",
-    "system": "S, tokens of the system prompt",
-    "user": "U, tokens of the user's new input",
-    "reserve": "R, tokens kept free for the model's reply",
-    "margin": "M, a safety margin taken off the budget",
-}
-GROWTH_HELP = {
-    "turn": "which model call of the conversation to show",
-    "limit": "the context limit, drawn as a red line",
-    "strategy": "send everything, or trim to the limit keeping the last or the first messages",
-    "token_counter": "how tokens are counted: approximate, exact (cl100k_base) or dummy (10 tokens a message)",
-}

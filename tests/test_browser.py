@@ -12,8 +12,9 @@ serves (the repository is never touched):
 - a small generated notebook (agent tool calls, Persian, Chinese) that this
   file controls, for exact checks: statuses, the error shown in place and
   the recovery, right-to-left layout;
-- the trimming lesson ``notebooks/03_trimming_walkthrough.ipynb``, when it
-  exists and uses a TrimExplorer: its first explorer must respond too.
+- the valid-boundaries lesson ``notebooks/03b_valid_boundaries.ipynb`` (the
+  second part of lesson 03), when it exists and uses a TrimExplorer: its
+  first explorer must respond too.
 
 Skipped, with the reason, when Chromium or Playwright is missing (a failure under
 COURSE_REQUIRE_BROWSER=1, as in CI). The server and browser fixtures live in conftest.py,
@@ -36,7 +37,7 @@ from course_utils.trimming import explain_trim
 from browser_support import OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSON = ROOT / "notebooks" / "03_trimming_walkthrough.ipynb"
+LESSON = ROOT / "notebooks" / "03b_valid_boundaries.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 DEMO = "widget_demo.ipynb"
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_utils.widgets import TRIM_HELP
+from course_utils.a11y import TRIM_HELP
 
 from browser_support import OUTPUT, LabPage
 

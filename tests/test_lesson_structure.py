@@ -18,9 +18,12 @@ LESSONS = [
     "01_measuring_growth",
     "02_token_budgets",
     "03_trimming_walkthrough",
+    "03b_valid_boundaries",
     "04_langgraph_integration",
     "05_threshold_selection",
 ]
+#: A lesson split in two shares its exercise: 03b practises in the 03 exercise.
+EXERCISE = {"03b_valid_boundaries": "03_trimming_walkthrough"}
 PRESENT = [name for name in LESSONS if (ROOT / "notebooks" / f"{name}.ipynb").exists()]
 
 
@@ -47,7 +50,7 @@ def test_lesson_has_the_parts_of_a_lesson(name):
     if name != "00_start_here":
         assert re.search(r"^#+ .*check yourself", text, re.I | re.M), "a Check yourself section"
         assert "<details>" in text and "</details>" in text, "answers hidden in <details>"
-        exercise = f"../exercises/{name}_exercise.ipynb"
+        exercise = f"../exercises/{EXERCISE.get(name, name)}_exercise.ipynb"
         assert exercise in text, f"a link to {exercise}"
     following = LESSONS.index(name) + 1
     if following < len(LESSONS):

@@ -86,8 +86,8 @@ def test_one_row_per_message_with_the_reports_status_tokens_and_reason(reference
     for row, html_row in zip(report.rows, rows):
         assert html_row["attrs"]["data-status"] == row.status
         assert int(html_row["attrs"]["data-index"]) == row.index
-        index, role, text, tokens, status, reason = (c["text"] for c in cells(html_row))
-        assert int(index) == row.index and role == row.role and status == row.status and reason == row.reason
+        ref, role, text, tokens, status, reason = (c["text"] for c in cells(html_row))
+        assert ref == render.message_ref(row.index, row.message) and role == row.role and status == row.status and reason == row.reason
         expected_tokens = f"{row.kept_tokens} of {row.tokens}" if row.status == "partial" else str(row.tokens)
         assert tokens == expected_tokens
         assert text == render.preview(message_text(row.message), 80)
@@ -460,3 +460,17 @@ def test_a_turns_long_table_scrolls_in_its_own_box():
     box = page.index('class="growth-turn-report"')
     assert "overflow-y:auto" in page[box:box + 120]
     assert page.index("growth-turn-summary") < box < page.index("trim-row")  # the summary stays outside
+
+
+def test_the_trim_table_keeps_its_layout_where_style_attributes_are_stripped(reference_messages):
+    """GitHub's sanitizer (html-pipeline's allowlist) drops ``style`` and ``class`` but keeps ``width``,
+    ``align``, ``valign`` and ``dir``: the message column's width and the cells' alignment survive in those."""
+    report = explain_trim(reference_messages, max_tokens=30, token_counter=dummy_token_counter)
+    page = Parsed(render.trim_table_html(report))
+    headers = {e["text"]: e["attrs"] for e in page.elements if e["tag"] == "th"}
+    assert headers["message"].get("width") == "50%"
+    assert page.find("table")[0]["attrs"].get("width") == "100%"
+    for row in page.rows("trim-row"):
+        ref, role, text, tokens, status, reason = cells(row)
+        assert text["attrs"].get("dir") == "auto" and tokens["attrs"].get("align") == "right"
+        assert all(c["attrs"].get("valign") == "top" for c in (ref, role, tokens, status, reason))

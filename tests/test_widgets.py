@@ -169,6 +169,29 @@ def test_incompatible_options_show_trim_messages_own_error_then_recover(control,
     assert page_statuses(explorer) == explorer.statuses
 
 
+def test_every_conflict_is_listed_at_once_with_the_option_to_change():
+    messages = load_conversation("agent_tools")
+    explorer = TrimExplorer(messages, max_tokens=600, start_on="human", include_system=True)
+    assert explorer.conflicts == [] and explorer.report is not None
+    explorer.strategy.value = "first"  # both start_on and include_system now conflict
+    assert len(explorer.conflicts) == 2
+    start_on, include_system = explorer.conflicts
+    assert "start_on='human'" in start_on and "set start_on to None" in start_on
+    assert "include_system=True" in include_system and "untick include_system" in include_system
+    page = explorer.output.value
+    assert page.count("<li>") == 2 and "These 2 options conflict" in page
+    assert "the slider and the other controls keep their values" in page.lower()
+
+    explorer.max_tokens.value = 300  # moved while in conflict: remembered, not lost
+    explorer.include_system.value = False  # fix one: the other is still listed, alone
+    assert len(explorer.conflicts) == 1 and "start_on" in explorer.conflicts[0]
+    assert "This option conflicts" in explorer.output.value
+    explorer.start_on.value = "none"  # fix the other: the table is back, at the slider's new value
+    assert explorer.conflicts == [] and explorer.error == ""
+    want = expected(messages, max_tokens=300, strategy="first")
+    assert explorer.statuses == [r.status for r in want.rows]
+
+
 def test_a_widget_built_with_incompatible_options_starts_with_the_error():
     explorer = TrimExplorer(load_conversation("bob"), strategy="first", include_system=True)
     assert "include_system parameter is only valid with strategy='last'" in explorer.error

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from course_utils.checks.kinds import choice_question, _check_number
+from course_utils.checks.kinds import KeyIdea, choice_question, _check_number
 from course_utils.checks.machinery import _learner_line, describe, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
@@ -179,6 +179,18 @@ EX02_Q4_OPTIONS = {
 }
 
 
+#: What a reason for q4 must name: the fixed parts are over the limit, and U (the pasted document) is the one to shrink.
+EX02_Q4_IDEA = KeyIdea(
+    "say which term of B = L - S - U - R is too big here, and why trimming the history cannot fix it",
+    (
+        "document", "user input", "the input", "input", "pasted", "paste", "u ", "u=", "u)", "s + u + r",
+        "s+u+r", "fixed part", "fixed", "exceed", "over the limit", "more than the limit", "too big", "too large",
+        "shrink", "smaller", "summar",
+        "سند", "متن", "ورودی", "کاربر", "ثابت", "بیشتر از", "کوچک", "خلاصه",  # Persian: document, text, input, ...
+        "文档", "文件", "输入", "用户", "固定", "超过", "缩短", "摘要", "总结",  # Chinese: document, input, fixed, ...
+    ),
+)
+
 _ex02_q4 = choice_question(
     ex02,
     "choose a fix",
@@ -200,7 +212,8 @@ _ex02_q4 = choice_question(
         "history does not fit. Trimming cannot fix it.",
         "d": "a margin is taken off the limit as well: it makes things worse.",
     },
-    keywords=("user", "document", " u ", "u =", "fixed"),
+    keywords=(),
+    ideas=(EX02_Q4_IDEA,),
     praise="shrinking U is the only option that makes room: 2048 - 900 - 300 - 512 = 336 tokens for the history. "
     "Trimming cannot help when the fixed parts alone are over the limit.",
 )

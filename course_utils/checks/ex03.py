@@ -20,6 +20,7 @@ from langchain_core.messages import (
 from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils.checks.kinds import (
+    KeyIdea,
     choice_question,
     _check_message_list,
     _counts_of,
@@ -122,6 +123,36 @@ def _greedy_last(messages, max_tokens, counter, *, strict=False, skip=False):
     return list(reversed(kept))
 
 
+class _CounterMisuse(TypeError):
+    """The learner called the token counter with something other than a list of messages."""
+
+
+def _list_counter(counter):
+    """``counter`` as the learner's function receives it: it refuses anything but a list of messages.
+
+    Called with one message, a list counter would iterate over the message's
+    fields and fail deep inside the package (``'tuple' object has no
+    attribute 'id'``); this says what was wrong instead.
+    """
+
+    def token_counter(messages):
+        if isinstance(messages, BaseMessage):
+            raise _CounterMisuse(f"token_counter was given one {type(messages).__name__}, not a list")
+        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence) or not all(
+                isinstance(m, BaseMessage) for m in messages):
+            raise _CounterMisuse(f"token_counter was given {describe(messages)}, not a list of messages")
+        return counter(messages)
+
+    return token_counter
+
+
+def _explain_counter_misuse(exc: BaseException, about: str) -> str | None:
+    if isinstance(exc, _CounterMisuse):
+        return (f"for {about}: {exc}. The token counter takes a *list* of messages and returns their cost: "
+                f"`token_counter([message])` for one message, not `token_counter(message)`.")
+    return None
+
+
 def _ex03_q2_cases():
     from course_utils.tokens import dummy_token_counter
     from course_utils.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
@@ -176,7 +207,8 @@ def _ex03_q2(q, keep_last_tokens):
         about = f"{what} and max_tokens={budget}"
         given = list(messages)
         before = _snapshot(given)
-        got = _check_message_list(q, q.call(fn, given, budget, counter, about=about), "keep_last_tokens")
+        got = _check_message_list(q, q.call(fn, given, budget, _list_counter(counter), about=about,
+                                            explain=_explain_counter_misuse), "keep_last_tokens")
         if _snapshot(given) != before:
             return q.wrong(f"for {about} your function changed the list it was given (now "
                            f"{_ids(given)[:4]}...). Walk `reversed(messages)` instead of reversing it in "
@@ -308,6 +340,18 @@ EX03_Q4_OPTIONS = {
 }
 
 
+#: What a reason for q4 must name: which end of the conversation strategy='first' keeps or loses.
+EX03_Q4_IDEA = KeyIdea(
+    "say which messages strategy='first' keeps, and which it loses once the history is over the budget",
+    (
+        "latest", "newest", "most recent", "recent", "new message", "new question", "last message",
+        "last question", "current question", "oldest", "older", "earliest", "old message", "beginning",
+        "start of the conversation", "first messages",
+        "جدید", "آخرین", "اخیر", "قدیمی", "اول گفتگو", "ابتدای",  # Persian: new, last, recent, old, ...
+        "最新", "最近", "最后", "最早", "最旧", "旧的", "开头", "前面的",  # Chinese: newest, recent, last, earliest, ...
+    ),
+)
+
 _ex03_q4 = choice_question(
     ex03,
     "a teammate's fix",
@@ -329,7 +373,8 @@ _ex03_q4 = choice_question(
         "c": "both strategies take the same token_counter; the problem is what strategy='first' keeps.",
         "d": "both strategies keep at most max_tokens; the problem is *which* messages they keep.",
     },
-    keywords=("latest", "newest", "last", "recent", "question", "oldest", "start"),
+    keywords=(),
+    ideas=(EX03_Q4_IDEA,),
     praise="strategy='first' keeps the oldest messages, so the model never sees the newest question. "
     "Keep strategy='last' and fix the boundary with start_on='human'.",
 )

@@ -10,6 +10,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -54,21 +55,68 @@ def is_reason(why: Any) -> bool:
     return len(why.split()) >= REASON_WORDS or len(_UNSPACED.findall(why)) >= REASON_UNSPACED_CHARS
 
 
-def _need_reason(q: Question, why: Any, name: str = "why") -> str:
-    """Stop unless ``why`` is a written reason (see :func:`is_reason`)."""
+@dataclass(frozen=True)
+class KeyIdea:
+    """An idea a written reason must name, recognised by any one of its ``words``.
+
+    ``words`` hold the idea in each of the course's languages (English,
+    Persian, Chinese), lower case. A word in Latin letters matches at the
+    start of a word ("newest" matches "newest" and "newest," but not
+    "renewest"); any other word matches anywhere, since Chinese writes no
+    spaces. ``nudge`` says what the reason should address, without giving
+    the answer away.
+
+    >>> idea = KeyIdea("say which messages it drops", ("newest", "latest", "最新", "جدید"))
+    >>> idea.named_in("It drops the newest question"), idea.named_in("它丢掉了最新的问题"), idea.named_in("it is slow")
+    (True, True, False)
+    """
+
+    nudge: str
+    words: tuple[str, ...]
+
+    def __post_init__(self):
+        if not isinstance(self.nudge, str) or not self.nudge.strip():
+            raise ValueError(f"nudge must be a non-empty string, got {self.nudge!r}")
+        if (isinstance(self.words, str) or not self.words
+                or not all(isinstance(w, str) and w.strip() and w == w.lower() for w in self.words)):
+            raise ValueError(f"words must be a non-empty tuple of lower-case strings, got {self.words!r}")
+
+    def named_in(self, text: str) -> bool:
+        lowered = " ".join(text.lower().split())
+        for word in self.words:
+            if re.match(r"[a-z0-9]", word):
+                if re.search(r"(?<![a-z0-9_])" + re.escape(word), lowered):
+                    return True
+            elif word in lowered:
+                return True
+        return False
+
+
+def _need_reason(q: Question, why: Any, name: str = "why", ideas: Sequence[KeyIdea] = ()) -> str:
+    """Stop unless ``why`` is a written reason (see :func:`is_reason`) that names each of ``ideas``.
+
+    The text is noted for the grader's record (``answer_text``) whatever the
+    outcome, so a teacher can read it.
+    """
     q.need(why, name)
     if not isinstance(why, str):
         q.stop(q.wrong(f"`{name}` should be your reason as a string (a sentence in quotes), got {describe(why)}."))
+    q.note_answer_text(why)
     if not is_reason(why):
         short = f"{describe(why.strip())} is too short: " if why.strip() else ""
         q.stop(q.not_attempted(f"{short}write your reason in `{name}` as a sentence of at least {REASON_WORDS} "
                                f"words, then check again."))
+    missing = [idea for idea in ideas if not idea.named_in(why)]
+    if missing:
+        q.stop(q.wrong(f"your reason in `{name}` does not say why yet: {'; '.join(i.nudge for i in missing)}. "
+                       f"Write it in your own words (English, Persian or Chinese) and check again."))
     return why
 
 
 def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
-                  feedback: Mapping[str, str], keywords: Sequence[str], praise: str) -> CheckResult:
-    """Multiple choice with a one-sentence justification (in any language)."""
+                  feedback: Mapping[str, str], keywords: Sequence[str], praise: str,
+                  ideas: Sequence[KeyIdea] = ()) -> CheckResult:
+    """Multiple choice with a one-sentence justification (in any language) that names the key ideas."""
     q.need(choice, "choice")
     letter = _letter(choice)
     if letter not in options:
@@ -77,6 +125,11 @@ def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str]
     _need_reason(q, why)
     if letter != answer:
         return q.wrong(f"({letter}) is not it: {feedback[letter]}")
+    missing = [idea for idea in ideas if not idea.named_in(why)]
+    if missing:
+        return q.wrong(f"({letter}) is the right choice, but your reason does not say why yet: "
+                       f"{'; '.join(i.nudge for i in missing)}. Write it in your own words (English, Persian "
+                       f"or Chinese) and check again.")
     lowered = why.lower()
     if keywords and not any(k in lowered for k in keywords):
         praise += (" Your reason does not use the words this lesson would (" + ", ".join(keywords[:3])
@@ -86,21 +139,27 @@ def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str]
 
 def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequence[str], solution: str,
                     options: Mapping[str, str], answer: str, feedback: Mapping[str, str], keywords: Sequence[str],
-                    praise: str, explanation: str = "") -> Question:
+                    praise: str, explanation: str = "", ideas: Sequence[KeyIdea] = ()) -> Question:
     """Register a multiple-choice question with a written reason as the next question of ``exercise``.
 
     The learner calls ``qN.check(choice, why)``. ``feedback`` has one message
-    per wrong letter; ``keywords`` are words a good reason tends to use (a
-    reason without any of them is still correct, with a nudge to compare it
-    with the solution); ``praise`` is shown for the right answer.
+    per wrong letter; ``praise`` is shown for the right answer. ``ideas``
+    (:class:`KeyIdea`) are what the reason must name: with the right letter
+    and a reason that names none of an idea's words, the result is "not
+    quite" with the idea's nudge. ``keywords`` (older, softer) are words a
+    good reason tends to use: a reason without any of them is still correct,
+    with a nudge to compare it with the solution.
     """
     missing = sorted(set(options) - {answer} - set(feedback))
     if answer not in options or missing:
         raise ValueError(f"answer {answer!r} must be one of the options {sorted(options)}, and every other option "
                          f"needs feedback (missing: {missing})")
+    ideas = tuple(ideas)
+    if not all(isinstance(idea, KeyIdea) for idea in ideas):
+        raise TypeError(f"ideas must be KeyIdea objects, got {ideas!r:.120}")
 
     def checker(q, choice, why):
-        return _check_choice(q, choice, why, options, answer, feedback, keywords, praise)
+        return _check_choice(q, choice, why, options, answer, feedback, keywords, praise, ideas)
 
     return exercise.question(title, usage, hints=hints, solution=solution, explanation=explanation)(checker)
 

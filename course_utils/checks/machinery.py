@@ -18,13 +18,16 @@ import re
 import textwrap
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
 from course_utils.style import FONT, MONO
+
+_install_cell_hook()  # in a kernel: note which answer cells stopped with an error (see cells.py)
 
 
 #: Strict mode: a result that is not correct raises AssertionError. Read from
@@ -94,6 +97,8 @@ class CheckResult:
     question: str  #: e.g. "q2 (keep the last N tokens)"
     status: str
     message: str
+    #: The learner's own words for a "why" answer, kept for the teacher's gradebook (None for other answers).
+    answer_text: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.status not in STATUSES:
@@ -247,6 +252,15 @@ class Question:
         self.solution_code = textwrap.dedent(solution).strip("\n")
         self.explanation = explanation
         self._signature = inspect.signature(checker)
+        self._answer_text: str | None = None
+
+    @property
+    def answer_names(self) -> list[str]:
+        """The names the notebook passes to ``check``, read from ``usage``: "q4.check(choice, why)" -> choice, why."""
+        match = re.search(r"\((.*)\)", self.usage)
+        if not match:
+            return []
+        return [part.strip() for part in match.group(1).split(",") if part.strip().isidentifier()]
 
     @property
     def label(self) -> str:
@@ -277,6 +291,10 @@ class Question:
 
     def stop(self, result: CheckResult):
         raise _Stop(result)
+
+    def note_answer_text(self, text: str) -> None:
+        """Keep a written answer ("why") with this check's result, for the teacher's gradebook."""
+        self._answer_text = text
 
     def need(self, value: Any, name: str) -> Any:
         """Stop with 'not attempted' when ``value`` is still ``...`` (or None)."""
@@ -333,25 +351,46 @@ class Question:
     # -- what the learner calls -----------------------------------------------------------
 
     def check(self, *args: Any, **kwargs: Any) -> CheckResult:
-        """Check the answer; never raises unless strict mode is on."""
+        """Check the answer; never raises unless strict mode is on.
+
+        When the cell that sets one of the answer's names stopped with an
+        error, the name still holds an older value: the check says the cell
+        did not run instead of grading that value (see :mod:`course_utils.checks.cells`).
+        """
+        self._answer_text = None
+        failed = failed_answer(self.answer_names)
         try:
             self._signature.bind(None, *args, **kwargs)
         except TypeError as exc:
             result = self.error(f"call it as `{self.usage}` ({exc}).")
         else:
-            try:
-                result = self._checker(self, *args, **kwargs)
-            except _Stop as stop:
-                result = stop.result
-            except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
-                result = self.error(
-                    f"the check could not use your answer: {type(exc).__name__}: {exc}{_learner_line(exc)}."
-                )
-            if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
-                result = self.error(f"the check returned {describe(result)} instead of a result.")
+            result = self._did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
         write_record(self, result)
         if STRICT and not result.correct:
             raise AssertionError(result.text)
+        return result
+
+    def _did_not_run(self, failed: FailedCell) -> CheckResult:
+        run = f" [{failed.execution_count}]" if failed.execution_count is not None else ""
+        return self.error(
+            f"the cell{run} that sets `{failed.name}` did not run to the end: it stopped with {failed.error}. "
+            f"Fix that cell and run it again, then run `{self.usage}`. Until then `{failed.name}` still holds "
+            f"an older value, and the check will not grade it."
+        )
+
+    def _run_checker(self, args: tuple, kwargs: dict) -> CheckResult:
+        try:
+            result = self._checker(self, *args, **kwargs)
+        except _Stop as stop:
+            result = stop.result
+        except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
+            result = self.error(
+                f"the check could not use your answer: {type(exc).__name__}: {exc}{_learner_line(exc)}."
+            )
+        if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
+            result = self.error(f"the check returned {describe(result)} instead of a result.")
+        if self._answer_text is not None and result.answer_text is None:
+            result = replace(result, answer_text=self._answer_text)
         return result
 
     def hint(self, level: int = 1) -> Note:

@@ -6,6 +6,10 @@ to it::
 
     {"exercise": "02", "question": 1, "title": "compute B", "status": "correct", "message": "..."}
 
+A question answered in the learner's own words ("why") adds
+``"answer_text": "..."`` (at most :data:`MAX_ANSWER_TEXT` characters), so the
+teacher can read the reason itself, not only the verdict.
+
 In a learner's notebook the variable is unset and nothing is written. The
 grader reads the lines back with :func:`read_records` and keeps only those
 :func:`valid_record` accepts: a line comes from a kernel that ran a
@@ -29,6 +33,8 @@ RECORD_ENV = "COURSE_CHECKS_RECORD"
 
 #: At most this many bytes of a record file are read.
 MAX_RECORD_BYTES = 10 * 1024 * 1024
+#: At most this many characters of a written answer are recorded.
+MAX_ANSWER_TEXT = 2000
 
 
 def write_record(question: Any, result: Any) -> None:
@@ -44,8 +50,12 @@ def write_record(question: Any, result: Any) -> None:
     if not path:
         return
     try:  # ASCII with escapes: a message holding a lone surrogate ("\udcff") is still written
-        line = json.dumps({"exercise": question.exercise, "question": question.number, "title": question.title,
-                           "status": result.status, "message": result.message}, ensure_ascii=True)
+        record = {"exercise": question.exercise, "question": question.number, "title": question.title,
+                  "status": result.status, "message": result.message}
+        answer_text = getattr(result, "answer_text", None)
+        if isinstance(answer_text, str):
+            record["answer_text"] = answer_text[:MAX_ANSWER_TEXT]
+        line = json.dumps(record, ensure_ascii=True)
         with open(path, "a", encoding="utf-8") as file:
             file.write(line + "\n")
     except (OSError, ValueError, TypeError):
@@ -69,8 +79,10 @@ def read_records(path: Path) -> list:
 
 
 def valid_record(record: Any) -> bool:
-    """True for a record shaped as :func:`write_record` writes it: two-digit exercise, question number, status."""
+    """True for a record shaped as :func:`write_record` writes it: two-digit exercise, question number, status
+    (and, when present, ``answer_text`` a string)."""
     return (isinstance(record, dict) and isinstance(record.get("exercise"), str)
             and re.fullmatch(r"\d\d", record["exercise"]) is not None
             and type(record.get("question")) is int and 0 < record["question"] < 1000 and record.get("status") in STATUSES
-            and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str))
+            and isinstance(record.get("message"), str) and isinstance(record.get("title", ""), str)
+            and isinstance(record.get("answer_text", ""), str))

@@ -19,7 +19,7 @@ from course_utils.grade.sandbox import Isolation
 # --- the gradebook ---------------------------------------------------------------------------------
 
 CSV_COLUMNS = ("student", "exercise", "file", "question", "title", "status", "message", "hint",
-               "notebook_status", "notebook_detail")
+               "notebook_status", "notebook_detail", "answer_text")
 
 #: status -> (symbol, colour, background)
 COLOURS = {
@@ -45,11 +45,11 @@ def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
         if not r.questions:
             why = r.detail or ("no checks of a known exercise ran in it (name the file NN_..._exercise.ipynb, "
                                "or keep its `from course_utils.checks import exNN` line)")
-            rows.append({**base, "question": "", "title": "", "status": "not run", "hint": "",
+            rows.append({**base, "question": "", "title": "", "status": "not run", "hint": "", "answer_text": "",
                          "message": f"no question could be graded: {why}"})
         for q in r.questions:
             rows.append({**base, "question": f"q{q.number}", "title": q.title, "status": q.status,
-                         "message": q.message, "hint": q.hint})
+                         "message": q.message, "hint": q.hint, "answer_text": q.answer_text})
     return rows
 
 

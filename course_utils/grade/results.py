@@ -47,6 +47,7 @@ class QuestionResult:
     status: str  #: one of QUESTION_STATUSES
     message: str
     hint: str  #: the question's first hint, unless the answer is correct
+    answer_text: str = ""  #: the student's own words, for a question answered in writing ("why")
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,16 @@ def question_results(exercise: str, records: list[dict], notebook_status: str) -
     results = []
     for number in sorted(set(known) | set(last)):
         title, usage, hint = known.get(number, (last.get(number, {}).get("title", ""), f"q{number}.check(...)", ""))
+        answer_text = ""
         if number in last:
             status, message = last[number]["status"], last[number]["message"]
+            answer_text = last[number].get("answer_text", "")
         elif notebook_status in ("ok", "error"):
             status, message = "not run", f"`{usage}` never ran: its cell is missing or was changed."
         else:
             status, message = "not run", f"`{usage}` never ran: the notebook stopped first ({notebook_status})."
         results.append(QuestionResult(number, clean_text(title), status, clean_text(message),
-                                      "" if status == "correct" else clean_text(hint)))
+                                      "" if status == "correct" else clean_text(hint), clean_text(answer_text)))
     return tuple(results)
 
 
