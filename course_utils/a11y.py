@@ -204,6 +204,13 @@ PAGE_SCRIPT = r"""(() => {
         }
       }
       describe(handle, label);
+      // The number beside the slider can be typed into (Tab reaches it next): name it too.
+      const readout = slider && slider.querySelector(':scope > .widget-readout');
+      if (readout && label && label.id && !readout.hasAttribute('aria-labelledby')) {
+        readout.setAttribute('role', 'textbox');
+        readout.setAttribute('aria-labelledby', label.id);
+        readout.setAttribute('aria-description', 'the value: type a number and press Enter');
+      }
       // The arrow keys belong to the slider: JupyterLab's notebook shortcuts (ArrowUp/Down move
       // between cells) skip an element with this attribute.
       handle.setAttribute('data-lm-suppress-shortcuts', 'true');

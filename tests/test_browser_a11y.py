@@ -231,6 +231,8 @@ def test_keyboard_only_walk_through_the_trim_explorer(lab):
         if active["role"] == "region":
             break
         visited.append(active["role"] or active["tag"])
+        if "widget-readout" in active["className"]:  # the slider's typed value, named after the slider
+            assert active["role"] == "textbox" and active["labelledby"] == handle["labelledby"], active
         if active["tag"] == "select":
             assert active["description"] in TRIM_HELP.values(), f"a dropdown without a description: {active}"
     else:
