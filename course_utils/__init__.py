@@ -17,11 +17,15 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting;
 - ``thresholds``: model limits, suggested thresholds and the threshold experiment (lesson 05);
 - ``samples``: the sample conversations in ``data/``.
+- ``tool_calling``: how the offline model picks tools, reads their arguments and answers from results (lesson 06);
+- ``agent_tools``: lesson 06's offline tools (forecast, web search, file reader) over ``data/agent/``;
+- ``agents``: running a task through an agent and measuring what each model call was sent (lesson 06).
 
 Pictures (take computed results, compute nothing): ``render`` (HTML and text
 tables), ``plots`` (matplotlib figures), ``widgets`` (ipywidgets), all in the
-colours and fonts of ``style``; ``a11y`` gives them what a screen reader needs
-(a text's language and direction, names for slider handles).
+colours and fonts of ``style``; ``agent_views`` draws lesson 06's agent runs;
+``a11y`` gives them what a screen reader needs (a text's language and direction,
+names for slider handles).
 
 Exercises and tools: ``checks`` (exercise feedback), ``grade`` (grading a
 folder of submissions: ``python -m course_utils.grade``), ``netguard`` (the one

@@ -72,6 +72,12 @@ from course_utils.facts import (  # noqa: F401  (re-exported)
 from course_utils.summaries import summary_reply, write_summary  # noqa: F401  (re-exported)
 from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
+from course_utils.tool_calling import (  # the tool rules live there (lesson 06)
+    plan_tool_calls,
+    recall_reply,
+    tool_name,
+    tool_results_reply,
+)
 
 TokenCounter = Callable[[list[BaseMessage]], int]
 
@@ -92,13 +98,6 @@ ASKS_PET = re.compile(
 ASKS_FOOD = re.compile(r"\bwhat(?:'s| is) my favou?rite food\b", re.I)
 ASKS_JOB = re.compile(r"\bwhat(?:'s| is) my job\b|\bwhat do i do for (?:a living|work)\b|\bwhat do i work as\b", re.I)
 GREETING = re.compile(r"^\s*(?:hi|hello|hey)\b", re.I)
-
-#: Words of a tool's name that say nothing about what it is for.
-GENERIC_TOOL_WORDS = frozenset("get fetch find search lookup look up tool current the for of".split())
-#: How to fill a tool argument from the question, by argument name.
-PLACE_PATTERN = re.compile(r"\b(?:in|for|at) ([a-z][\w .'-]*?)\s*(?:[?!.,]|$)", re.I)
-ARGUMENT_PATTERNS = {"city": PLACE_PATTERN, "location": PLACE_PATTERN, "place": PLACE_PATTERN}
-NUMBER_PATTERN = re.compile(r"-?\d+(?:\.\d+)?")
 
 FALLBACK_ECHO_CHARS = 60
 
@@ -221,7 +220,7 @@ def conversation_reply(messages: Sequence[BaseMessage]) -> str:
         reply = rule(text, facts)
         if reply is not None:
             return reply
-    return reply_fallback(text, facts)
+    return recall_reply(text, messages) or reply_fallback(text, facts)
 
 
 def last_human_text(messages: Sequence[BaseMessage]) -> str:
@@ -230,56 +229,8 @@ def last_human_text(messages: Sequence[BaseMessage]) -> str:
 
 
 # --- tools --------------------------------------------------------------------
-
-
-def tool_name(tool: dict) -> str:
-    return tool["function"]["name"]
-
-
-def tool_keywords(tool: dict) -> set[str]:
-    """get_weather -> {"weather"}: the words of a tool's name that say what it does."""
-    return set(re.split(r"[_\W]+", tool_name(tool).lower())) - GENERIC_TOOL_WORDS - {""}
-
-
-def choose_tool(text: str, tools: Sequence[dict], tool_choice: str | None) -> dict | None:
-    """The tool to call: the one tool_choice names, else the first whose keywords the text uses."""
-    if not tools or tool_choice == "none":
-        return None
-    named = [t for t in tools if tool_name(t) == tool_choice]
-    if named:
-        return named[0]
-    words = set(re.findall(r"[a-z0-9]+", text.lower()))
-    matching = [t for t in tools if tool_keywords(t) & words]
-    if matching:
-        return matching[0]
-    return tools[0] if tool_choice in ("any", "required") else None
-
-
-def tool_arguments(text: str, tool: dict) -> dict[str, Any]:
-    """Fill each argument from the question: a place after "in", a number, or the text."""
-    arguments = {}
-    properties = tool["function"].get("parameters", {}).get("properties", {})
-    for name, schema in properties.items():
-        kind = schema.get("type")
-        if name in ARGUMENT_PATTERNS and (match := ARGUMENT_PATTERNS[name].search(text)):
-            arguments[name] = match.group(1)
-        elif kind in ("integer", "number") and (match := NUMBER_PATTERN.search(text)):
-            arguments[name] = int(float(match.group())) if kind == "integer" else float(match.group())
-        elif kind in ("string", None):
-            arguments[name] = text
-    return arguments
-
-
-def tool_results_reply(messages: Sequence[BaseMessage]) -> str:
-    """Answer from the trailing ToolMessages, naming the tool each came from."""
-    names = {call["id"]: call["name"] for m in messages if isinstance(m, AIMessage) for call in m.tool_calls}
-    results = []
-    for message in reversed(messages):
-        if not isinstance(message, ToolMessage):
-            break
-        name = message.name or names.get(message.tool_call_id, "the tool")
-        results.insert(0, f"{name} says: {readable_text(message)}")
-    return "Here's what I found. " + " ".join(results)
+# Which tools to call, with which arguments, and answers from their results:
+# course_utils/tool_calling.py (imported above).
 
 
 # --- the model ----------------------------------------------------------------
@@ -333,15 +284,22 @@ class InvalidToolSequenceError(ValueError):
         return (type(self), (self.orphans,))
 
 
+#: A random id (uuid4, as add_messages and SummarizationMiddleware assign).
+UUID_PATTERN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def input_digest(messages: Sequence[BaseMessage]) -> str:
     """A short, stable hash of what a call was sent.
 
-    Message ids are part of it: in a graph, add_messages gives every input
-    message a unique id, so two different calls never produce the same reply
-    id, even from two model instances writing to one checkpointed thread.
+    Message ids are part of it, except the random ones (uuid4) add_messages
+    gives messages that have none: a run whose inputs carry fixed ids then
+    gets the same reply ids, and tool call ids, every time (lesson 06 counts
+    their tokens). Within a thread the input grows, so two calls differ anyway.
     """
     payload = [
-        (m.type, m.id, m.content, getattr(m, "tool_calls", None), getattr(m, "tool_call_id", None)) for m in messages
+        (m.type, None if m.id and UUID_PATTERN.fullmatch(m.id) else m.id, m.content,
+         getattr(m, "tool_calls", None), getattr(m, "tool_call_id", None))
+        for m in messages
     ]
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
@@ -458,6 +416,11 @@ class OfflineChatModel(BaseChatModel):
     @property
     def _llm_type(self) -> str:
         return "offline-chat"
+
+    def _resolve_model_profile(self) -> dict[str, Any]:
+        # The profile create_agent's middleware reads: ("fraction", 0.8) triggers
+        # need max_input_tokens, the window this model enforces.
+        return {"max_input_tokens": self.context_window, "tool_calling": True, "tool_choice": True}
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
@@ -577,10 +540,11 @@ class OfflineChatModel(BaseChatModel):
         text = last_human_text(messages)
         if ASKS_SUMMARY.search(text):
             return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
-        tool = choose_tool(text, tools, tool_choice)
-        if tool is not None:
-            call = {"name": tool_name(tool), "args": tool_arguments(text, tool), "id": f"call-{reply_id}"}
-            return AIMessage("", tool_calls=[{**call, "type": "tool_call"}], id=reply_id)
+        calls = plan_tool_calls(text, tools, tool_choice)
+        if calls:
+            ids = [f"call-{reply_id}" if k == 0 else f"call-{reply_id}-{k + 1}" for k in range(len(calls))]
+            tool_calls = [{**call, "id": id_, "type": "tool_call"} for call, id_ in zip(calls, ids)]
+            return AIMessage("", tool_calls=tool_calls, id=reply_id)
         return AIMessage(conversation_reply(messages), id=reply_id)
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from course_utils.tool_calling import without_message_tags
+
 # --- the rule tables ----------------------------------------------------------
 
 
@@ -109,7 +111,8 @@ def readable_text(message: BaseMessage) -> str:
     (Not :func:`course_utils.tokens.message_text`, which is what a tokenizer
     reads: content blocks and tool calls too.)
     """
-    return message.text.replace("\u2019", "'")
+    # Summary requests from SummarizationMiddleware wrap each message in XML tags (lesson 06).
+    return without_message_tags(message.text).replace("\u2019", "'")
 
 
 def sentences(text: str) -> list[str]:

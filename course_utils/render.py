@@ -44,14 +44,15 @@ from course_utils.a11y import lang_attrs
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
 from course_utils.style import FONT, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_COLOURS
-from course_utils.tokens import check_messages, counter_name, message_text
+from course_utils.tokens import TokenSplit, check_messages, counter_name, message_text
 from course_utils.trimming import NO_TRIM, STATUSES, TrimReport
 
 __all__ = [
     "COUNTER_LABELS",
     "preview", "role_label", "message_ref", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
-    "image_html", "experiment_table", "limits_table", "scroll_region_html",
+    "image_html", "experiment_table", "limits_table", "token_split_html", "token_comparison_html",
+    "scroll_region_html",
 ]
 
 #: How a table caption names the course's counters.
@@ -59,6 +60,9 @@ COUNTER_LABELS = {
     "exact": "exact counter (cl100k_base)",
     "approximate": "approximate counter (about 4 characters a token)",
     "dummy": "the reference page's dummy counter (10 tokens a message)",
+    "cl100k_base": "exact counter (cl100k_base)",
+    "o200k_base": "exact counter (o200k_base)",
+    "llama3": "exact counter (llama3)",
 }
 
 
@@ -500,21 +504,16 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
 def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_class: str = "") -> str:
     """``inner`` HTML in a box that scrolls on its own, which a keyboard can reach and scroll.
 
-    ``tabindex="0"`` puts the box in the Tab order (arrow keys and Page Up /
-    Down then scroll it), ``role="region"`` with ``aria-label`` names it for
-    a screen reader. The box only scrolls when ``inner`` is taller than
-    ``max_height``; a short table stays a named stop on the way through.
+    ``tabindex="0"`` puts it in the Tab order (the arrow keys then scroll it),
+    ``role="region"`` and ``aria-label`` name it for a screen reader, and
     ``data-lm-suppress-shortcuts`` keeps JupyterLab's notebook shortcuts off
-    while the box has focus: without it the arrow keys move to the next cell
-    instead of scrolling the box.
+    while it has focus (else the arrow keys move to the next cell).
 
     >>> scroll_region_html("<table></table>", label="messages sent")
     '<div style="max-height:32em;overflow-y:auto" role="region" aria-label="messages sent" tabindex="0" data-lm-suppress-shortcuts="true"><table></table></div>'
     """
-    check_text(inner, "inner")
-    check_text(label, "label")
-    check_text(max_height, "max_height")
-    check_text(css_class, "css_class")
+    for value, parameter in ((inner, "inner"), (label, "label"), (max_height, "max_height"), (css_class, "css_class")):
+        check_text(value, parameter)
     if not re.fullmatch(r"[0-9.]+(em|px|rem|vh|%)", max_height):
         raise ValueError(f"max_height must be a CSS length such as '32em', got {max_height!r}")
     css = f'class="{html.escape(css_class)}" ' if css_class else ""
@@ -585,3 +584,116 @@ def limits_table(rows: Sequence[Any]) -> str:
         cells = [f"{'no room':>17}" if row.h_max.get(task) is None else f"{row.h_max[task]:>17,}" for task in tasks]
         lines.append(f"{row.model:<26}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
     return "\n".join(lines)
+
+
+# --- a text cut into tokens (lesson 01's visualiser) -------------------------------
+
+#: Alternating backgrounds of whole tokens, and the look of a token that is part of a character.
+TOKEN_COLOURS = ("#d7e8f7", "#fde2c4")
+PARTIAL_TOKEN_STYLE = "background:#ececec;border:1px dashed #616161;" + MONO + ";font-size:0.8em"
+#: The languages the visualiser knows how to lay out: lang and dir attributes.
+TEXT_DIRECTION = {"fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh" dir="ltr"', "en": ' lang="en" dir="ltr"'}
+
+# Hover and keyboard focus show a token's id after it (JupyterLab keeps <style>; GitHub drops it and
+# keeps each token's title tooltip and the list of ids below the tokens).
+_TOKEN_CSS = (
+    "<style>.cu-token:hover::after,.cu-token:focus::after{content:' #' attr(data-id);font-size:0.75em;"
+    "color:#0d47a1;font-family:monospace;unicode-bidi:isolate;direction:ltr}"
+    ".cu-token:focus{outline:2px solid #0d47a1;outline-offset:1px}"
+    ".token-text-rtl textarea{direction:rtl;text-align:right}</style>"  # TokenView's text box, for Persian
+)
+
+
+def _token_span(piece: Any, position: int, total: int) -> str:
+    if piece.whole:
+        shown = piece.label.replace("\n", "\u21b5")  # a newline token stays visible as ↵
+        style = f"background:{TOKEN_COLOURS[position % 2]};white-space:pre-wrap"
+        spoken = f"token {position + 1} of {total}: {piece.label!r}, id {piece.token_id}"
+        direction = ""
+    else:
+        shown = piece.label
+        style = PARTIAL_TOKEN_STYLE
+        spoken = f"token {position + 1} of {total}: bytes {piece.label} of the character {piece.chars!r}, id {piece.token_id}"
+        direction = ' dir="ltr"'  # hex bytes read left to right, even inside Persian
+    title = f"id {piece.token_id}" + ("" if piece.whole else f": bytes {piece.label} of {piece.chars!r}")
+    return (
+        f'<span class="cu-token" role="listitem" tabindex="0" data-id="{piece.token_id}"{direction}'
+        f' title="{html.escape(title)}" aria-label="{html.escape(spoken)}"'
+        f' style="{style};border-radius:3px;padding:1px 0;margin:0 1px;line-height:1.9">{html.escape(shown)}</span>'
+    )
+
+
+def token_split_html(split: TokenSplit, *, lang: str | None = None) -> str:
+    """One tokenizer's cut of a text: the count, then every token in alternating colours.
+
+    Each token is focusable (``tabindex="0"``) and named for a screen reader
+    with its position, text and id; hovering or focusing it shows the id in
+    JupyterLab. A token that is only part of a character is drawn with a
+    dashed border and shown as its bytes in hex. ``lang`` ("en", "fa", "zh")
+    sets the text's ``lang`` and direction (Persian right to left). When the
+    tokenizer is unavailable, a note says so and only the approximate count
+    is given.
+
+    >>> from course_utils.tokens import split_tokens
+    >>> html_ = token_split_html(split_tokens("hello world", "o200k_base"), lang="en")
+    >>> html_.count('role="listitem"'), "2 tokens" in html_
+    (2, True)
+    """
+    check_instance(split, "split", TokenSplit, "split_tokens")
+    if lang is not None:
+        check_text(lang, "lang")
+        if lang not in TEXT_DIRECTION:
+            raise ValueError(f"lang must be one of {tuple(TEXT_DIRECTION)} or None, got {lang!r}")
+    attributes = TEXT_DIRECTION.get(lang, ' dir="auto"')
+    name = html.escape(split.encoding)
+    if not split.exact:
+        return (
+            f'<div class="cu-token-split" data-encoding="{name}" data-count="{split.count}" style="{FONT}">'
+            f'<div style="font-weight:600">{name}: about {split.count} tokens (approximate)</div>'
+            f'<div role="note" style="border:1px solid #a15c00;background:#fff4de;padding:4px 8px;border-radius:3px">'
+            f"{html.escape(split.note)}</div></div>"
+        )
+    total = len(split.pieces)
+    partial = f", {split.partial} of them part of a character" if split.partial else ""
+    spans = "".join(_token_span(piece, i, total) for i, piece in enumerate(split.pieces))
+    ids = " ".join(str(i) for i in split.ids)
+    return (
+        f'<div class="cu-token-split" data-encoding="{name}" data-count="{total}" style="{FONT}">'
+        f'<div style="font-weight:600">{name}: {total} tokens{partial}</div>'
+        f'<div role="list" aria-label="{name} tokens"{attributes} style="margin:4px 0;font-size:1.05em">{spans}</div>'
+        f'<details><summary style="font-size:0.85em">token ids</summary>'
+        f'<code style="{MONO};font-size:0.8em;word-break:break-all">{ids}</code></details></div>'
+    )
+
+
+def token_comparison_html(splits: Sequence[TokenSplit], *, lang: str | None = None, live: bool = True) -> str:
+    """Several tokenizers' cuts of the same text side by side (they wrap on a narrow screen).
+
+    ``live=True`` (the widget in JupyterLab) adds a small ``<style>`` that
+    shows a token's id on hover and keyboard focus. ``live=False`` is the
+    static copy stored for GitHub and nbconvert, which drop or show style
+    blocks unpredictably: inline styles only, the id in each token's tooltip
+    and in the "token ids" list.
+    """
+    splits = list(splits)
+    if not splits:
+        raise ValueError("splits must hold at least one TokenSplit, got none")
+    if not isinstance(live, bool):
+        raise TypeError(f"live must be True or False, got {type(live).__name__}: {live!r:.80}")
+    panes = "".join(
+        f'<div style="flex:1 1 300px;min-width:0;border:1px solid #bdbdbd;border-radius:4px;padding:6px 8px">'
+        f"{token_split_html(split, lang=lang)}</div>"
+        for split in splits
+    )
+    how = "Hover over a token, or reach it with Tab, to see its id." if live else (
+        "Hover over a token to see its id; every id is listed under \"token ids\"."
+    )
+    legend = (
+        '<div style="font-size:0.85em;color:#424242;margin-top:4px">Each coloured box is one token; '
+        "a dashed grey box is a token that holds only some of the UTF-8 bytes of a character, shown as "
+        f"those bytes in hex. {how}</div>"
+    )
+    return (
+        f'<div class="cu-token-comparison" style="{FONT}">{_TOKEN_CSS if live else ""}'
+        f'<div style="display:flex;flex-wrap:wrap;gap:8px">{panes}</div>{legend}</div>'
+    )

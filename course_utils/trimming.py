@@ -40,7 +40,7 @@ from langchain_core.messages import BaseMessage, SystemMessage, trim_messages
 from langchain_core.messages.utils import convert_to_messages, count_tokens_approximately
 
 from course_utils._args import check_int
-from course_utils.tokens import check_messages
+from course_utils.tokens import additive_parts, check_messages
 
 STATUSES = ("kept", "partial", "dropped")
 
@@ -201,11 +201,17 @@ def explain_trim(messages: Sequence[Any], **trim_kwargs: Any) -> TrimReport:
     if not all(isinstance(m, BaseMessage) for m in messages):
         messages = convert_to_messages(messages)  # dicts, tuples, strings: as trim_messages reads them
     messages = list(messages)
+    arguments = dict(trim_kwargs)
+    counter = _counted_once(messages, trim_kwargs["token_counter"]) if "token_counter" in trim_kwargs else None
+    counted_once = counter is not None
+    if counted_once:  # same counts, each message counted once (see _counted_once)
+        trim_kwargs = {**trim_kwargs, "token_counter": counter}
     result = trim_messages(messages, **trim_kwargs)  # the real decision, and its errors
 
     strategy = trim_kwargs.get("strategy", "last")
     start_on, end_on = trim_kwargs.get("start_on"), trim_kwargs.get("end_on")
-    counter = list_token_counter(trim_kwargs["token_counter"])
+    if counter is None:
+        counter = list_token_counter(trim_kwargs["token_counter"])
 
     if strategy == "last":
         kept_at, system_kept, end = _align_last(messages, result, trim_kwargs.get("include_system", False), end_on)
@@ -232,15 +238,58 @@ def explain_trim(messages: Sequence[Any], **trim_kwargs: Any) -> TrimReport:
         else:
             rows.append(TrimRow(i, message, "partial", _part_reason(message, part, strategy), part, counter))
 
+    if counted_once:  # fill each row's count in now: what its cached_property would compute
+        by_id, extra = counter.counts_by_id, counter.extra
+        for row in rows:
+            row.__dict__["tokens"] = by_id[id(row.message)] + extra
     return TrimReport(
         rows=rows,
         result=result,
         max_tokens=trim_kwargs["max_tokens"],
         strategy=strategy,
         result_tokens=counter(result) if result else 0,
-        arguments=dict(trim_kwargs),
+        arguments=arguments,
         counter=counter,
     )
+
+
+def _counted_once(messages: list[BaseMessage], token_counter: Any) -> Callable[[list[BaseMessage]], int] | None:
+    """A list counter that counts each of ``messages`` once, or None for a counter that may not add up.
+
+    ``trim_messages`` counts ever shorter prefixes in its binary search, and a
+    report reads every row's count, so the same message is counted many times.
+    The course's counters add up message by message
+    (:func:`~course_utils.tokens.additive_parts`; a per-message function does
+    too, by construction), so every list count is the sum of per-message
+    counts plus a fixed amount: count each message once, then serve each list
+    by adding up (tests check that every such counter adds up). Messages ``trim_messages`` makes itself (the
+    part of a split message) are counted when seen. Counts, and so results,
+    are identical.
+    """
+    parts = additive_parts(token_counter)
+    if parts is None and callable(token_counter) and not hasattr(token_counter, "get_num_tokens_from_messages"):
+        parameters = list(inspect.signature(token_counter).parameters.values())
+        if parameters and parameters[0].annotation is BaseMessage:  # what trim_messages treats as per-message
+            parts = token_counter, 0
+    if parts is None:
+        return None
+    one, extra = parts
+    by_id = {id(message): one(message) for message in messages}
+
+    def count(batch: list[BaseMessage]) -> int:
+        if len(batch) == 1 and id(batch[0]) in by_id:  # a row's own count: the common case
+            return by_id[id(batch[0])] + extra
+        if not batch:
+            return 0
+        try:
+            return sum(map(by_id.__getitem__, map(id, batch))) + extra
+        except KeyError:  # a message made by trim_messages (a split part)
+            return sum(by_id[id(m)] if id(m) in by_id else one(m) for m in batch) + extra
+
+    count.__name__ = count.__qualname__ = getattr(token_counter, "__name__", str(token_counter))
+    count.counts_by_id = by_id  # what explain_trim fills the rows' counts from
+    count.extra = extra
+    return count
 
 
 def untrimmed_report(messages: Sequence[BaseMessage], max_tokens: int, token_counter: Any) -> TrimReport:

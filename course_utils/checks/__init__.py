@@ -61,6 +61,7 @@ from course_utils.checks.ex02 import ex02
 from course_utils.checks.ex03 import EX03_BUDGET, EX03_COSTS, ex03, ex03_conversation
 from course_utils.checks.ex04 import EX04_CAP, ex04, ex04_state_messages
 from course_utils.checks.ex05 import ex05
+from course_utils.checks.ex06 import ex06
 from course_utils.checks.kinds import (
     REASON_UNSPACED_CHARS,
     REASON_WORDS,
@@ -94,6 +95,7 @@ __all__ = [
     "ex03",
     "ex04",
     "ex05",
+    "ex06",
     "is_strict",
     "set_strict",
 ]

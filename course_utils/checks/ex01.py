@@ -260,3 +260,70 @@ def _ex01_q4(q, without_trim, with_trim, why):
         return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
     return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
                      "cap (each call costs at most the cap).")
+
+
+#: Question 5: the languages of the sample sentences, and how close a prediction must be.
+EX01_LANGUAGES = {"en": "English", "fa": "Persian", "zh": "Chinese"}
+EX01_TOKENIZERS = ("cl100k_base", "o200k_base")
+EX01_TOLERANCE = 0.25
+
+
+def _ex01_choice(q, value, name, allowed):
+    """``value`` stripped, if it is one of ``allowed``; else stop with 'wrong' listing them."""
+    q.need(value, name)
+    if not isinstance(value, str) or value.strip() not in allowed:
+        q.stop(q.wrong(f"`{name}` should be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}."))
+    return value.strip()
+
+
+@ex01.question(
+    "predict: which tokenizer, which language, how many tokens",
+    "q5.check(fewer, costliest, o200k_tokens)",
+    hints=(
+        "A tokenizer with a larger vocabulary has whole tokens for more words of more languages. o200k_base "
+        "has about 200,000 tokens, cl100k_base about 100,000.",
+        "In UTF-8 a Chinese character is 3 bytes and carries a whole syllable; cl100k_base often needs one or "
+        "more tokens per Chinese character, while an English token covers about 4 letters.",
+    ),
+    solution="""
+    fewer = "o200k_base"      # the larger vocabulary has many Chinese words as single tokens
+    costliest = "zh"          # cl100k_base: more than one token per Chinese character
+    o200k_tokens = 20         # count_text_tokens(sample_text("zh"), "o200k_base")
+    """,
+)
+def _ex01_q5(q, fewer, costliest, o200k_tokens):
+    from course_utils.token_view import sample_text
+    from course_utils.tokens import count_text_tokens, tokenizer_status
+
+    for encoding in EX01_TOKENIZERS:
+        status = tokenizer_status(encoding=encoding)
+        if not status.exact_available:  # the check needs the real counts: say so, do not guess
+            return q.wrong(f"this check needs the exact {encoding} tokenizer, which is unavailable here: {status.note}")
+    text = sample_text("zh")
+    counts = {encoding: count_text_tokens(text, encoding) for encoding in EX01_TOKENIZERS}
+    per_char = {code: count_text_tokens(sample_text(code), "cl100k_base") / len(sample_text(code)) for code in EX01_LANGUAGES}
+
+    fewer = _ex01_choice(q, fewer, "fewer", EX01_TOKENIZERS)
+    costliest = _ex01_choice(q, costliest, "costliest", tuple(EX01_LANGUAGES))
+    predicted = q.as_int(o200k_tokens, "o200k_tokens")
+
+    best = min(counts, key=counts.get)
+    if fewer != best:
+        return q.wrong(f"the Chinese sentence is {counts[fewer]} {fewer} tokens but {counts[best]} {best} tokens. "
+                       f"{best}'s vocabulary is twice as large and holds many Chinese words whole.")
+    top = max(per_char, key=per_char.get)
+    if costliest != top:
+        return q.wrong(f"per character, cl100k_base spends {per_char[costliest]:.2f} tokens on the "
+                       f"{EX01_LANGUAGES[costliest]} sentence but {per_char[top]:.2f} on the {EX01_LANGUAGES[top]} one. "
+                       f"Count characters, not words: a Chinese character is a whole syllable, 3 bytes in UTF-8.")
+    real = counts["o200k_base"]
+    if predicted <= 0:
+        return q.wrong(f"`o200k_tokens` should be a positive number of tokens, got {predicted}.")
+    if abs(predicted - real) > EX01_TOLERANCE * real:
+        direction = "too high" if predicted > real else "too low"
+        return q.wrong(f"{predicted} is {direction}: the sentence has {len(text)} characters and {real} o200k_base "
+                       f"tokens ({real / len(text):.2f} a character). Run the visualiser below to see where it "
+                       f"cuts, then set `o200k_tokens` to the count it shows.")
+    return q.correct(f"o200k_base cuts the Chinese sentence into {real} tokens, cl100k_base into {counts['cl100k_base']} "
+                     f"({per_char['zh']:.2f} a character, the most of the three sentences). Your prediction "
+                     f"{predicted} was within {EX01_TOLERANCE:.0%}.")

@@ -1,0 +1,278 @@
+"""Exercise 06: an agent's context (``exercises/06_..._exercise.ipynb``, after ``notebooks/06_agent_context.ipynb``).
+
+The notebook binds its questions with ``from course_utils.checks import ex06``.
+Every check runs LangChain's real ``create_agent`` with the offline model and
+the lesson's offline tools, or calls the learner's middleware on agent
+histories generated inside the check.
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from course_utils.checks.kinds import _counts_of, _snapshot, choice_question, random_conversation
+from course_utils.checks.machinery import Exercise, describe
+from course_utils.sequences import orphaned_tool_messages
+
+ex06 = Exercise("06", "Agent context", "06_agent_context")
+
+#: Question 1: the window of the lesson's agent, the budget per call, and the facts it must keep.
+EX06_WINDOW = 2048
+EX06_BUDGET = 1300
+EX06_FACTS = 2
+#: Question 2: the trim budget of the hook (exact counter) and the generated histories.
+EX06_HOOK_TOKENS = 300
+EX06_SEEDS = (601, 602, 603, 604, 605, 606)
+
+
+def _trip_run(middleware, name="your middleware"):
+    from langchain.agents import create_agent
+
+    from course_utils.agent_tools import TRIP_TOOLS
+    from course_utils.agents import TRIP_SYSTEM_PROMPT, compare_runs, run_task
+    from course_utils.chat import OfflineChatModel
+
+    model = OfflineChatModel(context_window=EX06_WINDOW)
+    agent = create_agent(model, tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT, middleware=list(middleware))
+    run = run_task(agent, name=name)
+    return run, compare_runs([run])[0]
+
+
+def _counts_approximately(middleware) -> bool:
+    """Whether a middleware counts with LangChain's default approximate counter."""
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    counter = getattr(middleware, "token_counter", None)
+    if counter is None:
+        return hasattr(middleware, "edits")  # ContextEditingMiddleware without a counter: approximate
+    return getattr(counter, "func", counter) is count_tokens_approximately
+
+
+@ex06.question(
+    "configure a middleware to meet a token budget",
+    "q1.check(middleware)",
+    hints=(
+        "Section 8 of the lesson compares the strategies on this very task: look at the 'largest call' and "
+        "'facts answerable' columns. Clearing meets a budget but forgets; summarising keeps more.",
+        "Count as the budget does: pass `token_counter=exact_counter`. The largest call is the trigger plus the "
+        "system prompt and the tool schemas (about 250 tokens), so the trigger must be well under 1300.",
+    ),
+    solution="""
+    model = OfflineChatModel(context_window=2048)
+    middleware = [SummarizationMiddleware(model, trigger=("tokens", 1000), keep=("messages", 4),
+                                          token_counter=exact_counter)]
+    # also correct: summarizer=findings_summary (all four facts), or a trim to about 1000 tokens
+    # in a @before_model or @wrap_model_call hook with start_on="human", end_on=("human", "tool")
+    """,
+)
+def _ex06_q1(q, middleware):
+    from langchain.agents.middleware import AgentMiddleware
+
+    q.need(middleware, "middleware")
+    if isinstance(middleware, AgentMiddleware):
+        middleware = [middleware]
+    if isinstance(middleware, (str, bytes)) or not isinstance(middleware, Sequence):
+        return q.wrong(f"`middleware` should be a list of middleware, e.g. `[SummarizationMiddleware(...)]`, "
+                       f"got {describe(middleware)}.")
+    for i, item in enumerate(middleware):
+        if item is Ellipsis:
+            return q.not_attempted(f"`middleware[{i}]` is still `...`: put a middleware there.")
+        if not isinstance(item, AgentMiddleware):
+            return q.wrong(f"`middleware[{i}]` should be a middleware (SummarizationMiddleware(...), "
+                           f"ContextEditingMiddleware(...), a @before_model hook ...), got {describe(item)}.")
+    run, row = q.call(_trip_run, middleware, about="the lesson's task")
+    if row.orphaned_tool_results:
+        return q.wrong(f"{row.orphaned_tool_results} tool results were sent without their tool call: trim with "
+                       f"start_on=\"human\" and end_on=(\"human\", \"tool\").")
+    if row.turns_failed:
+        turn = run.failed_turns[0]
+        return q.wrong(f"turn {turn.number} failed: {turn.error[:160]}")
+    if row.largest_call > EX06_BUDGET:
+        worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
+        advice = ("lower the trigger (or the trim's max_tokens)" if middleware else
+                  "with no middleware every call is sent the whole history")
+        if any(_counts_approximately(m) for m in middleware):
+            advice += "; and count as the budget does: your middleware uses the default approximate counter, " \
+                      "pass token_counter=exact_counter"
+        return q.wrong(f"call {worst} was sent {row.largest_call} tokens, over the budget of {EX06_BUDGET}: "
+                       f"{advice}.")
+    if row.facts_answered < EX06_FACTS:
+        missed = [p.question for p in run.probes if not p.answered]
+        return q.wrong(f"every call is within {EX06_BUDGET} tokens (largest {row.largest_call}), but the agent "
+                       f"answers only {row.facts_answered} of {len(run.probes)} probes (not: {missed[0]!r} ...). "
+                       f"Keep more: clearing and tight trims forget; a summary, or a larger trim, keeps more.")
+    return q.correct(f"largest call {row.largest_call} tokens (budget {EX06_BUDGET}), {row.tokens_sent} tokens over "
+                     f"the task, no turn failed, no orphaned tool result, and {row.facts_answered} of "
+                     f"{len(run.probes)} facts still answerable.")
+
+
+def _call_tokens(run, index: int) -> int:
+    from course_utils.agents import call_tokens
+
+    return call_tokens(run.agent_calls[index])
+
+
+# --- question 2: a trimming hook that never orphans a tool result ------------------------------
+
+
+def _agent_histories() -> list[tuple[str, list[BaseMessage]]]:
+    """Agent states as a before_model hook sees them: no system message, ending on a request or on tool results.
+
+    Generated from seeded conversations with tool calls, cut just before a
+    model call: after a human message, or after the results of a tool call.
+    """
+    cases = []
+    for seed in EX06_SEEDS:
+        messages = random_conversation(seed, turns=8, system=False, tools=True)
+        ends = [i + 1 for i, m in enumerate(messages)
+                if isinstance(m, HumanMessage) or (isinstance(m, ToolMessage) and
+                                                    (i + 1 == len(messages) or not isinstance(messages[i + 1], ToolMessage)))]
+        rng = random.Random(seed)
+        for end in sorted(rng.sample(ends, min(3, len(ends)))):
+            state = messages[:end]
+            cases.append((f"a generated agent history of {_counts_of(state)} (seed {seed})", state))
+    # One whose last turn's tool results alone are over the budget.
+    big = [HumanMessage("Search the web for everything about Porto.", id="big-h"),
+           AIMessage("", tool_calls=[{"name": "web_search", "args": {"query": "Porto"}, "id": "big-c",
+                                      "type": "tool_call"}], id="big-a"),
+           ToolMessage(" ".join(["Porto market opening hours and prices."] * 60), tool_call_id="big-c", id="big-t")]
+    cases.append(("a history whose last tool result alone is over the budget", big))
+    return cases
+
+
+def _decorated_function(hook):
+    """The function ``@before_model`` wrapped (held in its method's closure), or None."""
+    method = type(hook).__dict__.get("before_model")
+    for cell in getattr(method, "__closure__", None) or ():
+        if inspect.isfunction(cell.cell_contents):
+            return cell.cell_contents
+    return None
+
+
+def _hook_result(q, hook, state_messages, about):
+    """What the hook keeps of a state: its update's messages after RemoveMessage(REMOVE_ALL_MESSAGES)."""
+    def trim_history(state):  # named so a message says `trim_history` returned ...
+        return hook.before_model(state, None)
+
+    result = q.call(trim_history, {"messages": list(state_messages)}, about=about)
+    if result is None:
+        return list(state_messages)
+    if not isinstance(result, dict) or "messages" not in result:
+        q.stop(q.wrong(f"for {about}: a before_model hook returns None or a state update "
+                       f"`{{\"messages\": [...]}}`, yours returned {describe(result)}."))
+    update = list(result["messages"])
+    if not update or not (isinstance(update[0], RemoveMessage) and update[0].id == REMOVE_ALL_MESSAGES):
+        q.stop(q.wrong(f"for {about}: your update does not start with RemoveMessage(id=REMOVE_ALL_MESSAGES). "
+                       f"add_messages merges an update into the state by id, so without it nothing is removed "
+                       f"and every call is still sent the whole history."))
+    return update[1:]
+
+
+@ex06.question(
+    "a @before_model hook that never orphans a tool result",
+    "q2.check(trim_history)",
+    hints=(
+        "Trim `state[\"messages\"]` with trim_messages(max_tokens=300, token_counter=exact_counter, "
+        "strategy=\"last\", start_on=..., end_on=...) and return "
+        "{\"messages\": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}.",
+        "start_on=\"human\" keeps a tool result from being first without its call; end_on=(\"human\", \"tool\") "
+        "lets the history end on a request or on tool results, where the model is called.",
+    ),
+    solution="""
+    @before_model
+    def trim_history(state, runtime):
+        kept = trim_messages(state["messages"], max_tokens=300, token_counter=exact_counter,
+                             strategy="last", start_on="human", end_on=("human", "tool"))
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}
+    """,
+)
+def _ex06_q2(q, trim_history):
+    from langchain.agents.middleware import AgentMiddleware
+
+    from course_utils.tokens import exact_counter
+
+    q.need(trim_history, "trim_history")
+    if not isinstance(trim_history, AgentMiddleware) or "before_model" not in type(trim_history).__dict__:
+        return q.wrong(f"`trim_history` should be the hook made by decorating your function with `@before_model`, "
+                       f"got {describe(trim_history)}.")
+    written = _decorated_function(trim_history)
+    if written is not None:
+        q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
+    for about, state in _agent_histories():
+        given = list(state)
+        before = _snapshot(given)
+        kept = _hook_result(q, trim_history, given, about)
+        if _snapshot(given) != before:
+            return q.wrong(f"for {about}: your hook changed the messages of the state in place; build a new list.")
+        ids = [m.id for m in state]
+        kept_ids = [getattr(m, "id", None) for m in kept]
+        if any(i not in ids for i in kept_ids) or kept_ids != sorted(kept_ids, key=ids.index):
+            return q.wrong(f"for {about}: keep messages of the state, in their order (you returned "
+                           f"{describe(kept_ids)}).")
+        orphans = orphaned_tool_messages(kept)
+        if orphans:
+            first = "starts with" if kept[0].id == orphans[0].id else "holds"
+            return q.wrong(f"for {about}: the kept history {first} a tool result ({orphans[0].id}) without the "
+                           f"AIMessage that called it; a provider refuses that. Use start_on=\"human\".")
+        tokens = exact_counter(kept) if kept else 0
+        if tokens > EX06_HOOK_TOKENS:
+            return q.wrong(f"for {about}: the kept history is {tokens} tokens (exact counter), over "
+                           f"{EX06_HOOK_TOKENS}: trim with max_tokens={EX06_HOOK_TOKENS} and token_counter=exact_counter.")
+        if kept and not isinstance(kept[-1], (HumanMessage, ToolMessage)):
+            return q.wrong(f"for {about}: the kept history ends on {kept[-1].type!r}; the model is called after a "
+                           f"request or tool results: use end_on=(\"human\", \"tool\").")
+        last_turn = max(i for i, m in enumerate(state) if isinstance(m, HumanMessage))
+        turn = state[last_turn:]
+        if exact_counter(turn) <= EX06_HOOK_TOKENS and state[last_turn].id not in kept_ids:
+            return q.wrong(f"for {about}: the current turn ({len(turn)} messages, {exact_counter(turn)} tokens) "
+                           f"fits in {EX06_HOOK_TOKENS} tokens but you dropped its request.")
+    run, row = q.call(_trip_run, [trim_history], about="the lesson's task")
+    if row.turns_failed or row.orphaned_tool_results:
+        return q.wrong(f"in the lesson's agent, {row.turns_failed} turns failed and {row.orphaned_tool_results} "
+                       f"orphaned tool results were sent.")
+    return q.correct(f"on {len(_agent_histories())} agent histories (ending on requests and on tool results, one "
+                     f"with a tool result over the budget) your hook kept at most {EX06_HOOK_TOKENS} tokens and never "
+                     f"a tool result without its call; in the lesson's agent no model call was refused.")
+
+
+# --- question 3: choose a strategy for a described agent ---------------------------------------
+
+choice_question(
+    ex06,
+    "choose a strategy for an agent",
+    "q3.check(choice, why)",
+    hints=(
+        "Which later steps need which tool results? And must the stored history stay whole?",
+        "Old file reads can be fetched again; test results cannot be re-read for free. One middleware clears "
+        "old results only in what is sent, and can leave some tools alone.",
+    ),
+    solution="""
+    choice = "c"
+    why = "Old file reads are the bulk and can be read again, so clearing them in what is sent saves the most; " \\
+          "exclude_tools keeps the test results the later steps need, and the stored history stays whole."
+    """,
+    options={
+        "a": "Send everything: the model's window is 200,000 tokens.",
+        "b": "SummarizationMiddleware with LangChain's default summary prompt and keep=(\"messages\", 20).",
+        "c": "ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=30000, keep=3, exclude_tools=[\"run_tests\"])]).",
+        "d": "A @before_model hook that trims with trim_messages(max_tokens=30000, start_on=\"human\") and "
+             "replaces the state with RemoveMessage(id=REMOVE_ALL_MESSAGES).",
+    },
+    answer="c",
+    feedback={
+        "a": "it fits, but every call pays again for every file read, and answer quality falls as the input "
+             "fills with old files (lost in the middle, context rot).",
+        "b": "a summary of 20,000-token files is lossy and costs a summary call each time; the exact test results "
+             "may not survive it, and the stored history is rewritten, so the review loses the raw output.",
+        "d": "a trim rewrites the stored history, which must stay whole for review, and drops the old test "
+             "results along with the files.",
+    },
+    keywords=("clear", "file", "test", "exclude", "history", "whole"),
+    praise="old file reads are cleared in what is sent (they can be read again), the test results stay because "
+           "run_tests is excluded, and the stored history keeps everything for the review.",
+)

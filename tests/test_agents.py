@@ -1,0 +1,292 @@
+"""Lesson 06: the offline model drives a real create_agent, and middleware manages its context.
+
+Everything runs LangChain's own create_agent, SummarizationMiddleware,
+ContextEditingMiddleware and before_model with the offline model and the
+offline tools; what each model call received is recorded by a callback.
+"""
+
+import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import (
+    ClearToolUsesEdit,
+    ContextEditingMiddleware,
+    SummarizationMiddleware,
+    before_model,
+)
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, trim_messages
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from course_utils.agent_tools import TRIP_TOOLS, file_text, forecast_text, get_weather, search_text, web_search
+from course_utils.agents import (
+    AGENT_SUMMARY_PROMPT,
+    ROLES,
+    TRIP_PROBES,
+    TRIP_SYSTEM_PROMPT,
+    TRIP_TASK,
+    call_rows,
+    compare_runs,
+    findings_summary,
+    fit_turn,
+    message_statuses,
+    orphans_received,
+    run_task,
+    tokens_by_role,
+    tool_schemas_message,
+)
+from course_utils.chat import InvalidToolSequenceError, OfflineChatModel
+from course_utils.tokens import exact_counter
+from course_utils.tool_calling import places_in, plan_tool_calls, recall_reply
+from course_utils.sequences import orphaned_tool_messages
+
+WINDOW = 2048
+
+
+def trip_agent(model, middleware=()):
+    return create_agent(model, tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT, middleware=list(middleware))
+
+
+def run(middleware_for=lambda model: (), window=WINDOW, name="run"):
+    model = OfflineChatModel(context_window=window)
+    return run_task(trip_agent(model, middleware_for(model)), name=name), model
+
+
+# --- the offline model drives an agent --------------------------------------------------
+
+
+def test_create_agent_calls_a_tool_and_answers_from_its_result():
+    agent = create_agent(OfflineChatModel(), tools=[get_weather])
+    state = agent.invoke({"messages": [HumanMessage("What is the weather in Porto today?")]})
+    messages = state["messages"]
+    calls = [m for m in messages if isinstance(m, AIMessage) and m.tool_calls]
+    results = [m for m in messages if isinstance(m, ToolMessage)]
+    assert len(calls) == 1 and calls[0].tool_calls[0]["args"]["city"] == "Porto"
+    assert len(results) == 1 and results[0].text.startswith("Porto, Saturday")
+    answer = messages[-1]
+    assert isinstance(answer, AIMessage) and not answer.tool_calls
+    # The answer quotes a line of the tool result it was sent.
+    assert any(line in answer.text for line in results[0].text.splitlines())
+
+
+def test_a_request_naming_several_places_gets_several_calls_in_one_turn():
+    reply = OfflineChatModel().bind_tools(TRIP_TOOLS).invoke("What is the weather in Porto and Lisbon on Saturday?")
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [
+        ("get_weather", {"city": "Porto", "day": "Saturday"}),
+        ("get_weather", {"city": "Lisbon", "day": "Saturday"}),
+    ]
+    assert len({c["id"] for c in reply.tool_calls}) == 2, "each call has its own id"
+
+
+def test_a_request_naming_several_tools_calls_each():
+    calls = plan_tool_calls(
+        "Search the web for trains to Porto and read the file trip_notes.md",
+        [t for t in OfflineChatModel().bind_tools(TRIP_TOOLS).kwargs["tools"]],
+    )
+    assert [c["name"] for c in calls] == ["web_search", "read_file"]
+    assert calls[1]["args"] == {"path": "trip_notes.md"}
+
+
+def test_a_tool_matches_by_its_description_but_not_by_one_stray_word():
+    tool = {"type": "function", "function": {"name": "lookup", "description": "Exchange rates between currencies.",
+            "parameters": {"type": "object", "properties": {}}}}
+    assert plan_tool_calls("What are the exchange rates for euros?", [tool]) == [{"name": "lookup", "args": {}}]
+    assert plan_tool_calls("What is the exchange like?", [tool]) == []
+
+
+def test_places_leave_out_days():
+    assert places_in("What is the weather in Porto today?") == ["Porto"]
+    assert places_in("weather for New York, Boston and Lisbon") == ["New York", "Boston", "Lisbon"]
+
+
+def test_it_answers_only_from_what_it_was_sent():
+    call = AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Porto"}, "id": "c1"}])
+    result = ToolMessage(forecast_text("Porto"), tool_call_id="c1", name="get_weather")
+    question = HumanMessage("How strong will the wind be in Porto on Saturday?")
+    model = OfflineChatModel()
+    seen = model.invoke([HumanMessage("Weather in Porto?"), call, result, AIMessage("Done."), question]).text
+    assert "24 km/h" in seen
+    cleared = result.model_copy(update={"content": "[cleared]"})
+    unseen = model.invoke([HumanMessage("Weather in Porto?"), call, cleared, AIMessage("Done."), question]).text
+    assert "24 km/h" not in unseen and "I only know what you've told me" in unseen
+    assert recall_reply("anything?", [HumanMessage("hi")]) is None, "a plain chat is left to the chat rules"
+
+
+def test_profile_gives_the_window_so_fraction_triggers_work():
+    model = OfflineChatModel(context_window=WINDOW)
+    assert model.profile["max_input_tokens"] == WINDOW
+    middleware = SummarizationMiddleware(model, trigger=("fraction", 0.5), keep=("messages", 4), token_counter=exact_counter)
+    result = run_task(trip_agent(model, [middleware]))
+    assert result.summary_calls, "the fraction trigger fired"
+    first = result.summary_calls[0]
+    # It fired on the first turn whose stored history reached half the window.
+    before = [c for c in result.agent_calls if c.number < first.number]
+    assert all(exact_counter([m for m in c.messages if not isinstance(m, SystemMessage)]) < WINDOW // 2 for c in before)
+
+
+def test_it_still_refuses_over_long_input_and_orphaned_tool_results():
+    with pytest.raises(ValueError, match="maximum context length"):
+        OfflineChatModel(context_window=50).invoke(file_text("trip_notes.md"))
+    orphan = ToolMessage("sunny", tool_call_id="gone")
+    with pytest.raises(InvalidToolSequenceError):
+        OfflineChatModel().invoke([HumanMessage("hi"), orphan])
+
+
+# --- the offline tools ---------------------------------------------------------------------
+
+
+def test_tools_are_deterministic_and_some_results_are_large():
+    assert web_search.invoke({"query": "food markets in Porto"}) == search_text("food markets in Porto")
+    assert exact_counter([HumanMessage(search_text("food markets in Porto"))]) > 400
+    assert exact_counter([HumanMessage(file_text("trip_notes.md"))]) > 200
+    assert forecast_text("Atlantis").lower() == forecast_text("atlantis").lower(), "a stable forecast for any place"
+    assert "Files in the trip folder" in file_text("nope.txt")
+    with pytest.raises(ValueError, match="query"):
+        search_text("")
+
+
+# --- middleware on the lesson's task ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runs():
+    everything, _ = run(window=100_000, name="everything")
+    summarised, _ = run(
+        lambda m: [SummarizationMiddleware(m, trigger=("tokens", 1200), keep=("messages", 4), token_counter=exact_counter,
+                                           summary_prompt=AGENT_SUMMARY_PROMPT)], name="summarise")
+    cleared, _ = run(lambda m: [ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=1200, keep=1)],
+                                                         token_counter=exact_counter)], name="clear")
+    return {"everything": everything, "summarise": summarised, "clear": cleared}
+
+
+def test_summarization_and_clear_tool_uses_each_reduce_the_tokens_sent(runs):
+    rows = {row.strategy: row for row in compare_runs(runs.values())}
+    full = rows["everything"]
+    assert full.turns_failed == 0 and full.facts_answered == len(TRIP_PROBES)
+    for name in ("summarise", "clear"):
+        assert rows[name].turns_failed == 0
+        assert rows[name].tokens_sent < full.tokens_sent, name
+        assert rows[name].largest_call < full.largest_call, name
+    assert rows["summarise"].summary_tokens > 0 and rows["clear"].summary_tokens == 0
+
+
+def test_sending_everything_fails_once_the_window_is_full():
+    failing, _ = run(window=WINDOW)
+    assert [t.number for t in failing.failed_turns] == [len(TRIP_TASK)]
+    assert "maximum context length" in failing.failed_turns[0].error
+
+
+def test_what_each_strategy_still_knows(runs):
+    # ClearToolUsesEdit keeps only the newest result; the model can no longer quote the others.
+    cleared = runs["clear"]
+    assert cleared.probes[-1].answered and not cleared.probes[0].answered
+    assert any(s == "cleared" for row in message_statuses(cleared)[1] for s in row)
+    _, grid = message_statuses(runs["summarise"])
+    assert any("summarised" in row and "summary" in row for row in grid)
+
+
+def test_the_recorder_sees_exactly_what_the_model_received():
+    model = OfflineChatModel(context_window=100_000)
+    result = run_task(trip_agent(model), TRIP_TASK[:2], probes=())
+    assert [call.messages for call in result.agent_calls] == model.calls
+    rows = call_rows(result)
+    schemas = exact_counter([tool_schemas_message(TRIP_TOOLS)])
+    assert [r.tokens for r in rows] == [sum(exact_counter([m]) for m in sent) + schemas for sent in model.calls]
+    assert all(r.parts["tool schemas"] == schemas for r in rows), "the recorder saw the bound tools"
+    assert rows[-1].parts["tool results"] > rows[-1].parts["human"], "tool results dominate"
+    assert set(rows[0].parts) == set(ROLES)
+
+
+def hook_middleware(trim):
+    @before_model
+    def trim_history(state, runtime):
+        kept = trim(state["messages"])
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}
+
+    return trim_history
+
+
+SAFE = dict(strategy="last", start_on="human", end_on=("human", "tool"), token_counter=exact_counter)
+
+
+@pytest.mark.parametrize(
+    "name, middleware_for",
+    [
+        ("summarise mid tool loop", lambda m: [SummarizationMiddleware(m, trigger=("tokens", 500), keep=("messages", 1),
+                                                                        token_counter=exact_counter)]),
+        ("summarise by fraction, keep tokens", lambda m: [SummarizationMiddleware(
+            m, trigger=("fraction", 0.5), keep=("tokens", 300), token_counter=exact_counter)]),
+        ("clear all but one", lambda m: [ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=600, keep=1)],
+                                                                 token_counter=exact_counter)]),
+        ("trim hook", lambda m: [hook_middleware(lambda ms: trim_messages(ms, max_tokens=900, **SAFE))]),
+        ("fit_turn hook", lambda m: [hook_middleware(lambda ms: fit_turn(ms, 700))]),
+    ],
+)
+def test_no_model_call_ever_receives_an_orphaned_tool_result(name, middleware_for):
+    result, model = run(middleware_for, name=name)
+    assert result.calls and orphans_received(result) == 0, name
+    assert all(not orphaned_tool_messages(sent) for sent in model.calls)
+    assert not result.failed_turns, [t.error for t in result.failed_turns]
+
+
+def test_the_orphan_check_catches_a_naive_trim():
+    naive = hook_middleware(lambda ms: trim_messages(ms, max_tokens=900, strategy="last", token_counter=exact_counter))
+    result, _ = run(lambda m: [naive])
+    assert orphans_received(result) > 0
+    assert any("tool_call_id" in (t.error or "") for t in result.failed_turns), "the model refused it"
+
+
+def test_fit_turn_keeps_the_current_turn_when_its_results_alone_exceed_the_budget():
+    model = OfflineChatModel(context_window=100_000)
+    result = run_task(trip_agent(model), TRIP_TASK[:2], probes=())
+    history = [SystemMessage(TRIP_SYSTEM_PROMPT), *result.messages[:-1]]  # ends on the search's tool result
+    safe = trim_messages(history, max_tokens=400, include_system=True, **SAFE)
+    assert [m.type for m in safe] == ["system"], "start_on='human' leaves only the system message"
+    fitted = fit_turn(history, 400)
+    assert exact_counter(fitted) <= 400
+    assert [m.type for m in fitted[:3]] == ["system", "human", "ai"] and fitted[-1].type == "tool"
+    assert fitted[1].text == TRIP_TASK[1] and not orphaned_tool_messages(fitted)
+    assert "cut to fit the budget" in fitted[-1].text
+
+
+def test_findings_summary_keeps_the_figures_of_tool_results():
+    result, _ = run(window=100_000)
+    summary = findings_summary(result.messages)
+    for _question, expected, _turn in TRIP_PROBES:
+        assert expected in summary
+    assert exact_counter([HumanMessage(summary)]) < exact_counter(result.messages) / 2
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+def test_bad_arguments_name_the_parameter():
+    agent = trip_agent(OfflineChatModel())
+    with pytest.raises(ValueError, match="requests"):
+        run_task(agent, "What is the weather in Porto?")
+    with pytest.raises(TypeError, match="messages"):
+        tokens_by_role("hello")
+    with pytest.raises(ValueError, match="max_tokens"):
+        fit_turn([HumanMessage("hi")], 0)
+    with pytest.raises(ValueError, match="max_lines_per_result"):
+        findings_summary([], max_lines_per_result=0)
+
+
+# --- the lesson's widget, without a browser ---------------------------------------------------------
+
+
+def test_agent_step_explorer_follows_its_controls(runs):
+    from course_utils.agent_views import agent_step_explorer, call_status_line
+
+    explorer = agent_step_explorer(list(runs.values()))
+    assert explorer.strategy.description == "strategy" and explorer.call.description == "model call"
+    assert explorer.strategy.value == "everything" and explorer.call.value == 1
+    explorer.strategy.value = "clear"
+    explorer.call.value = explorer.call.max
+    last = runs["clear"].agent_calls[-1]
+    assert call_status_line(runs["clear"], explorer.call.max) in explorer.view.value
+    assert explorer.view.value.count('data-role="cleared tool results"') == sum(
+        1 for m in last.messages if m.type == "tool" and m.text == "[cleared]")
+    assert repr(explorer).startswith("AgentStepExplorer('clear', call 8 of 8)")
+    with pytest.raises(ValueError, match="different names"):
+        agent_step_explorer([runs["clear"], runs["clear"]])
+    with pytest.raises(TypeError, match="runs"):
+        agent_step_explorer([])
