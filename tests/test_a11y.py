@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import configparser
+import html
 import re
 from pathlib import Path
 
@@ -155,8 +156,8 @@ def test_the_sanitiser_hides_the_png_bytes_but_keeps_the_words():
     config = configparser.ConfigParser()
     config.read(ROOT / "tests" / "nbval_sanitize.cfg")
     section = config["inline figures"]
-    html = render.image_html(b"\x89PNG fake", alt="History tokens grow")
-    cleaned = re.sub(section["regex"], section["replace"], html)
+    page = render.image_html(b"\x89PNG fake", alt="History tokens grow")
+    cleaned = re.sub(section["regex"], section["replace"], page)
     assert cleaned == '<img alt="History tokens grow" src="data:image/png;base64,PNG">'
 
 
@@ -248,3 +249,22 @@ def test_experiment_figure_words_hold_each_strategys_cost_and_memory():
     assert (f"trim: {trim[0].total_sent_tokens:,} tokens and {trim[0].facts_remembered} facts at threshold 256, "
             f"{trim[1].total_sent_tokens:,} tokens and {trim[1].facts_remembered} facts at 4,096") in alt
     assert f"(of {rows[0].facts_asked})" in alt
+
+
+def test_lesson_06_agent_figures_carry_their_words():
+    from langchain.agents import create_agent
+
+    from course_utils import agent_views
+    from course_utils.agent_tools import TRIP_TOOLS
+    from course_utils.agents import TRIP_SYSTEM_PROMPT, call_rows, run_task
+    from course_utils.chat import OfflineChatModel
+
+    agent = create_agent(OfflineChatModel(context_window=100_000), tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT)
+    run = run_task(agent, name="send everything")
+    rows = call_rows(run)
+    roles = agent_views.roles_figure(rows, limit=2048)
+    assert roles.alt_text.endswith(agent_views.roles_text(rows))
+    steps = agent_views.steps_figure(run)
+    assert steps.alt_text.endswith(agent_views.steps_text(run)) and "send everything" in steps.alt_text
+    for fig in (roles, steps):
+        assert f'<img alt="{html.escape(fig.alt_text)}"' in fig._repr_mimebundle_()["text/html"]
