@@ -37,6 +37,8 @@ TextLanguage(lang='zh', dir='auto')
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 from dataclasses import dataclass
 
@@ -122,6 +124,40 @@ def lang_attrs(text: str, lang: str | None = None) -> str:
     return TextLanguage(lang, "rtl" if lang.split("-")[0] in rtl else "auto").attrs()
 
 
+def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_class: str = "") -> str:
+    """``inner`` HTML in a box that scrolls on its own, which a keyboard can reach and scroll.
+
+    ``tabindex="0"`` puts it in the Tab order (the arrow keys then scroll it),
+    ``role="region"`` and ``aria-label`` name it for a screen reader, and
+    ``data-lm-suppress-shortcuts`` keeps JupyterLab's notebook shortcuts off
+    while it has focus (else the arrow keys move to the next cell).
+
+    >>> scroll_region_html("<table></table>", label="messages sent")
+    '<div style="max-height:32em;overflow-y:auto" role="region" aria-label="messages sent" tabindex="0" data-lm-suppress-shortcuts="true"><table></table></div>'
+    """
+    for value, parameter in ((inner, "inner"), (label, "label"), (max_height, "max_height"), (css_class, "css_class")):
+        check_text(value, parameter)
+    if not re.fullmatch(r"[0-9.]+(em|px|rem|vh|%)", max_height):
+        raise ValueError(f"max_height must be a CSS length such as '32em', got {max_height!r}")
+    css = f'class="{html.escape(css_class)}" ' if css_class else ""
+    return (
+        f'<div {css}style="max-height:{max_height};overflow-y:auto" role="region" aria-label="{html.escape(label)}" '
+        f'tabindex="0" data-lm-suppress-shortcuts="true">{inner}</div>'
+    )
+
+
+def with_word(bar: str, word: str, colour: str) -> str:
+    """A bar (or any mark) followed by a word saying what its colour means: status never by colour alone.
+
+    >>> with_word("<div></div>", "over", "#c62828").endswith('style="font-weight:bold;color:#c62828">over</span></div>')
+    True
+    """
+    for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour")):
+        check_text(value, parameter)
+    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
+            f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span></div>')
+
+
 # --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
 
 TRIM_HELP = {
@@ -156,7 +192,6 @@ def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
     names to words. In the page, :data:`PAGE_SCRIPT` copies the tooltip onto the
     focusable element as its ``aria-description``; a mouse user sees it on hover.
     """
-    import html
 
     import ipywidgets
 

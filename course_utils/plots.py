@@ -461,3 +461,72 @@ def experiment_alt_text(rows: Sequence[Any]) -> str:
             )
     return (f"Two panels against the threshold, tokens sent over the whole conversation and facts remembered "
             f"(of {asked}): " + "; ".join(parts) + ".")
+
+
+# --- retention strategies: recall against cost (lesson 05) --------------------------------------
+
+#: Marker and colour of each strategy of ``retention.compare_strategies``.
+RETENTION_STYLES = {
+    "trim": {"color": "#1e88e5", "marker": "o"},
+    "trim_chunked": {"color": "#00897b", "marker": "s"},
+    "summarise": {"color": "#43a047", "marker": "^"},
+    "summary_window": {"color": "#8e24aa", "marker": "D"},
+    "pinned_facts": {"color": "#f4511e", "marker": "P"},
+}
+CORNER_COLOUR = "#fff59d"
+
+
+def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[Any] | None = None, *, title: str | None = None) -> Figure:
+    """Recall against cost, one point per strategy and threshold, the cheap-and-good corner shaded.
+
+    ``points`` are ``retention.price_runs``'s (with caching); with
+    ``points_without_caching`` a second panel on the same axes shows the same
+    runs priced without caching. Each point is labelled with its threshold.
+    The shaded corner is what is at most as expensive as the best point
+    (``retention.best_point``: the cheapest with the top recall) and nearly as
+    good; the best point is circled. Only points below the top recall, and the
+    best one, carry their threshold as a label. The text alternative is
+    ``retention.describe_cost_recall``.
+    """
+    from course_utils.retention import STRATEGY_LABELS, CostPoint, best_point, describe_cost_recall
+
+    panels = [("with prompt caching", list(points), "cost")]
+    if points_without_caching is not None:
+        panels.insert(0, ("without caching", list(points_without_caching), "cost_without_caching"))
+    for _, pts, _ in panels:
+        if not pts:
+            raise TypeError("points must be a non-empty list of CostPoint (from retention.price_runs)")
+        for i, p in enumerate(pts):
+            check_instance(p, f"points[{i}]", CostPoint, "retention.price_runs")
+    check_text(title, "title", none_ok=True)
+    alt = describe_cost_recall(points, points_without_caching)
+    fig = _described(alt, figsize=(9.5 if len(panels) == 2 else 6.0, 4.2), dpi=100, layout="constrained")
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.08
+    for ax, (label, pts, attr) in zip(axes, panels):
+        costs = {id(p): getattr(p, attr) * 1000 for p in pts}
+        top = max(p.recall for p in pts)
+        best = min((p for p in pts if p.recall == top), key=lambda p: costs[id(p)])
+        # The corner: cheaper than (or as cheap as) the best point, and nearly as good.
+        ax.fill_between([0, costs[id(best)]], top * 100 - 12, 108, color=CORNER_COLOUR, alpha=0.8, zorder=0)
+        ax.annotate("cheap and good", (costs[id(best)], top * 100), xytext=(6, -16), textcoords="offset points", fontsize=8)
+        for strategy in dict.fromkeys(p.strategy for p in pts):
+            mine = sorted((p for p in pts if p.strategy == strategy), key=lambda p: p.threshold)
+            style = RETENTION_STYLES.get(strategy, {})
+            xs, ys = [costs[id(p)] for p in mine], [p.recall * 100 for p in mine]
+            ax.plot(xs, ys, linestyle=":", linewidth=1, label=STRATEGY_LABELS.get(strategy, strategy), **style)
+            for p, x, y in zip(mine, xs, ys):
+                if p.recall == top and p is not best:
+                    continue  # full-recall points crowd the top line: only the best one is labelled
+                ax.annotate(str(p.threshold), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6, color=style.get("color"))
+        ax.scatter([costs[id(best)]], [best.recall * 100], s=180, facecolors="none", edgecolors="black", linewidths=1.5, zorder=5)
+        ax.set_xlim(0, xmax)
+        ax.set_ylim(-5, 108)
+        ax.set_xlabel("cost, $ per 1,000 conversations")
+        ax.set_title(label, fontsize=10)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("facts remembered (%)")
+    axes[-1].legend(fontsize=7, loc="lower right")
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig

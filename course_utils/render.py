@@ -14,10 +14,8 @@ The HTML is meant to read well anywhere, including GitHub and nbconvert:
 - every piece of message text goes through :func:`html.escape`;
 - every cell holding message text has ``dir="auto"``, so Persian (or any
   right-to-left script) is laid out right to left and Chinese or English
-  left to right, each by its own first strong character; Persian text also
-  carries ``lang="fa" dir="rtl"`` and Chinese ``lang="zh"`` (``a11y.lang_attrs``),
-  so a screen reader reads each in its own voice;
-- a long table scrolls in a box a keyboard can reach (:func:`scroll_region_html`);
+  left to right, each by its own first strong character; Persian also gets
+  ``lang="fa" dir="rtl"``, Chinese ``lang="zh"`` (``a11y.lang_attrs``);
 - status is written out in words as well as in colour ("kept", "partial",
   "dropped"), so a printed handout or a colour-blind reader loses nothing.
 
@@ -40,7 +38,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils._args import check_instance, check_int, check_text
-from course_utils.a11y import lang_attrs
+from course_utils.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
 from course_utils.style import FONT, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_COLOURS
@@ -51,8 +49,7 @@ __all__ = [
     "COUNTER_LABELS",
     "preview", "role_label", "message_ref", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
-    "image_html", "experiment_table", "limits_table", "token_split_html", "token_comparison_html",
-    "scroll_region_html",
+    "image_html", "experiment_table", "limits_table", "token_split_html", "token_comparison_html", "scroll_region_html",
 ]
 
 #: How a table caption names the course's counters.
@@ -450,7 +447,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
         body.append(
             f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}"{row_style}>'
             + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
-            + f'<td style="padding:2px 6px">{_with_over_word(bar, over)}</td></tr>'
+            + f'<td style="padding:2px 6px">{with_word(bar, "over", LIMIT_COLOUR) if over else bar}</td></tr>'
         )
     caption = html.escape(COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter"))
     if report.limit is not None:
@@ -460,14 +457,6 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
         f'<table style="border-collapse:collapse;width:100%;font-size:90%">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )
-
-
-def _with_over_word(bar: str, over: bool) -> str:
-    """A row's bar, followed by the word "over" when the call is over the limit: never colour alone."""
-    if not over:
-        return bar
-    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
-            f'<span class="growth-over" style="font-size:85%;font-weight:bold;color:{LIMIT_COLOUR}">over</span></div>')
 
 
 def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, preview_chars: int = 60) -> str:
@@ -495,40 +484,12 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
     )
     # A long history makes a long table: it scrolls in its own box, so the plot and
     # the controls above it stay in view while the learner moves the turn slider.
-    return summary + scroll_region_html(
-        trim_report_html(report, preview_chars=preview_chars),
-        label=f"messages call {turn} sends", css_class="growth-turn-report",
-    )
-
-
-def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_class: str = "") -> str:
-    """``inner`` HTML in a box that scrolls on its own, which a keyboard can reach and scroll.
-
-    ``tabindex="0"`` puts it in the Tab order (the arrow keys then scroll it),
-    ``role="region"`` and ``aria-label`` name it for a screen reader, and
-    ``data-lm-suppress-shortcuts`` keeps JupyterLab's notebook shortcuts off
-    while it has focus (else the arrow keys move to the next cell).
-
-    >>> scroll_region_html("<table></table>", label="messages sent")
-    '<div style="max-height:32em;overflow-y:auto" role="region" aria-label="messages sent" tabindex="0" data-lm-suppress-shortcuts="true"><table></table></div>'
-    """
-    for value, parameter in ((inner, "inner"), (label, "label"), (max_height, "max_height"), (css_class, "css_class")):
-        check_text(value, parameter)
-    if not re.fullmatch(r"[0-9.]+(em|px|rem|vh|%)", max_height):
-        raise ValueError(f"max_height must be a CSS length such as '32em', got {max_height!r}")
-    css = f'class="{html.escape(css_class)}" ' if css_class else ""
-    return (
-        f'<div {css}style="max-height:{max_height};overflow-y:auto" role="region" aria-label="{html.escape(label)}" '
-        f'tabindex="0" data-lm-suppress-shortcuts="true">{inner}</div>'
-    )
+    table = trim_report_html(report, preview_chars=preview_chars)
+    return summary + scroll_region_html(table, label=f"messages call {turn} sends", css_class="growth-turn-report")
 
 
 def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit: bool = False) -> str:
-    """A PNG as an inline ``<img>`` (base64), so the HTML needs no file beside it.
-
-    ``alt`` is the text alternative: what the figure shows, in words. ``fit``
-    lets the image shrink to a narrower container instead of being cut.
-    """
+    """A PNG as an inline ``<img>`` (base64); ``alt`` says what it shows, ``fit`` lets it shrink to fit."""
     import base64
 
     if not isinstance(png, (bytes, bytearray)):
@@ -584,6 +545,45 @@ def limits_table(rows: Sequence[Any]) -> str:
         cells = [f"{'no room':>17}" if row.h_max.get(task) is None else f"{row.h_max[task]:>17,}" for task in tasks]
         lines.append(f"{row.model:<26}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
     return "\n".join(lines)
+
+
+# --- lesson 05: the models table and the strategies' costs, as text tables -------------------------
+
+
+def models_table() -> str:
+    """The rows of ``models.json`` as a text table: limits, tokenizer, prices and the date each was checked."""
+    from course_utils.models import MODELS
+
+    def cell(value, width, spec=""):
+        return f"{'-' if value is None else format(value, spec):>{width}}"
+
+    header = f"{'model':<25}{'provider':<11}{'window':>11}{'max out':>9}  {'tokenizer':<19}{'in':>6}{'cached':>8}{'out':>6}  checked"
+    lines = [header, "-" * len(header)]
+    for m in MODELS:
+        lines.append(
+            f"{m.model:<25}{m.provider:<11}{m.context_window:>11,}{cell(m.max_output_tokens, 9, ',')}  {m.tokenizer:<19}"
+            f"{cell(m.price_input, 6, 'g')}{cell(m.price_cached_input, 8, 'g')}{cell(m.price_output, 6, 'g')}  {m.checked}"
+        )
+    return "\n".join([*lines, "prices: US$ per million tokens; '-': not stated by the source read (see models.json)"])
+
+
+def strategy_table(points: Sequence[Any]) -> str:
+    """``retention.price_runs``'s points as a text table: memory, tokens, and cost with and without caching."""
+    from course_utils.retention import STRATEGY_LABELS, CostPoint
+
+    if isinstance(points, (str, bytes)) or not isinstance(points, Sequence) or not points:
+        raise TypeError(f"points must be a non-empty list of CostPoint (from retention.price_runs), got {points!r:.80}")
+    for i, p in enumerate(points):
+        check_instance(p, f"points[{i}]", CostPoint, "retention.price_runs")
+    header = f"{'strategy':<30}{'threshold':>9}{'facts':>7}{'summaries':>10}{'input':>9}{'output':>8}{'cached':>8}{'$ cached':>10}{'$ plain':>9}"
+    lines = [header, "-" * len(header)]
+    for p in points:
+        lines.append(
+            f"{STRATEGY_LABELS.get(p.strategy, p.strategy):<30}{p.threshold:>9}{f'{p.facts_remembered}/{p.facts_asked}':>7}"
+            f"{p.summaries:>10}{p.input_tokens:>9,}{p.output_tokens:>8,}{p.cached_share:>8.0%}"
+            f"{p.cost * 1000:>10.2f}{p.cost_without_caching * 1000:>9.2f}"
+        )
+    return "\n".join([*lines, "$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache"])
 
 
 # --- a text cut into tokens (lesson 01's visualiser) -------------------------------

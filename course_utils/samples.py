@@ -60,13 +60,18 @@ def _data_dir():
     return resources.files("course_utils").joinpath("data")
 
 
+#: Data files in ``course_utils/data/`` that are not conversations (``models.json``: see ``models.py``).
+NOT_CONVERSATIONS = frozenset({"models"})
+
+
 def list_conversations() -> list[str]:
     """Names of the sample conversations shipped with the course.
 
     >>> "agent_tools" in list_conversations()
     True
     """
-    return sorted(f.name[: -len(".json")] for f in _data_dir().iterdir() if f.name.endswith(".json"))
+    names = (f.name[: -len(".json")] for f in _data_dir().iterdir() if f.name.endswith(".json"))
+    return sorted(name for name in names if name not in NOT_CONVERSATIONS)
 
 
 def load_sample(name: str) -> Conversation:

@@ -11,15 +11,18 @@ Three tools, from rule of thumb to measurement:
    >>> suggestion.h_max, suggestion.trim_max_tokens
    (5782, 6582)
 
-2. :data:`MODEL_LIMITS`, the context windows of a few well-known models as
-   their providers document them (check your provider's docs: limits change).
+2. :data:`MODEL_LIMITS`, the context windows of a few models from the data
+   file ``models.json`` (``models.py``: each row dated and sourced; limits change).
 
 3. :func:`run_experiment`, which replays a long scripted conversation through
    three strategies, "none" (send everything), "trim" (``trim_messages`` to
    the threshold) and "summarise" (summarise when over the threshold, as the
    LangGraph how-to does, then trim what is still too long), for each
    threshold; it measures the tokens sent and asks fact questions at the end
-   to count what the model still remembers.
+   to count what the model still remembers. Lesson 05 itself now compares
+   five strategies by recall and by what a provider bills, with
+   ``retention.compare_strategies`` and ``costs.bill``; this replay stays as
+   the simpler, token-only version.
 
 Computing only: :func:`limits_rows` and :func:`run_experiment` return rows;
 the pictures of them live with the other pictures, ``render.limits_table``,
@@ -39,6 +42,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, tr
 from course_utils._args import check_instance, check_int
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.chat import OfflineChatModel
+from course_utils.models import MODELS, MODELS_NOTE
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
 from course_utils.sequences import safe_trim_kwargs, valid_tail
@@ -57,32 +61,17 @@ class ModelLimit:
     kind: str  #: "hosted" (an API) or "open weights" (you can run it yourself)
 
 
-#: Context windows of well-known models, from the providers' own model pages
-#: and model cards (2024). Check your provider's docs: limits change, and some
-#: providers also cap the reply (output tokens) separately.
-MODEL_LIMITS = (
-    ModelLimit("GPT-4o", "OpenAI", 128_000, "hosted"),
-    ModelLimit("GPT-4o mini", "OpenAI", 128_000, "hosted"),
-    ModelLimit("GPT-4 (original)", "OpenAI", 8_192, "hosted"),
-    ModelLimit("Claude 3.5 Sonnet", "Anthropic", 200_000, "hosted"),
-    ModelLimit("Claude 3 Haiku", "Anthropic", 200_000, "hosted"),
-    ModelLimit("Llama 3.1 8B Instruct", "Meta", 128_000, "open weights"),
-    ModelLimit("Mistral 7B Instruct v0.3", "Mistral AI", 32_768, "open weights"),
-    ModelLimit("Llama 3 8B Instruct", "Meta", 8_192, "open weights"),
-    ModelLimit("Phi-3 mini 4k instruct", "Microsoft", 4_096, "open weights"),
-)
-LIMITS_NOTE = (
-    "Context windows as documented by each provider (2024). Check your provider's docs: "
-    "limits change, differ between versions of a model, and the reply may have its own cap. "
-    "Windows documented as '128K' are listed as 128,000 (some are 131,072 = 128 x 1024 in the model's configuration)."
-)
+#: Context windows of a few models, from the data file ``models.json`` (see
+#: ``models.py``: every row dated and sourced; limits change).
+MODEL_LIMITS = tuple(ModelLimit(m.model, m.provider, m.context_window, m.kind) for m in MODELS)
+LIMITS_NOTE = MODELS_NOTE
 
 
 def model_limit(model: str) -> int:
     """The context window of a model in :data:`MODEL_LIMITS`, by name (case-insensitive).
 
-    >>> model_limit("gpt-4o mini")
-    128000
+    >>> model_limit("gpt-4 (original)")
+    8192
     """
     if not isinstance(model, str):
         raise TypeError(f"model must be a str, got {type(model).__name__}: {model!r:.80}")

@@ -457,6 +457,34 @@ def cost_without_system(messages, fact_id, max_tokens):
     return report.total_sent_tokens, None
 
 
+def _leading_match(sent, earlier):
+    n = 0
+    while n < min(len(sent), len(earlier)) and (sent[n].type, sent[n].text) == (earlier[n].type, earlier[n].text):
+        n += 1
+    return n
+
+
+def cache_previous_call_only(calls):
+    """05 q5 slip: compares each call with the one just before it, not with every earlier call."""
+    from course_utils.tokens import approximate_counter
+
+    return sum(
+        sum(approximate_counter([m]) for m in sent[: _leading_match(sent, calls[i - 1])])
+        for i, sent in enumerate(calls) if i
+    )
+
+
+def cache_anywhere(calls):
+    """05 q5 slip: counts every message sent before, wherever it sits in the call."""
+    from course_utils.tokens import approximate_counter
+
+    total = 0
+    for i, sent in enumerate(calls):
+        seen = {(m.type, m.text) for earlier in calls[:i] for m in earlier}
+        total += sum(approximate_counter([m]) for m in sent if (m.type, m.text) in seen)
+    return total
+
+
 LEAVE_OUT = object()  #: plan(key=LEAVE_OUT): a plan without that key
 
 
@@ -653,6 +681,11 @@ WRONG = [
     (ex05.q4, (plan(include_system="yes"), WHY), "wrong", "should be True"),
     (ex05.q4, (whole_list_plan(start_on="ai"), WHY), "wrong", "ToolMessage"),
     (ex05.q4, (plan(), "because"), "not attempted", "at least 3 words"),
+    # 05 q5: what a prompt cache serves
+    (ex05.q5, (cache_previous_call_only,), "wrong", "previous call only"),
+    (ex05.q5, (cache_anywhere,), "wrong", "only a *prefix*"),
+    (ex05.q5, (lambda calls: sum(len(call) for call in calls),), "wrong", "a cache serves"),
+    (ex05.q5, (lambda calls: None,), "wrong", "returned None"),
     # 06 q1: a middleware to a budget
     (ex06.q1, ([],), "wrong", "turn 4 failed"),
     (ex06.q1, (_ex06_middleware()["clears and forgets"],), "wrong", "answers only 1 of 4"),

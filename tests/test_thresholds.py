@@ -20,6 +20,7 @@ from course_utils.thresholds import (
     run_experiment,
     suggest_thresholds,
 )
+from course_utils.models import model_info
 from course_utils.tokens import exact_counter
 
 THRESHOLDS = (256, 1024, 8192)  # small, middle, larger than the whole long chat
@@ -95,7 +96,10 @@ def test_model_limits_are_plain_positive_numbers():
     names = [m.model for m in MODEL_LIMITS]
     assert len(names) == len(set(names))
     assert all(isinstance(m.context_window, int) and m.context_window >= 4096 for m in MODEL_LIMITS)
-    assert model_limit("GPT-4o") == 128_000 and model_limit("claude 3.5 sonnet") == 200_000
+    from course_utils.models import MODELS
+
+    assert [m.model for m in MODEL_LIMITS] == [m.model for m in MODELS]  # one source: models.json
+    assert model_limit("gpt-4 (original)") == model_info("GPT-4 (original)").context_window
     with pytest.raises(ValueError, match="model must be one of"):
         model_limit("gpt-99")
 
@@ -104,8 +108,9 @@ def test_limits_table_lists_every_model_and_says_when_there_is_no_room():
     table = limits_table(limits_rows())
     for entry in MODEL_LIMITS:
         assert entry.model in table and f"{entry.context_window:,}" in table
-    phi = next(line for line in table.splitlines() if line.startswith("Phi-3"))
-    assert phi.rstrip().endswith("no room")
+    smallest = min(MODEL_LIMITS, key=lambda m: m.context_window)
+    line = next(line for line in table.splitlines() if line.startswith(smallest.model))
+    assert line.split()[-1] == f"{suggest_thresholds(smallest.context_window, 'retrieval').h_max:,}"
     with pytest.raises(ValueError, match="tasks must name tasks"):
         limits_rows(["chat", "poetry"])
 
@@ -280,3 +285,73 @@ def test_experiment_rows_are_checked_by_type(rows):
         experiment_table([rows[0], {"strategy": "trim"}])
     with pytest.raises(TypeError, match="rows must be a non-empty list"):
         experiment_figure("rows")
+
+
+# --- models.json ----------------------------------------------------------------------------------
+
+
+def test_every_model_row_is_dated_and_sourced():
+    import datetime
+
+    from course_utils.models import MODELS
+
+    assert len(MODELS) >= 5
+    for row in MODELS:
+        assert datetime.date.fromisoformat(row.checked) <= datetime.date(2026, 12, 31), row.model
+        assert row.source.startswith("https://") and row.note.strip(), row.model
+        assert row.context_window > 0 and row.tokenizer
+        if row.has_prices and row.price_cached_input is not None:
+            assert row.price_cached_input <= row.price_input
+
+
+def test_the_loader_refuses_a_row_without_date_or_source():
+    import json
+    from importlib import resources
+
+    from course_utils.models import models_from_dict
+
+    raw = json.loads(resources.files("course_utils").joinpath("data", "models.json").read_text())
+    good = raw["models"][0]
+    for key, bad, message in (
+        ("checked", "late 2026", "'checked' must be a date"),
+        ("source", "the provider's page", "'source' must be an https:// address"),
+        ("context_window", 0, "'context_window' must be a positive int"),
+        ("price_input", None, "give both 'price_input' and 'price_output'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            models_from_dict({"models": [{**good, key: bad}]})
+    with pytest.raises(ValueError, match="missing keys"):
+        models_from_dict({"models": [{k: v for k, v in good.items() if k != "checked"}]})
+    with pytest.raises(ValueError, match="models repeated"):
+        models_from_dict({"models": [good, good]})
+
+
+def test_each_tokenizer_family_gets_its_counter():
+    from course_utils.models import EXACT_COUNTERS, MODELS, counter_for_tokenizer
+    from course_utils.tokens import approximate_counter
+
+    for row in MODELS:
+        choice = counter_for_tokenizer(row.tokenizer)
+        assert choice.exact == (row.tokenizer in EXACT_COUNTERS)
+        if not choice.exact:
+            assert choice.counter is approximate_counter and "approximate, margin" in choice.label
+            assert choice.margin_share > counter_for_tokenizer("cl100k_base").margin_share
+    assert counter_for_tokenizer("cl100k_base").counter is exact_counter
+
+
+def test_the_approximate_margin_covers_the_measured_error():
+    import math
+
+    from course_utils.calibration import safety_margin
+    from course_utils.models import EXACT_MARGIN_SHARE, approximate_worst_ratio, counter_for_tokenizer
+
+    for language in ("en", "fa", "zh"):
+        choice = counter_for_tokenizer("claude", language)
+        worst = approximate_worst_ratio(language)
+        assert choice.margin(8192) == max(math.ceil(EXACT_MARGIN_SHARE * 8192), safety_margin(8192, worst))
+        # Trimmed to L - M by the estimate, the true count stays inside L even when the estimate is worst-case low.
+        assert (8192 - choice.margin(8192)) * worst <= 8192
+    assert counter_for_tokenizer("claude", "fa").margin(8192) > counter_for_tokenizer("claude", "en").margin(8192)
+    assert counter_for_tokenizer("llama3").exact and counter_for_tokenizer("o200k_base").exact
+    with pytest.raises(ValueError, match="language must be one of"):
+        counter_for_tokenizer("claude", "de")

@@ -301,3 +301,112 @@ def _ex05_q4(q, plan, why):
                f"history ({len(kept)} messages)")
     return q.correct(f"R = {R} covers replies up to {longest}, M = {M} covers the 5% counting error, and {how} "
                      f"is sent without an orphaned ToolMessage.")
+
+
+# --- question 5: what a prompt cache serves (lesson 05, section 3) -----------------------------------
+
+
+def _ex05_cache_reference(calls):
+    """Tokens a prompt cache serves over ``calls`` (lists of messages), by ``costs.cached_prefix_tokens``."""
+    from course_utils.costs import Call, cached_prefix_tokens
+    from course_utils.retention import message_key
+    from course_utils.tokens import approximate_counter
+
+    records = [
+        Call("turn", tuple(message_key(m) for m in sent), tuple(approximate_counter([m]) for m in sent), 0)
+        for sent in calls
+    ]
+    return sum(cached_prefix_tokens(call, records[:i]) for i, call in enumerate(records))
+
+
+def _ex05_cache_mistakes(calls):
+    """What three common slips give: only the previous call, shared messages anywhere, whole calls."""
+    from course_utils.tokens import approximate_counter
+
+    def key(m):
+        return (m.type, m.text)
+
+    previous_only = anywhere = whole = 0
+    for i, sent in enumerate(calls):
+        if i == 0:
+            continue
+        before = calls[i - 1]
+        n = 0
+        while n < min(len(sent), len(before)) and key(sent[n]) == key(before[n]):
+            n += 1
+        previous_only += sum(approximate_counter([m]) for m in sent[:n])
+        seen = {key(m) for earlier in calls[:i] for m in earlier}
+        anywhere += sum(approximate_counter([m]) for m in sent if key(m) in seen)
+        if any(key(sent[0]) == key(e[0]) for e in calls[:i] if e and sent):
+            whole += sum(approximate_counter([m]) for m in sent)
+    return previous_only, anywhere, whole
+
+
+def _ex05_q5_cases():
+    from langchain_core.messages import HumanMessage as _Human
+
+    from course_utils.checks.kinds import random_conversation
+    from course_utils.retention import compare_strategies
+
+    cases = []
+    for run in compare_strategies("spread_chat", [1024], ["trim", "trim_chunked"], token_counter="approximate"):
+        cases.append((f"spread_chat, {run.strategy} at 1024 tokens", [list(sent) for sent in run.sent]))
+    messages = random_conversation(71, turns=6, system=True, tools=False)
+    humans = [i for i, m in enumerate(messages) if isinstance(m, _Human)]
+    cases.append(("a generated conversation sent whole every turn", [messages[: i + 1] for i in humans]))
+    # A call that repeats an older call's start, not the previous one's.
+    a, b = humans[1], humans[2]
+    cases.append(("calls that go back to an older start", [messages[: a + 1], [messages[0], *messages[b:b + 1]],
+                                                              messages[: a + 2]]))
+    return cases
+
+
+@ex05.question(
+    "what a prompt cache serves",
+    "q5.check(cached_tokens)",
+    hints=(
+        "For each call, walk its messages from the first one while they are the same as an earlier call's "
+        "messages at the same positions; stop at the first difference. Those leading messages are served from "
+        "the cache.",
+        "Compare with *every* earlier call and keep the longest match; count each matching message with "
+        "`approximate_counter([message])`; the first call has nothing before it.",
+    ),
+    solution="""
+    def cached_tokens(calls):
+        total = 0
+        for i, sent in enumerate(calls):
+            longest = 0
+            for earlier in calls[:i]:
+                n = 0
+                while n < min(len(sent), len(earlier)) and sent[n].type == earlier[n].type \\
+                        and sent[n].text == earlier[n].text:
+                    n += 1
+                longest = max(longest, n)
+            total += sum(approximate_counter([m]) for m in sent[:longest])
+        return total
+    """,
+)
+def _ex05_q5(q, cached_tokens):
+    fn = q.need_function(cached_tokens, "cached_tokens")
+    for about, calls in _ex05_q5_cases():
+        given = [list(sent) for sent in calls]
+        got = q.call(fn, given, about=about)
+        if got is None:
+            return q.wrong(f"`cached_tokens` returned None for {about}: return the number of tokens, an int.")
+        got = q.as_int(got, "what cached_tokens returned")
+        expected = _ex05_cache_reference(calls)
+        if got == expected:
+            continue
+        previous_only, anywhere, whole = _ex05_cache_mistakes(calls)
+        if got == anywhere:
+            return q.wrong(f"for {about}: you counted every message seen before, wherever it is. A cache serves "
+                           f"only a *prefix*: once one message differs, everything after it is new ({expected}).")
+        if got == whole:
+            return q.wrong(f"for {about}: you counted whole calls. Only the leading messages an earlier call also "
+                           f"started with are cached ({expected}).")
+        if got == previous_only:
+            return q.wrong(f"for {about}: you compared with the previous call only. A cache keeps every earlier "
+                           f"prefix: take the longest match with any earlier call ({expected}).")
+        return q.wrong(f"for {about}: a cache serves {expected} tokens, you returned {got}.")
+    return q.correct("your count matches the cache rule on sliding and chunked trimming and on generated calls. "
+                     "Run the next cell to compare the two trims.")

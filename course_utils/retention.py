@@ -1,0 +1,466 @@
+"""Retention strategies side by side (lesson 05): what each remembers, what each costs.
+
+:func:`compare_strategies` replays one scripted conversation through several
+ways of keeping the history under a threshold, and records for every model
+call exactly what was sent (as :class:`~course_utils.costs.Call` records) and,
+at the end, which facts the model can still answer. ``costs.bill`` then prices
+the calls with or without prompt caching, at any model's prices.
+
+The strategies (each sends at most ``threshold`` tokens per call):
+
+- ``"trim"``: ``trim_messages(max_tokens=threshold, strategy="last",
+  start_on="human", include_system=True)`` on every call, so the window slides
+  by a turn or so on every call.
+- ``"trim_chunked"``: trimming with a high and a low water mark. The kept
+  history keeps the same first message until a call would pass the high mark
+  (the threshold); then it is cut down to the low mark (``low_water`` of the
+  threshold) in one go. Between cuts every call starts with the same messages,
+  which a prompt cache can serve.
+- ``"summarise"``: the LangGraph how-to's policy: when the next call would pass
+  the threshold, the model writes (or extends) a summary, all but the last
+  ``keep_last`` messages are removed, and the summary joins the system prompt.
+  The request asks for a summary sized to the threshold ("Keep it to at most
+  N words."), as an application with a token budget must: a smaller budget
+  means a shorter summary, which keeps fewer facts.
+- ``"summary_window"``: a summary plus a trimmed recent window: when over the
+  threshold, only the messages that no longer fit a recent window of
+  ``window`` of the threshold are summarised; the window stays verbatim.
+- ``"pinned_facts"``: stable facts move to the system prompt. After each user
+  message, the facts it states (name, city, pet, favourite food, job) are
+  written into the system prompt, where trimming cannot reach them; the rest is
+  trimmed as in "trim". Here a rule reads the facts for free; a real
+  application pays for that step (an extraction call, or a tool the model calls).
+
+Every strategy replays the same script: the assistant's scripted replies join
+the history and are billed as the output of the turn's call, so strategies
+differ only in what they send and in the summaries they ask for (billed as
+output too). The offline model is called where its answer matters: to write
+summaries, and to answer the fact questions at the end (probes, not billed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
+
+from course_utils._args import check_instance, check_int
+from course_utils.chat import OfflineChatModel, read_facts, readable_text
+from course_utils.costs import Bill, Call, Prices, bill
+from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
+from course_utils.samples import Conversation, load_sample
+from course_utils.thresholds import (
+    Answer,
+    FactQuestion,
+    _check_questions,
+    _check_thresholds,
+    _turns,
+    fact_questions,
+)
+from course_utils.tokens import TokenCounter, check_messages, resolve_token_counter
+from course_utils.sequences import safe_trim_kwargs, valid_tail
+
+#: The strategies :func:`compare_strategies` knows, in the order lessons show them.
+STRATEGIES = ("trim", "trim_chunked", "summarise", "summary_window", "pinned_facts")
+#: A short description of each strategy, for tables and figure legends.
+STRATEGY_LABELS = {
+    "trim": "trim (sliding window)",
+    "trim_chunked": "trim in chunks (water marks)",
+    "summarise": "summarise (how-to)",
+    "summary_window": "summary + recent window",
+    "pinned_facts": "facts in the system prompt",
+}
+#: Words a summary may take per token of the threshold: a summary sized to the budget it lives in
+#: (1/64: 8 words at a 512-token threshold, 64 words at 4096). A real application picks its own share.
+SUMMARY_WORDS_PER_TOKEN = 1 / 64
+#: The heading under which pinned facts go into the system prompt.
+PINNED_HEADING = "What the user has told you about themselves:"
+
+
+def message_key(message: BaseMessage) -> str:
+    """A short fingerprint of a message's role and text: equal keys, equal messages (for the prompt cache)."""
+    digest = hashlib.sha1(f"{message.type}\x00{readable_text(message)}".encode("utf-8")).hexdigest()
+    return digest[:16]
+
+
+def _pair_overhead(counter: TokenCounter) -> int:
+    """Tokens a counter adds once per list (e.g. the reply priming of the exact counter)."""
+    a, b = HumanMessage("a"), AIMessage("b")
+    return max(0, counter([a]) + counter([b]) - counter([a, b]))
+
+
+def call_record(kind: str, messages: Sequence[BaseMessage], output_tokens: int, counter: TokenCounter) -> Call:
+    """A :class:`Call` for ``messages``: one part per message, plus the list's own overhead as a last part."""
+    overhead = _pair_overhead(counter)
+    parts = [max(0, counter([m]) - overhead) for m in messages]
+    rest = counter(list(messages)) - sum(parts)
+    keys = tuple(message_key(m) for m in messages)
+    if rest > 0:
+        keys, parts = (*keys, "list-overhead"), [*parts, rest]
+    return Call(kind, keys, tuple(parts), output_tokens)
+
+
+def pinned_facts_text(texts: Sequence[str]) -> str:
+    """The facts stated in ``texts`` as sentences, in a fixed order ("" when there are none).
+
+    >>> pinned_facts_text(["I'm Sara.", "I live in Valencia, by the sea."])
+    "The user's name is Sara. The user lives in Valencia."
+    """
+    facts = read_facts(list(texts))
+    lines = []
+    if facts.name:
+        lines.append(f"The user's name is {facts.name}.")
+    if facts.city:
+        lines.append(f"The user lives in {facts.city}.")
+    if facts.pet:
+        lines.append(f"The user's {facts.pet[0]} is called {facts.pet[1]}.")
+    if facts.food:
+        lines.append(f"The user's favourite food is {facts.food}.")
+    if facts.job:
+        lines.append(f"The user works as a {facts.job}.")
+    return " ".join(lines)
+
+
+class _Replay:
+    """One strategy at one threshold: the state it keeps, what it sends, and every call it made."""
+
+    def __init__(self, strategy, threshold, system, model, counter, keep_last, window, low_water, summary_words):
+        self.summary_words = summary_words
+        self.strategy, self.threshold, self.system = strategy, threshold, system
+        self.model, self.counter = model, counter
+        self.keep_last, self.window, self.low_water = keep_last, window, low_water
+        self.history: list[BaseMessage] = []
+        self.summary = ""
+        self.pinned = ""
+        self.user_texts: list[str] = []
+        self.chunk_start = 0  # trim_chunked: index in history where the kept part starts
+        self.calls: list[Call] = []
+        self.sent: list[tuple[BaseMessage, ...]] = []  # what each turn's call sent
+        self.summaries = 0
+
+    # -- what goes first: the system prompt, with the summary or the pinned facts
+    def head(self) -> list[BaseMessage]:
+        text = self.system.text if self.system is not None else ""
+        extra = SUMMARY_PREFIX + self.summary if self.summary else (f"{PINNED_HEADING} {self.pinned}" if self.pinned else "")
+        if extra:
+            text = f"{text}\n\n{extra}" if text else extra
+        return [SystemMessage(text, id="system")] if text else []
+
+    def _trim(self, messages: list[BaseMessage], cap: int) -> list[BaseMessage]:
+        return trim_messages(messages, **safe_trim_kwargs(cap, self.counter))
+
+    def _fits(self, human: HumanMessage, history: list[BaseMessage]) -> bool:
+        return self.counter([*self.head(), *history, human]) <= self.threshold
+
+    def _chunk_cut(self, human: HumanMessage) -> int:
+        """Where the kept history starts after cutting down to the low water mark."""
+        low = max(1, int(self.threshold * self.low_water))
+        kept = self._trim([*self.head(), *self.history, human], low)
+        kept_ids = {id(m) for m in kept}
+        for i, message in enumerate(self.history):
+            if id(message) in kept_ids:
+                return i
+        return len(self.history)
+
+    def _summarise(self, messages: list[BaseMessage]) -> None:
+        prompt = EXTEND_SUMMARY_PROMPT.format(summary=self.summary) if self.summary else CREATE_SUMMARY_PROMPT
+        if self.summary_words is not None:
+            prompt += f" Keep it to at most {self.summary_words} words."
+        request = [*messages, HumanMessage(prompt)]
+        reply = self.model.invoke(request)
+        self.calls.append(call_record("summary", request, reply.usage_metadata["output_tokens"], self.counter))
+        self.summary = reply.text
+        self.summaries += 1
+
+    def prepare(self, human: HumanMessage) -> None:
+        """Change the kept state before a turn's call, as the strategy does when over the threshold."""
+        if self.strategy == "pinned_facts":
+            self.user_texts.append(readable_text(human))
+            self.pinned = pinned_facts_text(self.user_texts)
+        elif self.strategy == "trim_chunked":
+            if not self._fits(human, self.history[self.chunk_start :]):
+                self.chunk_start = self._chunk_cut(human)
+        elif self.strategy == "summarise" and self.history and not self._fits(human, self.history):
+            self._summarise(self.history)
+            self.history = valid_tail(self.history, self.keep_last)
+        elif self.strategy == "summary_window" and self.history and not self._fits(human, self.history):
+            cap = max(1, int(self.threshold * self.window))
+            recent = self._trim([*self.history, human], cap)[:-1]
+            older = self.history[: len(self.history) - len(recent)]
+            if older:
+                self._summarise(older)
+                self.history = self.history[len(older) :]
+
+    def to_send(self, human: HumanMessage, where: str) -> list[BaseMessage]:
+        """What this strategy sends with ``human`` last (the kept state is not changed)."""
+        history = self.history[self.chunk_start :] if self.strategy == "trim_chunked" else self.history
+        messages = [*self.head(), *history, human]
+        if self.counter(messages) > self.threshold:
+            messages = self._trim(messages, self.threshold)
+        if not messages or messages[-1] is not human:
+            raise ValueError(
+                f"thresholds: {self.threshold} is too small for {where}: the system prompt and the new "
+                f"message alone cost {self.counter([*self.head(), human])} tokens"
+            )
+        return messages
+
+    def turn(self, number: int, human: HumanMessage, replies: list[BaseMessage]) -> None:
+        self.prepare(human)
+        sent = self.to_send(human, f"turn {number}")
+        # The turn's reply comes from the script (the same for every strategy), so the
+        # model is not asked for one; it is billed as this call's output.
+        output = self.counter(replies) - _pair_overhead(self.counter) if replies else 0
+        self.calls.append(call_record("turn", sent, max(0, output), self.counter))
+        self.sent.append(tuple(sent))
+        self.history += [human, *replies]
+
+    def ask(self, question: FactQuestion) -> Answer:
+        message = HumanMessage(question.question, id=f"question-{question.fact}")
+        sent = self.to_send(message, f"the question {question.question!r}")
+        reply = self.model.invoke(sent)
+        return Answer(question.fact, question.question, question.expected, reply.text)
+
+
+@dataclass(frozen=True)
+class StrategyRun:
+    """One strategy at one threshold: every billed call, and the final answers."""
+
+    strategy: str
+    threshold: int
+    calls: tuple[Call, ...] = field(repr=False)
+    answers: tuple[Answer, ...] = field(repr=False)
+    summaries: int  #: summary calls made
+    sent: tuple[tuple[BaseMessage, ...], ...] = field(default=(), repr=False)  #: the messages each turn's call sent
+
+    @property
+    def facts_remembered(self) -> int:
+        return sum(answer.correct for answer in self.answers)
+
+    @property
+    def facts_asked(self) -> int:
+        return len(self.answers)
+
+    @property
+    def recall(self) -> float:
+        """The share of fact questions answered right (0 to 1)."""
+        return self.facts_remembered / self.facts_asked
+
+    @property
+    def forgotten(self) -> list[str]:
+        return [answer.fact for answer in self.answers if not answer.correct]
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(call.input_tokens for call in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(call.output_tokens for call in self.calls)
+
+    @property
+    def max_input_tokens(self) -> int:
+        return max(call.input_tokens for call in self.calls if call.kind == "turn")
+
+    def bill(self, prices: Prices, *, caching: bool = True, min_cached_tokens: int = 0) -> Bill:
+        """What the provider bills for this run's calls (see ``costs.bill``)."""
+        return bill(self.calls, prices, caching=caching, min_cached_tokens=min_cached_tokens)
+
+
+def _check_strategies(strategies: Any) -> tuple[str, ...]:
+    if isinstance(strategies, str) or not isinstance(strategies, Sequence) or not strategies:
+        raise TypeError(f"strategies must be a non-empty list drawn from {STRATEGIES}, got {strategies!r:.80}")
+    for strategy in strategies:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategies must be drawn from {STRATEGIES}, got {strategy!r}")
+    if len(set(strategies)) != len(strategies):
+        raise ValueError(f"strategies must not repeat a strategy, got {list(strategies)}")
+    return tuple(strategies)
+
+
+def _check_share(value: Any, parameter: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError(f"{parameter} must be a number between 0 and 1 (a share of the threshold), got {value!r}")
+    return float(value)
+
+
+def compare_strategies(
+    conversation: Sequence[BaseMessage] | Conversation | str = "spread_chat",
+    thresholds: Sequence[int] = (512, 1024, 1536, 2048, 3072, 4096),
+    strategies: Sequence[str] = STRATEGIES,
+    questions: Sequence[FactQuestion] | None = None,
+    *,
+    token_counter: Any = "exact",
+    keep_last: int = 2,
+    window: float = 0.5,
+    low_water: float = 0.5,
+    summary_questions: int | None = 3,
+    summary_words_per_token: float | None = SUMMARY_WORDS_PER_TOKEN,
+) -> list[StrategyRun]:
+    """Replay ``conversation`` through each strategy at each threshold; one run per pair, strategies first.
+
+    ``token_counter`` counts what is sent (use your model's tokenizer: see
+    ``models.counter_for_tokenizer``); ``keep_last`` is the how-to's "keep
+    the last 2 messages"; ``window`` the share of the threshold the
+    summary_window strategy keeps verbatim; ``low_water`` the share chunked
+    trimming cuts down to; ``summary_words_per_token`` sizes the summary to
+    the threshold: each summary request asks for at most ``threshold *
+    summary_words_per_token`` words (None asks for no length, and the
+    model's own default applies).
+    """
+    if isinstance(conversation, str):
+        conversation = load_sample(conversation)
+    if isinstance(conversation, Conversation):
+        if questions is None:
+            questions = fact_questions(conversation)
+        conversation = conversation.messages
+    messages = check_messages(conversation, "conversation")
+    if questions is None:
+        raise ValueError("questions must be given when conversation is a list of messages (it lists no facts)")
+    questions = _check_questions(questions)
+    thresholds = _check_thresholds(thresholds)
+    strategies = _check_strategies(strategies)
+    keep_last = check_int(keep_last, "keep_last")
+    window = _check_share(window, "window")
+    low_water = _check_share(low_water, "low_water")
+    if summary_words_per_token is not None:
+        summary_words_per_token = _check_share(summary_words_per_token, "summary_words_per_token")
+    counter = resolve_token_counter(token_counter)
+    system, turns = _turns(messages)
+
+    runs = []
+    for strategy in strategies:
+        for threshold in thresholds:
+            model = OfflineChatModel(context_window=10_000_000, token_counter=counter, summary_questions=summary_questions)
+            words = None if summary_words_per_token is None else max(1, int(threshold * summary_words_per_token))
+            replay = _Replay(strategy, threshold, system, model, counter, keep_last, window, low_water, words)
+            for number, (human, replies) in enumerate(turns, start=1):
+                replay.turn(number, human, replies)
+            answers = tuple(replay.ask(question) for question in questions)
+            runs.append(StrategyRun(strategy, threshold, tuple(replay.calls), answers, replay.summaries, tuple(replay.sent)))
+    return runs
+
+
+@dataclass(frozen=True)
+class CostPoint:
+    """One run priced: what a figure or table shows for it."""
+
+    strategy: str
+    threshold: int
+    recall: float
+    facts_remembered: int
+    facts_asked: int
+    cost: float  #: dollars for the whole conversation, with caching as asked
+    cost_without_caching: float
+    cached_share: float
+    summaries: int
+    input_tokens: int
+    output_tokens: int
+
+
+def price_runs(runs: Sequence[StrategyRun], prices: Prices, *, caching: bool = True, min_cached_tokens: int = 0) -> list[CostPoint]:
+    """One :class:`CostPoint` per run, priced with and without caching."""
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(f"runs must be a non-empty list of StrategyRun (from compare_strategies), got {runs!r:.80}")
+    points = []
+    for i, run in enumerate(runs):
+        check_instance(run, f"runs[{i}]", StrategyRun, "compare_strategies")
+        with_cache = run.bill(prices, caching=caching, min_cached_tokens=min_cached_tokens)
+        without = run.bill(prices, caching=False)
+        points.append(
+            CostPoint(
+                run.strategy, run.threshold, run.recall, run.facts_remembered, run.facts_asked,
+                with_cache.cost, without.cost, with_cache.cached_share, run.summaries,
+                run.input_tokens, run.output_tokens,
+            )
+        )
+    return points
+
+
+def cheap_and_good(points: Sequence[CostPoint]) -> list[CostPoint]:
+    """The points no other point beats on both recall and cost (the cheap-and-good frontier), cheapest first."""
+    points = list(points)
+    frontier = [
+        p for p in points
+        if not any(q.recall >= p.recall and q.cost <= p.cost and (q.recall > p.recall or q.cost < p.cost) for q in points)
+    ]
+    return sorted(frontier, key=lambda p: (p.cost, -p.recall))
+
+
+def best_point(points: Sequence[CostPoint]) -> CostPoint:
+    """The cheapest point with the highest recall any point reaches."""
+    points = list(points)
+    if not points:
+        raise ValueError("points must not be empty")
+    top = max(p.recall for p in points)
+    return min((p for p in points if p.recall == top), key=lambda p: p.cost)
+
+
+__all__ = [
+    "PINNED_HEADING",
+    "STRATEGIES",
+    "STRATEGY_LABELS",
+    "CostPoint",
+    "StrategyRun",
+    "best_point",
+    "call_record",
+    "cheap_and_good",
+    "compare_strategies",
+    "message_key",
+    "pinned_facts_text",
+    "price_runs",
+]
+
+
+def describe_cost_recall(points: Sequence[CostPoint], points_without_caching: Sequence[CostPoint] | None = None) -> str:
+    """The point of the recall-against-cost figure in words, computed from the same numbers (its text alternative)."""
+    points = list(points)
+    if not points:
+        raise ValueError("points must not be empty")
+    best = best_point(points)
+    worst = max(points, key=lambda p: p.cost)
+    asked = best.facts_asked
+    lines = [
+        f"Recall against cost, one point per strategy and threshold ({len(points)} points, prompt caching on). "
+        f"The cheapest way to remember all {best.facts_remembered} of {asked} facts is "
+        f"{STRATEGY_LABELS[best.strategy]} at {best.threshold} tokens: ${best.cost * 1000:.2f} per 1,000 conversations.",
+    ]
+    low = [p for p in points if p.recall < 1]
+    if low:
+        forgetful = min(low, key=lambda p: p.recall)
+        lines.append(
+            f"The most forgetful is {STRATEGY_LABELS[forgetful.strategy]} at {forgetful.threshold} tokens "
+            f"({forgetful.facts_remembered} of {asked} facts, ${forgetful.cost * 1000:.2f})."
+        )
+    lines.append(f"The most expensive is {STRATEGY_LABELS[worst.strategy]} at {worst.threshold} tokens (${worst.cost * 1000:.2f}).")
+    if points_without_caching:
+        plain = best_point(list(points_without_caching))
+        lines.append(
+            f"Without caching the cheapest full-recall point is {STRATEGY_LABELS[plain.strategy]} at "
+            f"{plain.threshold} tokens (${plain.cost_without_caching * 1000:.2f})."
+        )
+    return " ".join(lines)
+
+
+__all__ += ["describe_cost_recall"]
+
+
+def fact_turns(conversation: Conversation | str = "spread_chat") -> dict[str, list[int]]:
+    """For each fact a sample lists, the turns (1 = the first) whose user message states its value.
+
+    >>> fact_turns("spread_chat")["name"]
+    [1, 24]
+    """
+    if isinstance(conversation, str):
+        conversation = load_sample(conversation)
+    check_instance(conversation, "conversation", Conversation, "samples.load_sample")
+    _, turns = _turns(conversation.messages)
+    return {
+        fact["fact"]: [n for n, (human, _) in enumerate(turns, start=1) if fact["value"].lower() in readable_text(human).lower()]
+        for fact in conversation.facts
+    }
+
+
+__all__ += ["fact_turns"]

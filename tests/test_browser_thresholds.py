@@ -1,0 +1,85 @@
+"""Lesson 05 in real JupyterLab in Chromium: Run All draws the recall-against-cost figure, its text
+alternative and the models table, and the budget calculator answers the keyboard."""
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from browser_support import OUTPUT, LabPage
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSON = ROOT / "notebooks" / "05_threshold_selection.ipynb"
+ARTIFACTS = ROOT / "test-artifacts" / "browser_thresholds"
+
+IDLE_AND_DONE_JS = """() => {
+    const app = window.jupyterapp;
+    const widget = app && app.shell.currentWidget;
+    const kernel = widget && widget.sessionContext && widget.sessionContext.session
+        && widget.sessionContext.session.kernel;
+    const running = [...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'));
+    return Boolean(kernel && kernel.status === 'idle' && !running);
+}"""
+
+
+@pytest.fixture(scope="module")
+def lesson(lab_server, chromium_browser):
+    shutil.copy(LESSON, lab_server.root / LESSON.name)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 1400})
+    page = LabPage(context.new_page(), lab_server)
+    page.open_notebook(LESSON.name)
+    # Run All, as a learner does, and wait until no cell is queued, twice in a row.
+    page.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.page.wait_for_function(
+        "(output) => [...document.querySelectorAll(output)].some(o => o.textContent.includes('cheapest with the most facts'))",
+        arg=OUTPUT,
+        timeout=90_000,
+    )
+    settled, deadline = 0, time.monotonic() + 60
+    while settled < 2 and time.monotonic() < deadline:
+        settled = settled + 1 if page.page.evaluate(IDLE_AND_DONE_JS) else 0
+        time.sleep(0.3)
+    yield page
+    context.close()
+
+
+def output_text(page: LabPage) -> str:
+    return page.page.evaluate("(output) => [...document.querySelectorAll(output)].map(o => o.textContent).join('\\n')", OUTPUT)
+
+
+def test_run_all_shows_the_figure_with_its_text_alternative_and_the_tables(lesson):
+    text = output_text(lesson)
+    assert "Recall against cost, one point per strategy and threshold" in text  # the text alternative
+    assert "H_max = 5892" in text
+    assert "checked" in text and "tokenizer" in text  # the models table's header
+    figures = lesson.page.locator(f"{OUTPUT} img")
+    assert figures.count() >= 2  # the budget bars and the recall-against-cost figure
+    # The recall-against-cost figure is the widest image: two panels, drawn at full size.
+    widths = [figures.nth(i).evaluate("img => img.naturalWidth") for i in range(figures.count())]
+    assert max(widths) >= 900
+    table = lesson.page.locator(f"{OUTPUT}", has_text="trim in chunks (water marks)").first
+    table.evaluate("el => el.scrollIntoView({block: 'start'})")
+    table.screenshot(path=str(ARTIFACTS / "strategy_table.png"))
+    figure = figures.nth(widths.index(max(widths)))
+    figure.evaluate("el => el.scrollIntoView({block: 'center'})")
+    figure.screenshot(path=str(ARTIFACTS / "cost_recall_figure.png"))
+    strategies = lesson.page.locator(".jp-MarkdownOutput table", has_text="water marks").first
+    strategies.evaluate("el => el.scrollIntoView({block: 'start'})")
+    strategies.screenshot(path=str(ARTIFACTS / "strategies_markdown_table.png"))
+    # A table line is never wrapped: the widest text table fits the output area.
+    overflow = table.evaluate("el => el.scrollWidth - el.clientWidth")
+    assert overflow <= 0, f"the strategies table is {overflow}px wider than its output area"
+
+
+def test_the_budget_calculator_answers_the_keyboard(lesson):
+    lesson.reveal(".budget-calculator", block="center")
+    before = lesson.slider_readout(".budget-calculator")
+    lesson.press_on_slider(".budget-calculator", "ArrowRight")
+    lesson.page.wait_for_function(
+        "([output, before]) => { const r = document.querySelector(output + ' .budget-calculator .widget-readout');"
+        " return r && Number(r.textContent.replace(/,/g, '')) !== before; }",
+        arg=[OUTPUT, before],
+        timeout=10_000,
+    )
+    lesson.page.screenshot(path=str(ARTIFACTS / "budget_after_key.png"))
