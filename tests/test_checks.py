@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from course_utils import checks
-from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05
+from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05, ex06
 from course_utils.sequences import orphaned_tool_messages
 
 
@@ -187,6 +187,7 @@ REASONED = [
     (ex03.q4, ("a",)),
     (ex04.q3, ("d",)),
     (ex05.q4, ({"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492, "start_on": "human"},)),
+    (ex06.q3, ("c",)),
 ]
 
 
@@ -194,6 +195,11 @@ REASONED = [
 GOOD_REASONS = {
     ("02", 4): ("the pasted document is too big", "粘贴的文档太长了", "سند چسبانده‌شده بزرگ است"),
     ("03", 4): ("it drops the newest messages", "截断保留最早的消息", "آخرین پیام حذف می‌شود"),
+    ("01", 4): ("each call re-sends the whole history; a cap bounds each call", "每次重新发送整个历史，上限固定",
+                "هر بار کل تاریخچه دوباره فرستاده می‌شود و سقف دارد"),
+    ("04", 3): ("the state keeps it but the trimmed list is sent", "状态保存着，但发送的是裁剪后的列表",
+                    "حالت آن را نگه می‌دارد ولی فهرست برش‌خورده ارسال می‌شود"),
+    ("06", 3): ("old file reads are big and the tests stay", "文件很大，测试结果保留", "فایل‌ها بزرگ‌اند و تست می‌ماند"),
 }
 
 

@@ -17,7 +17,7 @@ import json
 import pytest
 
 from course_utils import checks
-from course_utils.checks import cells, ex02, ex03
+from course_utils.checks import cells, ex01, ex02, ex03, ex04, ex06
 from course_utils.checks.kinds import KeyIdea
 from course_utils.checks.record import RECORD_ENV, read_records, valid_record
 from course_utils.grade.gradebook import CSV_COLUMNS, gradebook_rows
@@ -38,7 +38,7 @@ def lenient(monkeypatch):
 VAGUE = ["because that is the right answer", "I think this one is best", "it is obviously the correct option"]
 
 
-@pytest.mark.parametrize("question, letter", [(ex02.q4, "c"), (ex03.q4, "a")])
+@pytest.mark.parametrize("question, letter", [(ex02.q4, "c"), (ex03.q4, "a"), (ex04.q3, "d"), (ex06.q3, "c")])
 @pytest.mark.parametrize("why", VAGUE)
 def test_a_right_letter_with_a_reason_that_names_nothing_is_not_correct(question, letter, why):
     result = question.check(letter, why)
@@ -62,6 +62,47 @@ def test_a_reason_that_names_the_idea_passes_in_each_language(question, letter, 
     result = question.check(letter, why)
     assert result.status == "correct", result.message
     assert result.answer_text == why
+
+
+@pytest.mark.parametrize(
+    "question, letter, why",
+    [
+        (ex04.q3, "d", "The stored state still holds the name, but only the trimmed list is sent to the model."),
+        (ex04.q3, "d", "حالت هنوز نام را نگه می‌دارد ولی فقط فهرست برش‌خورده به مدل ارسال می‌شود"),
+        (ex04.q3, "d", "状态里还保存着名字，但发送给模型的是裁剪后的列表"),
+        (ex06.q3, "c", "The old file reads are the biggest part and can be read again; run_tests is excluded."),
+        (ex06.q3, "c", "خواندن‌های قدیمی فایل بزرگ‌اند و می‌شود دوباره خواند، و نتیجه تست می‌ماند"),
+        (ex06.q3, "c", "旧的文件读取占大部分，可以重新读取，测试结果被保留"),
+    ],
+)
+def test_exercises_04_and_06_pass_a_reason_that_names_the_ideas(question, letter, why):
+    result = question.check(letter, why)
+    assert result.status == "correct", result.message
+    assert result.answer_text == why
+
+
+@pytest.mark.parametrize(
+    "why, passes",
+    [
+        ("Without trimming each call re-sends the whole history; with a cap each call costs at most the cap.", True),
+        ("بدون برش هر بار کل تاریخچه دوباره فرستاده می‌شود و با سقف هزینه هر فراخوانی ثابت می‌ماند", True),
+        ("不裁剪时每次调用都重新发送整个历史，有上限时每次最多花费上限", True),
+        ("because that is the right answer for both of them", False),
+        ("each call re-sends the whole history so the total keeps rising", False),  # says nothing of the cap
+        ("with a cap every call costs at most the cap, which is what I expected", False),  # nothing of re-sending
+    ],
+)
+def test_exercise_01_q4_needs_both_ideas_once_the_letters_are_right(why, passes):
+    result = ex01.q4.check("d", "c", why)
+    assert (result.status == "correct") is passes, result.message
+    if not passes:
+        assert "does not say why yet" in result.message
+    assert result.answer_text == why
+
+
+def test_exercise_01_q4_wrong_letters_are_named_before_the_reason():
+    result = ex01.q4.check("c", "c", "because that is the right answer for both of them")
+    assert result.status == "wrong" and "without trimming, not (c)" in result.message
 
 
 def test_a_wrong_letter_still_says_why_it_is_wrong_whatever_the_reason():

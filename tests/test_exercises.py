@@ -780,6 +780,8 @@ CHOICES = [
 IDEA_WHY = {
     ("02", 4): "The pasted document makes S + U + R exceed L.",
     ("03", 4): "strategy='first' drops the newest messages, the latest question among them.",
+    ("01", 4): "Each call re-sends the whole history; with a cap each call costs at most the cap.",
+    ("04", 3): "The stored state keeps the name, but the trimmed list sent to the model does not.",
 }
 
 

@@ -21,6 +21,7 @@ LESSONS = [
     "03b_valid_boundaries",
     "04_langgraph_integration",
     "05_threshold_selection",
+    "06_agent_context",
 ]
 #: A lesson split in two shares its exercise: 03b practises in the 03 exercise.
 EXERCISE = {"03b_valid_boundaries": "03_trimming_walkthrough"}

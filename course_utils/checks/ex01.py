@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils.checks.kinds import (
+    KeyIdea,
     _check_number,
     _counts_of,
     _letter,
@@ -218,6 +219,30 @@ def _ex01_q3(q, report, fig, first_over):
 
 EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "quadratically"}
 
+#: What a reason for q4 must name: why the untrimmed total is a sum of growing calls, and what the cap does.
+EX01_Q4_IDEAS = (
+    KeyIdea(
+        "say why the total grows faster without trimming (what does each call send again?)",
+        (
+            "re-send", "resend", "send again", "sent again", "whole history", "entire history",
+            "full history", "all previous", "all earlier", "all the previous", "all the earlier", "every previous",
+            "every earlier", "history grows", "sum", "accumulat", "cumulative", "n^2", "n²",
+            "n*n", "square", "quadratic",
+            "دوباره", "تمام تاریخچه", "کل تاریخچه", "همه پیام", "رشد", "جمع", "مجموع",  # Persian: again, whole history, grows, sum
+            "重新发送", "再次发送", "再发送", "整个历史", "全部历史", "所有历史", "增长", "累加", "累积", "总和", "平方",  # Chinese
+        ),
+    ),
+    KeyIdea(
+        "say what the cap does to the cost of each call once the history reaches it",
+        (
+            "cap", "limit", "at most", "max", "budget", "bound", "constant", "fixed", "same amount", "same size",
+            "stops growing", "stop growing", "no more than", "ceiling",
+            "سقف", "حداکثر", "محدود", "ثابت", "بودجه",  # Persian: cap, at most, limited, fixed, budget
+            "上限", "最多", "限制", "固定", "恒定", "预算", "不再增长",  # Chinese
+        ),
+    ),
+)
+
 
 @ex01.question(
     "how does it grow?",
@@ -258,6 +283,11 @@ def _ex01_q4(q, without_trim, with_trim, why):
             "not at all": "every call still sends up to the cap, so the total keeps growing.",
         }[EX01_OPTIONS[b]]
         return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
+    missing = [idea for idea in EX01_Q4_IDEAS if not idea.named_in(why)]
+    if missing:
+        return q.wrong(f"both letters are right, but your reason does not say why yet: "
+                       f"{'; '.join(i.nudge for i in missing)}. Write it in your own words (English, Persian or "
+                       f"Chinese) and check again.")
     return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
                      "cap (each call costs at most the cap).")
 

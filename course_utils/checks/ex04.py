@@ -22,6 +22,7 @@ from langchain_core.messages import (
 
 from course_utils.checks.ex03 import _ids_of
 from course_utils.checks.kinds import (
+    KeyIdea,
     choice_question,
     _counts_of,
     _same_messages,
@@ -242,6 +243,27 @@ EX04_Q3_OPTIONS = {
 }
 
 
+#: What a reason for q3 must name: the two spaces, where the name still is and what the model was sent.
+EX04_Q3_IDEAS = (
+    KeyIdea(
+        "say where \"hi! I'm bob\" still is",
+        (
+            "state", "stored", "store", "checkpoint", "thread", "saved", "kept", "keeps", "history",
+            "حالت", "ذخیره", "نگه", "تاریخچه",  # Persian: state, stored, keeps, history
+            "状态", "存储", "保存", "保留", "历史", "线程",  # Chinese: state, stored, saved, kept, history, thread
+        ),
+    ),
+    KeyIdea(
+        "say what the model was sent in that call",
+        (
+            "sent", "send", "trimmed", "trim", "copy", "model sees", "model saw", "the model gets", "the model got",
+            "receive", "passed",
+            "ارسال", "فرستاد", "برش", "کوتاه",  # Persian: sent, trimmed, shortened
+            "发送", "发给", "传给", "裁剪", "截断", "修剪",  # Chinese: sent, passed to, trimmed
+        ),
+    ),
+)
+
 _ex04_q3 = choice_question(
     ex04,
     "why does it forget?",
@@ -265,6 +287,7 @@ _ex04_q3 = choice_question(
     keywords=("state", "sent", "trim", "stored", "keep"),
     praise="two spaces: the state keeps everything, the model sees only the trimmed list. To remember the name "
     "past the cap, summarise (the how-to's summary node) or raise the cap.",
+    ideas=EX04_Q3_IDEAS,
 )
 
 # --- question 4: a node that means to store less, and removes nothing --------------------------

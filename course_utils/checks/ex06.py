@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checks.kinds import _counts_of, _snapshot, choice_question, random_conversation
+from course_utils.checks.kinds import KeyIdea, _counts_of, _snapshot, choice_question, random_conversation
 from course_utils.checks.machinery import Exercise, describe
 from course_utils.sequences import orphaned_tool_messages
 
@@ -242,6 +242,26 @@ def _ex06_q2(q, trim_history):
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
 
+#: What a reason for q3 must name: why clearing the old file reads is worth it, and what must survive.
+EX06_Q3_IDEAS = (
+    KeyIdea(
+        "say why the old file reads are the ones to clear (how big are they, and can they be read again?)",
+        (
+            "file", "read again", "re-read", "reread", "bulk", "largest", "biggest", "large", "big", "most tokens",
+            "فایل", "دوباره", "بزرگ",  # Persian: file, again, big
+            "文件", "重新读", "再读", "再次读", "最大", "很大", "大部分",  # Chinese: file, read again, largest, most
+        ),
+    ),
+    KeyIdea(
+        "say what the later steps and the review still need, and how this choice keeps it",
+        (
+            "test", "run_tests", "exclude", "stored", "whole", "review", "history", "state",
+            "تست", "آزمون", "تاریخچه", "بازبینی", "ذخیره",  # Persian: test, history, review, stored
+            "测试", "历史", "审查", "审核", "存储", "完整",  # Chinese: test, history, review, stored, whole
+        ),
+    ),
+)
+
 choice_question(
     ex06,
     "choose a strategy for an agent",
@@ -275,4 +295,5 @@ choice_question(
     keywords=("clear", "file", "test", "exclude", "history", "whole"),
     praise="old file reads are cleared in what is sent (they can be read again), the test results stay because "
            "run_tests is excluded, and the stored history keeps everything for the review.",
+    ideas=EX06_Q3_IDEAS,
 )
