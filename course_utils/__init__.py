@@ -26,7 +26,9 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 
 Pictures (take computed results, compute nothing): ``render`` (HTML and text
 tables), ``plots`` (matplotlib figures), ``widgets`` (ipywidgets), all in the
-colours and fonts of ``style``; ``agent_views`` draws lesson 06's agent runs.
+colours and fonts of ``style``; ``agent_views`` draws lesson 06's agent runs;
+``a11y`` gives them what a screen reader needs (a text's language and direction,
+names for slider handles).
 
 Exercises and tools: ``checks`` (exercise feedback), ``grade`` (grading a
 folder of submissions: ``python -m course_utils.grade``), ``netguard`` (the one

@@ -34,6 +34,7 @@ from course_utils.agents import (
     role_of,
     tool_schemas_message,
 )
+from course_utils.plots import DescribedFigure
 from course_utils.render import preview
 from course_utils.style import FONT, LIMIT_COLOUR, STATUS_COLOURS as PALETTE
 from course_utils.tokens import resolve_token_counter
@@ -80,7 +81,8 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
     rows = _check_rows(rows)
     limit = check_int(limit, "limit", minimum=1, none_ok=True)
     check_text(title, "title", none_ok=True)
-    fig = Figure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
+    fig = DescribedFigure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
+    fig.alt_text = "Input tokens per model call, stacked by role. " + roles_text(rows)  # shown as the image's alt
     ax = fig.subplots()
     x = [r.call for r in rows]
     bottom = [0] * len(rows)
@@ -123,7 +125,8 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
     if not grid:
         raise ValueError(f"run {run.name!r} has no agent model call to draw")
     codes = [[STATUSES.index(s) for s in row] for row in grid]
-    fig = Figure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 0.9), dpi=100, layout="constrained")
+    fig = DescribedFigure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 0.9), dpi=100, layout="constrained")
+    fig.alt_text = f"Which messages each model call of {run.name} was sent: " + steps_text(run)  # the image's alt
     ax = fig.subplots()
     ax.imshow(codes, cmap=ListedColormap([STATUS_COLOURS[s] for s in STATUSES]), vmin=0, vmax=len(STATUSES) - 1,
               aspect="auto", interpolation="nearest")

@@ -16,7 +16,9 @@ the software version, so re-running a lesson gives the same picture.
 
 from __future__ import annotations
 
+import base64
 import io
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -25,10 +27,57 @@ from matplotlib.figure import Figure
 from course_utils._args import check_instance, check_int, check_text
 from course_utils.budget import BudgetWorking, OverflowWorking
 from course_utils.growth import GrowthReport
+from course_utils.render import image_html
 from course_utils.style import HISTORY_COLOUR, LIMIT_COLOUR, PART_COLOURS, SENT_COLOUR
 
 GROWTH_SIZE = (9.0, 3.4)
 BUDGET_SIZE = (6.5, 3.4)
+
+
+class DescribedFigure(Figure):
+    """A matplotlib ``Figure`` that carries a text alternative stating its point.
+
+    Every figure function here returns one. It is a real ``Figure`` (axes,
+    artists, ``savefig`` and :func:`figure_png` work as before); in a notebook
+    it shows as ``<img alt="...">`` (``text/html``: JupyterLab's own PNG
+    renderer sets no ``alt``), with the same words as ``text/plain``, so a
+    screen reader, a text-only viewer and nbval all get the point of the
+    figure, not "<Figure size 900x340 with 2 Axes>". The PNG is
+    :func:`figure_png`'s: fixed DPI and no software version in the file.
+
+    ``alt_text`` is computed by the figure's function from the numbers it
+    draws (see :func:`growth_alt_text` and the others below).
+    """
+
+    alt_text: str = ""
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        png = figure_png(self)
+        alt = self.alt_text or "figure"  # never an empty alt on a figure that carries information
+        return {
+            "text/html": image_html(png, alt=alt),
+            # Given here, so IPython's inline backend adds no second, differently rendered PNG.
+            "image/png": base64.b64encode(png).decode("ascii"),
+            "text/plain": alt,
+        }
+
+
+def _described(alt_text: str, **figure_kwargs: Any) -> DescribedFigure:
+    fig = DescribedFigure(**figure_kwargs)
+    fig.alt_text = alt_text
+    return fig
+
+
+def _about(value: float) -> int:
+    """``value`` to two significant figures, for "about 100 a call" (0 stays 0).
+
+    >>> _about(103.4), _about(1234.0), _about(7.2)
+    (100, 1200, 7)
+    """
+    if value == 0:
+        return 0
+    digits = 1 - int(math.floor(math.log10(abs(value))))
+    return int(round(value, min(digits, 0)))
 
 
 def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str | None = None) -> Figure:
@@ -56,7 +105,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
 
     rows = report.rows[:upto]
     x = [r.call for r in rows]
-    fig = Figure(figsize=GROWTH_SIZE, dpi=100, layout="constrained")
+    fig = _described(growth_alt_text(report, upto=upto), figsize=GROWTH_SIZE, dpi=100, layout="constrained")
     per_call, cumulative = fig.subplots(1, 2)
 
     per_call.plot(x, [r.history_tokens for r in rows], marker="o", ms=3, color=HISTORY_COLOUR, label="history tokens")
@@ -99,7 +148,7 @@ def budget_figure(working: BudgetWorking, *, title: str | None = None) -> Figure
     heights = [working.limit] + [step.tokens for step in working.steps] + [working.budget]
     colours = ["#78909c"] + [PART_COLOURS.get(s.symbol, "#90a4ae") for s in working.steps] + [PART_COLOURS["B"]]
 
-    fig = Figure(figsize=BUDGET_SIZE, dpi=100, layout="constrained")
+    fig = _described(budget_alt_text(working), figsize=BUDGET_SIZE, dpi=100, layout="constrained")
     ax = fig.subplots()
     positions = list(range(len(symbols)))
     bars = ax.bar(positions, heights, bottom=bottoms, color=colours, edgecolor="#212121", linewidth=0.6)
@@ -127,7 +176,7 @@ def overflow_figure(working: OverflowWorking, *, title: str | None = None) -> Fi
     """One stacked bar of the input's parts next to the limit (lesson 01: 700 + 200 + 180 > 1000)."""
     check_instance(working, "working", OverflowWorking, "overflow_working")
     check_text(title, "title", none_ok=True)
-    fig = Figure(figsize=(4.5, 3.4), dpi=100, layout="constrained")
+    fig = _described(overflow_alt_text(working), figsize=(4.5, 3.4), dpi=100, layout="constrained")
     ax = fig.subplots()
     bottom = 0
     palette = ["#1e88e5", "#26a69a", "#ffa726", "#8e24aa", "#bdbdbd"]
@@ -157,7 +206,7 @@ def cumulative_figure(reports: Mapping[str, GrowthReport], *, title: str | None 
     for label, report in reports.items():
         check_text(label, "reports label")
         check_instance(report, f"reports[{label!r}]", GrowthReport, "replay_growth")
-    fig = Figure(figsize=(5.5, 3.2), layout="constrained")
+    fig = _described(cumulative_alt_text(reports), figsize=(5.5, 3.2), dpi=100, layout="constrained")
     ax = fig.subplots()
     for label, report in reports.items():
         ax.plot(report.column("call"), report.column("cumulative_sent_tokens"), marker="o", ms=3, label=label)
@@ -183,7 +232,7 @@ def languages_figure(
                 raise ValueError(f"counts[{language!r}] must have a {kind!r} count, got {row!r:.80}")
             check_int(row[kind], f"counts[{language!r}][{kind!r}]")
     width = 0.8 / len(kinds)
-    fig = Figure(figsize=(6.5, 3.2), layout="constrained")
+    fig = _described(languages_alt_text(counts, kinds=kinds), figsize=(6.5, 3.2), dpi=100, layout="constrained")
     ax = fig.subplots()
     for k, kind in enumerate(kinds):
         offset = (k - (len(kinds) - 1) / 2) * width
@@ -227,7 +276,7 @@ def experiment_figure(rows: Sequence[Any], *, title: str | None = None) -> Figur
 
     rows = check_experiment_rows(rows)
     check_text(title, "title", none_ok=True)
-    fig = Figure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
+    fig = _described(experiment_alt_text(rows), figsize=(9.0, 3.6), dpi=100, layout="constrained")
     cost, memory = fig.subplots(1, 2)
     strategies = list(dict.fromkeys(r.strategy for r in rows))
     thresholds = sorted({r.threshold for r in rows})
@@ -258,6 +307,162 @@ def experiment_figure(rows: Sequence[Any], *, title: str | None = None) -> Figur
     return fig
 
 
+# --- text alternatives: each figure's point in words, from the numbers it draws --------------------
+
+
+def growth_alt_text(report: GrowthReport, *, upto: int | None = None) -> str:
+    """What :func:`growth_figure` shows, in words: the growth a call, where it crosses the limit, what is sent.
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage
+    >>> from course_utils.growth import replay_growth
+    >>> chat = [HumanMessage("a"), AIMessage("b")] * 4
+    >>> growth_alt_text(replay_growth(chat, "dummy", limit=45))
+    'Tokens per call, calls 1 to 4 (dummy counter): history tokens grow from 10 at call 1 to 70 at call 4, about 20 a call, and cross the 45 limit at call 3. Every call sends the whole history, so tokens sent cross it too. Cumulative tokens sent reach 160 by call 4.'
+    """
+    check_instance(report, "report", GrowthReport, "replay_growth")
+    upto = len(report.rows) if upto is None else check_int(upto, "upto", minimum=1)
+    rows = report.rows[:upto]
+    if not rows:
+        return "Tokens per call: no model call to show."
+    first, last = rows[0], rows[-1]
+    head = f"Tokens per call, calls 1 to {last.call} ({report.token_counter} counter): "
+    if last.call == first.call:
+        head = f"Tokens at call 1 ({report.token_counter} counter): "
+        growth = f"the history holds {first.history_tokens:,} tokens"
+    else:
+        step = (last.history_tokens - first.history_tokens) / (last.call - first.call)
+        growth = (f"history tokens grow from {first.history_tokens:,} at call {first.call} to "
+                  f"{last.history_tokens:,} at call {last.call}, about {_about(step):,} a call")
+    sentences = []
+    if report.limit is None:
+        sentences.append(head + growth + ".")
+    else:
+        crossing = next((r for r in rows if r.history_tokens > report.limit), None)
+        where = (f"cross the {report.limit:,} limit at call {crossing.call}" if crossing
+                 else f"stay under the {report.limit:,} limit")
+        sentences.append(f"{head}{growth}, and {where}.")
+        over = [r for r in rows if r.over_limit]
+        if report.policy is None:
+            sentences.append("Every call sends the whole history, so tokens sent "
+                             + ("cross it too." if over else "stay under it too."))
+        elif over:
+            sentences.append(f"With {report.policy}, tokens sent still go over it on {len(over)} of {len(rows)} calls, "
+                             f"first at call {over[0].call}.")
+        else:
+            most = max(r.sent_tokens for r in rows)
+            sentences.append(f"With {report.policy}, tokens sent stay under it: at most {most:,}.")
+    sentences.append(f"Cumulative tokens sent reach {last.cumulative_sent_tokens:,} by call {last.call}.")
+    return " ".join(sentences)
+
+
+def budget_alt_text(working: BudgetWorking) -> str:
+    """What :func:`budget_figure` shows: the limit, each part taken off, and what is left for history.
+
+    >>> from course_utils.budget import budget_working
+    >>> budget_alt_text(budget_working(4096, 350, 180, 700))
+    'Waterfall: the 4,096-token context limit, minus system prompt 350, user input 180 and reply reserve 700, leaves B = 2,866 tokens for history (70% of the limit).'
+    """
+    check_instance(working, "working", BudgetWorking, "budget_working")
+    parts = [f"{step.label} {step.tokens:,}" for step in working.steps]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    share = round(100 * working.budget / working.limit)
+    return (f"Waterfall: the {working.limit:,}-token context limit, minus {listed}, leaves "
+            f"{working.name} = {working.budget:,} tokens for history ({share}% of the limit).")
+
+
+def overflow_alt_text(working: OverflowWorking) -> str:
+    """What :func:`overflow_figure` shows: the parts stacked against the limit, and by how much they miss it.
+
+    >>> from course_utils.budget import overflow_working
+    >>> overflow_alt_text(overflow_working(1000, history=700, prompt=200, tools=180))
+    'Stacked bar: history 700 + prompt 200 + tools 180 = 1,080 tokens, 80 over the 1,000-token limit.'
+    """
+    check_instance(working, "working", OverflowWorking, "overflow_working")
+    parts = " + ".join(f"{label} {tokens:,}" for label, tokens in working.parts)
+    verdict = (f"{working.over:,} over the {working.limit:,}-token limit" if working.over > 0
+               else f"fits the {working.limit:,}-token limit with {-working.over:,} to spare")
+    return f"Stacked bar: {parts} = {working.total:,} tokens, {verdict}."
+
+
+def _shape(report: GrowthReport) -> str:
+    """How a replay's cumulative curve looks: it bends upward while each call sends more than the last.
+
+    Compares the calls' sent tokens: later calls sending clearly more than
+    earlier ones bend the curve upward; the last third of calls all within
+    15% of each other means calls are capped, and the curve straightens.
+    """
+    sent = report.column("sent_tokens")
+    half, third = len(sent) // 2, max(len(sent) // 3, 1)
+    if half == 0:
+        return "one call"
+    early, late = sum(sent[:half]) / half, sum(sent[-half:]) / half
+    tail = sent[-third:]
+    capped = min(tail) > 0 and max(tail) <= 1.15 * min(tail)
+    if late <= 1.5 * early:
+        return "rising in a straight line"
+    if capped:
+        return "bending upward at first, then straight once each call is capped"
+    return "bending upward (each call sends more)"
+
+
+def cumulative_alt_text(reports: Mapping[str, GrowthReport]) -> str:
+    """What :func:`cumulative_figure` shows: each replay's total and the shape of its curve, largest first."""
+    if not isinstance(reports, Mapping) or not reports:
+        raise TypeError(f"reports must be a non-empty mapping of label to GrowthReport, got {reports!r:.80}")
+    for label, report in reports.items():
+        check_instance(report, f"reports[{label!r}]", GrowthReport, "replay_growth")
+    ranked = sorted(reports.items(), key=lambda item: -item[1].total_sent_tokens)
+    lines = "; ".join(
+        f"{label}: {report.total_sent_tokens:,} tokens after {report.calls} calls, {_shape(report)}"
+        for label, report in ranked
+    )
+    return f"Cumulative tokens sent per call, one line per replay: {lines}."
+
+
+def languages_alt_text(counts: Mapping[str, Mapping[str, int]], *, kinds: Sequence[str] = ("exact", "approximate")) -> str:
+    """What :func:`languages_figure` shows: each language's tokens per way of counting, and how they compare.
+
+    >>> languages_alt_text({"English": {"exact": 100, "approximate": 110}, "Persian": {"exact": 250, "approximate": 105}})
+    'Tokens for the same text by language: English 100 exact, 110 approximate; Persian 250 exact, 105 approximate. By exact count, Persian takes 2.5 times the tokens of English.'
+    """
+    if not isinstance(counts, Mapping) or not counts:
+        raise TypeError(f"counts must be a non-empty mapping of language to token counts, got {counts!r:.80}")
+    rows = "; ".join(f"{language} " + ", ".join(f"{row[kind]:,} {kind}" for kind in kinds)
+                     for language, row in counts.items())
+    text = f"Tokens for the same text by language: {rows}."
+    languages = list(counts)
+    kind = kinds[0]
+    base = counts[languages[0]][kind]
+    if len(languages) > 1 and base > 0:
+        ratios = ", ".join(f"{language} takes {counts[language][kind] / base:.1f} times" for language in languages[1:])
+        text += f" By {kind} count, {ratios} the tokens of {languages[0]}."
+    return text
+
+
+def experiment_alt_text(rows: Sequence[Any]) -> str:
+    """What :func:`experiment_figure` shows: per strategy, the cost and the facts kept at the lowest and highest threshold."""
+    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
+
+    rows = check_experiment_rows(rows)
+    asked = max(r.facts_asked for r in rows)
+    parts = []
+    for strategy in dict.fromkeys(r.strategy for r in rows):
+        mine = sorted((r for r in rows if r.strategy == strategy), key=lambda r: r.threshold)
+        low, high = mine[0], mine[-1]
+        if len({(r.total_sent_tokens, r.facts_remembered) for r in mine}) == 1:
+            parts.append(f"{strategy}: {low.total_sent_tokens:,} tokens and {low.facts_remembered} facts at every threshold")
+        elif low is high:
+            parts.append(f"{strategy}: {low.total_sent_tokens:,} tokens and {low.facts_remembered} facts at threshold "
+                         f"{low.threshold:,}")
+        else:
+            parts.append(
+                f"{strategy}: {low.total_sent_tokens:,} tokens and {low.facts_remembered} facts at threshold "
+                f"{low.threshold:,}, {high.total_sent_tokens:,} tokens and {high.facts_remembered} facts at {high.threshold:,}"
+            )
+    return (f"Two panels against the threshold, tokens sent over the whole conversation and facts remembered "
+            f"(of {asked}): " + "; ".join(parts) + ".")
+
+
 # --- retention strategies: recall against cost (lesson 05) --------------------------------------
 
 #: Marker and colour of each strategy of ``retention.compare_strategies``.
@@ -283,7 +488,7 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
     best one, carry their threshold as a label. The text alternative is
     ``retention.describe_cost_recall``.
     """
-    from course_utils.retention import STRATEGY_LABELS, CostPoint, best_point
+    from course_utils.retention import STRATEGY_LABELS, CostPoint, best_point, describe_cost_recall
 
     panels = [("with prompt caching", list(points), "cost")]
     if points_without_caching is not None:
@@ -294,7 +499,8 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
         for i, p in enumerate(pts):
             check_instance(p, f"points[{i}]", CostPoint, "retention.price_runs")
     check_text(title, "title", none_ok=True)
-    fig = Figure(figsize=(9.5 if len(panels) == 2 else 6.0, 4.2), dpi=100, layout="constrained")
+    alt = describe_cost_recall(points, points_without_caching)
+    fig = _described(alt, figsize=(9.5 if len(panels) == 2 else 6.0, 4.2), dpi=100, layout="constrained")
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.08
     for ax, (label, pts, attr) in zip(axes, panels):

@@ -14,7 +14,8 @@ The HTML is meant to read well anywhere, including GitHub and nbconvert:
 - every piece of message text goes through :func:`html.escape`;
 - every cell holding message text has ``dir="auto"``, so Persian (or any
   right-to-left script) is laid out right to left and Chinese or English
-  left to right, each by its own first strong character;
+  left to right, each by its own first strong character; Persian also gets
+  ``lang="fa" dir="rtl"``, Chinese ``lang="zh"`` (``a11y.lang_attrs``);
 - status is written out in words as well as in colour ("kept", "partial",
   "dropped"), so a printed handout or a colour-blind reader loses nothing.
 
@@ -37,6 +38,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils._args import check_instance, check_int, check_text
+from course_utils.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
 from course_utils.style import FONT, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_COLOURS
@@ -47,7 +49,7 @@ __all__ = [
     "COUNTER_LABELS",
     "preview", "role_label", "message_ref", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
-    "image_html", "experiment_table", "limits_table", "token_split_html", "token_comparison_html",
+    "image_html", "experiment_table", "limits_table", "token_split_html", "token_comparison_html", "scroll_region_html",
 ]
 
 #: How a table caption names the course's counters.
@@ -104,8 +106,8 @@ def role_label(message: BaseMessage) -> str:
 
 
 def _text_cell(text: str, style: str = "") -> str:
-    """A table cell with message text: escaped, and laid out by its own script's direction."""
-    return f'<td dir="auto" style="padding:3px 6px;{style}">{html.escape(text)}</td>'
+    """A table cell with message text: escaped, in its own language and its own script's direction."""
+    return f'<td{lang_attrs(text)} style="padding:3px 6px;{style}">{html.escape(text)}</td>'
 
 
 # --- the trim report --------------------------------------------------------------
@@ -278,7 +280,7 @@ def messages_list_html(
         ref = f'<code style="{MONO};color:#424242">{html.escape(message.id)}</code> ' if message.id else ""
         items.append(
             f'<li style="margin:1px 0">{ref}<code style="{MONO}">{type(message).__name__}</code> '
-            f'<span dir="auto" style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
+            f'<span{lang_attrs(text)} style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
             f'<code style="{MONO};color:#616161">{html.escape(extra)}</code></li>'
         )
     return (
@@ -445,7 +447,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
         body.append(
             f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}"{row_style}>'
             + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
-            + f'<td style="padding:2px 6px">{bar}</td></tr>'
+            + f'<td style="padding:2px 6px">{with_word(bar, "over", LIMIT_COLOUR) if over else bar}</td></tr>'
         )
     caption = html.escape(COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter"))
     if report.limit is not None:
@@ -482,20 +484,23 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
     )
     # A long history makes a long table: it scrolls in its own box, so the plot and
     # the controls above it stay in view while the learner moves the turn slider.
-    return (summary + '<div class="growth-turn-report" style="max-height:32em;overflow-y:auto">'
-            + trim_report_html(report, preview_chars=preview_chars) + "</div>")
+    table = trim_report_html(report, preview_chars=preview_chars)
+    return summary + scroll_region_html(table, label=f"messages call {turn} sends", css_class="growth-turn-report")
 
 
-def image_html(png: bytes, *, alt: str = "figure", width: int | None = None) -> str:
-    """A PNG as an inline ``<img>`` (base64), so the HTML needs no file beside it."""
+def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit: bool = False) -> str:
+    """A PNG as an inline ``<img>`` (base64); ``alt`` says what it shows, ``fit`` lets it shrink to fit."""
     import base64
 
     if not isinstance(png, (bytes, bytearray)):
         raise TypeError(f"png must be bytes, got {type(png).__name__}")
     check_text(alt, "alt")
+    if not isinstance(fit, bool):
+        raise TypeError(f"fit must be True or False, got {type(fit).__name__}: {fit!r:.80}")
     size = "" if width is None else f' width="{check_int(width, "width", minimum=1)}"'
+    style = ' style="max-width:100%;height:auto"' if fit else ""
     data = base64.b64encode(bytes(png)).decode("ascii")
-    return f'<img alt="{html.escape(alt)}"{size} src="data:image/png;base64,{data}">'
+    return f'<img alt="{html.escape(alt)}"{size}{style} src="data:image/png;base64,{data}">'
 
 
 # --- the threshold experiment (lesson 05): text tables for print() ----------------------------

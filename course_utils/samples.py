@@ -2,7 +2,7 @@
 
 Each file in ``course_utils/data/`` holds::
 
-    {"title": "...", "description": "...",
+    {"title": "...", "description": "...", "language": "fa",          (optional, default "en")
      "facts": [{"fact": "name", "value": "Sara", "id": "lc-002"}],    (optional)
      "messages": [{"role": "human", "content": "hi! I'm bob", "id": "bob-01"}, ...]}
 
@@ -23,6 +23,7 @@ messages; a malformed file raises ValueError naming the file and the entry.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -44,6 +45,8 @@ class Conversation:
     description: str
     messages: list[BaseMessage]
     facts: tuple[dict, ...] = field(default=())  #: {"fact", "value", "id"} for each fact stated
+    #: BCP 47 tag of the language the messages are in ("en", "fa", "zh"), for ``lang`` attributes
+    language: str = "en"
 
     def index_of(self, message_id: str) -> int:
         """Position of the message with this id (for "is fact X still in what was sent?")."""
@@ -108,7 +111,7 @@ def conversation_from_dict(raw: Any, name: str = "sample", where: str = "convers
     entries = raw.get("messages")
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{where}: 'messages' must be a non-empty list")
-    unknown = set(raw) - {"title", "description", "messages", "facts"}
+    unknown = set(raw) - {"title", "description", "messages", "facts", "language"}
     if unknown:
         raise ValueError(f"{where}: unknown top-level keys {sorted(unknown)}")
 
@@ -131,7 +134,10 @@ def conversation_from_dict(raw: Any, name: str = "sample", where: str = "convers
             raise ValueError(f"{where}: facts[{i}] must have exactly 'fact', 'value' and 'id', got {fact!r:.80}")
         if fact["id"] not in ids:
             raise ValueError(f"{where}: facts[{i}] names message id {fact['id']!r}, which is not in the messages")
-    return Conversation(name, raw["title"], raw["description"], messages, tuple(dict(f) for f in facts))
+    language = raw.get("language", "en")
+    if not isinstance(language, str) or not re.fullmatch(r"[a-z]{2,3}(-[A-Za-z0-9]{2,8})*", language):
+        raise ValueError(f"{where}: 'language' must be a language tag such as 'en', 'fa' or 'zh', got {language!r:.80}")
+    return Conversation(name, raw["title"], raw["description"], messages, tuple(dict(f) for f in facts), language)
 
 
 def _message_from_entry(entry: Any, where: str, open_calls: set[str]) -> BaseMessage:

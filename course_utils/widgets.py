@@ -37,6 +37,7 @@ import traitlets
 from langchain_core.messages import AIMessage, BaseMessage
 
 from course_utils import render
+from course_utils.a11y import BUDGET_HELP, GROWTH_HELP, TRIM_HELP, describe_controls, page_script_bundle
 from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
@@ -119,6 +120,33 @@ def _image_layout() -> widgets.Layout:
     return widgets.Layout(max_width="100%", width="auto", align_self="flex-start")
 
 
+class FigureHTML(widgets.HTML):
+    """A figure in a widget, as ``<img alt="...">``: the picture and the words that state its point.
+
+    ipywidgets' ``Image`` draws an ``<img>`` with no ``alt`` and has no
+    trait for one, so the widgets show their figures through this HTML
+    widget instead. ``png`` holds the PNG bytes and ``alt`` the text
+    alternative (a test reads them; ``value`` is the HTML the page shows).
+    """
+
+    png = traitlets.Bytes(b"")
+    alt = traitlets.Unicode("")
+
+    def show(self, fig: Any) -> None:
+        """Draw a figure from ``plots`` (its ``alt_text`` becomes the image's alt)."""
+        png = figure_png(fig)
+        alt = getattr(fig, "alt_text", "") or "figure"
+        self.png, self.alt = png, alt
+        self.value = f'<div class="course-figure">{render.image_html(png, alt=alt, fit=True)}</div>'
+
+    def clear(self) -> None:
+        self.png, self.alt, self.value = b"", "", ""
+
+
+#: Scroll regions: a keyboard user tabs to the box and scrolls it with the arrow keys.
+TRIM_TABLE_HEIGHT = "40em"  # about a screen: the slider stays in view while the box scrolls
+
+
 class _StaticHtmlMixin:
     """A short, deterministic text repr and the static picture stored beside the live widget.
 
@@ -141,6 +169,13 @@ class _StaticHtmlMixin:
 
     def _repr_html_(self) -> str:
         return self.static_html()
+
+    def _ipython_display_(self, **kwargs: Any) -> None:
+        """Show the page script that names slider handles (see ``a11y.py``), then the widget itself."""
+        from IPython.display import display
+
+        display(page_script_bundle())
+        display(self._repr_mimebundle_(**kwargs), raw=True)
 
 
 def trim_option_conflicts(strategy: str, *, start_on: Any = NO_BOUNDARY, include_system: bool = False) -> list[str]:
@@ -279,6 +314,7 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
                         self.max_tokens):
             control.observe(self._on_option, names="value")
         self.token_counter.observe(self._on_counter, names="value")
+        describe_controls(vars(self), TRIM_HELP)
         self.update()
 
     # -- what the controls say ---------------------------------------------------
@@ -341,8 +377,10 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
         self.error = ""
         self.conflicts = []
         self.report = report
-        self.output.value = _counter_note(self.token_counter.value) + render.trim_report_html(
-            report, preview_chars=self.preview_chars
+        self.output.value = _counter_note(self.token_counter.value) + render.scroll_region_html(
+            render.trim_report_html(report, preview_chars=self.preview_chars),
+            label=f"trim result: {len(report.rows)} messages, max_tokens {report.max_tokens}",
+            max_height=TRIM_TABLE_HEIGHT, css_class="trim-report-region",
         )
 
     # -- showing -------------------------------------------------------------------------
@@ -380,7 +418,7 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
 
     Results: ``working`` (a ``BudgetWorking``, or None when there is no
     room), ``budget`` (its result, or None), ``error`` (the explanation),
-    ``output.value`` (HTML) and ``figure.value`` (the waterfall as PNG).
+    ``output.value`` (HTML) and ``figure.png`` (the waterfall as PNG, ``figure.alt`` its text).
 
     >>> calc = BudgetCalculator(4096, 350, 180, 700)
     >>> calc.working.lines
@@ -433,12 +471,13 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
         self.margin = slider(values["margin"], 0, "M: safety margin", "budget-margin")
         self.output = widgets.HTML()
         self.output.add_class("budget-output")
-        self.figure = widgets.Image(format="png", layout=_image_layout())
+        self.figure = FigureHTML(layout=_image_layout())
         super().__init__(children=[self.limit, self.system, self.user, self.reserve, self.margin,
                                    self.output, self.figure])
         self.add_class("budget-calculator")
         for control in self.sliders:
             control.observe(self._on_change, names="value")
+        describe_controls(vars(self), BUDGET_HELP)
         self.update()
 
     @property
@@ -458,11 +497,11 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
             self.output.value = render.error_html(
                 self.error, hint="Lower S, U, R or M, or raise L: the history needs at least one token."
             )
-            self.figure.value = b""
+            self.figure.clear()
             self.figure.layout.display = "none"
             return
         if self.show_plot:  # the figure first, so it is in the page by the time the working changes
-            self.figure.value = figure_png(budget_figure(working))
+            self.figure.show(budget_figure(working))
             self.figure.layout.display = None
         else:
             self.figure.layout.display = "none"
@@ -492,7 +531,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
 
     Results: ``growth`` (the ``GrowthReport`` of the whole replay),
     ``report`` (a ``TrimReport`` of the chosen call: which messages it
-    sends), ``error``, ``output.value`` (HTML) and ``figure.value`` (PNG).
+    sends), ``error``, ``output.value`` (HTML) and ``figure.png`` (PNG, ``figure.alt`` its text).
 
     >>> from langchain_core.messages import AIMessage, HumanMessage
     >>> chat = [HumanMessage("a"), AIMessage("b"), HumanMessage("c"), AIMessage("d"), HumanMessage("e"), AIMessage("f")]
@@ -548,7 +587,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
                                          style=LABEL_STYLE)
         self.strategy.add_class("growth-strategy")
         self.token_counter = _counter_dropdown(token_counter, "growth-token-counter")
-        self.figure = widgets.Image(format="png", layout=_image_layout())
+        self.figure = FigureHTML(layout=_image_layout())
         self.output = widgets.HTML()
         self.output.add_class("growth-output")
         super().__init__(children=[self.turn, self.limit, widgets.HBox([self.strategy, self.token_counter]),
@@ -559,6 +598,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             control.observe(self._on_policy, names="value")
         self.token_counter.observe(self._on_counter, names="value")
         self.turn.observe(self._on_turn, names="value")
+        describe_controls(vars(self), GROWTH_HELP)
         self.update()
 
     @property
@@ -619,7 +659,7 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             self.figure.layout.display = "none"
             return
         if self.show_plot:  # the figure first, so it is in the page by the time the table changes
-            self.figure.value = figure_png(growth_figure(self.growth, upto=turn))
+            self.figure.show(growth_figure(self.growth, upto=turn))
             self.figure.layout.display = None
         else:
             self.figure.layout.display = "none"
@@ -645,3 +685,4 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             return f"{head}: {self.error}"
         row = self.growth.rows[self.turn.value - 1]
         return f"{head}: sends {row.sent_messages} messages, {row.sent_tokens} tokens"
+

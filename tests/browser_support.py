@@ -237,6 +237,30 @@ class LabPage:
             settled = 0 if busy or not self.page.evaluate(KERNEL_IDLE_JS) else settled + 1
             time.sleep(0.3)
 
+    def run_every_cell(self, timeout_ms: int = 180_000) -> None:
+        """Run All, and wait until every cell has run and the outputs have stopped changing.
+
+        The general form of :meth:`run_all_cells` (which also waits for a trim
+        explorer's rows): done when the kernel is idle, no cell shows "[*]"
+        and the number of elements in the outputs is the same on three looks
+        in a row, half a second apart (widget views draw after the kernel is idle).
+        """
+        self.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        time.sleep(0.5)
+        deadline = time.monotonic() + timeout_ms / 1000
+        settled, last_count = 0, -1
+        while settled < 3:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the notebook's cells did not finish running")
+            busy = self.page.evaluate(
+                """() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-InputPrompt')]
+                       .some(p => p.textContent.includes('*'))"""
+            ) or not self.page.evaluate(KERNEL_IDLE_JS)
+            count = self.page.evaluate("(OUTPUT) => document.querySelectorAll(OUTPUT + ' *').length", OUTPUT)
+            settled = 0 if busy or count != last_count else settled + 1
+            last_count = count
+            time.sleep(0.5)
+
     def statuses(self, selector: str = ".trim-explorer") -> list[str] | None:
         return self.page.evaluate(ROW_STATUSES_JS, [OUTPUT, selector])
 

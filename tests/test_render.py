@@ -142,17 +142,19 @@ def test_message_text_is_escaped_everywhere():
     assert nasty in parsed.rows("trim-row")[0]["text"]
 
 
-@pytest.mark.parametrize("sample", ["dialogue_fa", "dialogue_zh", "dialogue_en"])
-def test_every_message_text_sits_in_a_dir_auto_element(sample):
+@pytest.mark.parametrize("sample, lang, direction", [("dialogue_fa", "fa", "rtl"), ("dialogue_zh", "zh", "auto"),
+                                                    ("dialogue_en", None, "auto")])
+def test_every_message_text_sits_in_an_element_with_its_language_and_direction(sample, lang, direction):
     messages = load_conversation(sample)
     report = explain_trim(messages, max_tokens=10_000, token_counter="approximate")
     parsed = Parsed(render.trim_report_html(report, preview_chars=10_000, result_chars=None))
-    auto = [e for e in parsed.elements if e["attrs"].get("dir") == "auto"]
+    holders_of_text = [e for e in parsed.elements if "dir" in e["attrs"]]
     for message in messages:
         text = " ".join(message_text(message).split())
-        holders = [e for e in auto if e["text"].strip() == text]
+        holders = [e for e in holders_of_text if e["text"].strip() == text]
         assert len(holders) == 2, text  # its table cell and its line in the returned list
         assert {e["tag"] for e in holders} == {"td", "span"}
+        assert {(e["attrs"].get("lang"), e["attrs"]["dir"]) for e in holders} == {(lang, direction)}, text
 
 
 def test_roles_name_the_tool_call_a_message_makes_or_answers():

@@ -200,13 +200,13 @@ def test_a_widget_built_with_incompatible_options_starts_with_the_error():
 # --- TrimExplorer: text in any script ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sample", ["dialogue_fa", "dialogue_zh"])
-def test_persian_and_chinese_text_is_shown_escaped_in_dir_auto_cells(sample):
+@pytest.mark.parametrize("sample, attrs", [("dialogue_fa", 'lang="fa" dir="rtl"'), ("dialogue_zh", 'lang="zh" dir="auto"')])
+def test_persian_and_chinese_text_is_shown_escaped_in_cells_with_its_language(sample, attrs):
     messages = load_conversation(sample)
     explorer = TrimExplorer(messages, token_counter="exact", preview_chars=20)
     for message in messages:
         shown = " ".join(message.content.split())[:19]
-        assert re.search(r'<td dir="auto"[^>]*>' + re.escape(shown), explorer.output.value), shown
+        assert re.search(f'<td {attrs}[^>]*>' + re.escape(shown), explorer.output.value), shown
 
 
 # --- TrimExplorer: repr and static picture ----------------------------------------------------------
@@ -284,7 +284,7 @@ def test_budget_calculator_shows_the_working_of_its_sliders():
     assert calc.budget == 2866  # the brief's worked example
     for line in calc.working.lines:
         assert line in calc.output.value
-    first_png = bytes(calc.figure.value)
+    first_png = bytes(calc.figure.png)
     assert first_png.startswith(b"\x89PNG")
 
     calc.limit.value, calc.system.value, calc.user.value, calc.reserve.value = 8192, 500, 300, 1200
@@ -292,7 +292,7 @@ def test_budget_calculator_shows_the_working_of_its_sliders():
     assert calc.working == budget_working(8192, 500, 300, 1200, margin=300)
     assert calc.budget == 5892 and calc.working.name == "H_max"
     assert "6192 - 300 = 5892" in calc.output.value
-    assert bytes(calc.figure.value) != first_png
+    assert bytes(calc.figure.png) != first_png
 
 
 def test_raising_the_reserve_lowers_the_ceiling():
@@ -314,7 +314,7 @@ def test_no_room_left_is_explained_not_raised_then_recovers():
     assert "no room left for history" in repr(calc)
     calc.limit.value = 2000
     assert calc.error == "" and calc.budget == 2000 - 300 - 200 - 600
-    assert calc.figure.layout.display is None and bytes(calc.figure.value).startswith(b"\x89PNG")
+    assert calc.figure.layout.display is None and bytes(calc.figure.png).startswith(b"\x89PNG")
 
 
 @pytest.mark.parametrize(
@@ -364,7 +364,7 @@ def test_turn_shows_what_that_call_sends():
         assert explorer.report.result_tokens == explorer.growth.rows[turn - 1].sent_tokens
         assert f'data-call="{turn}" data-sent-tokens="{explorer.report.result_tokens}"' in explorer.output.value
         assert STATUS_RE.findall(explorer.output.value) == [r.status for r in explorer.report.rows]
-        pngs.add(bytes(explorer.figure.value))
+        pngs.add(bytes(explorer.figure.png))
     assert len(pngs) == 4  # the plot grows with the turn
 
 
@@ -429,7 +429,7 @@ def test_a_turn_that_cannot_be_shown_hides_the_old_figure(monkeypatch):
     from course_utils import widgets as widgets_module
 
     explorer = GrowthExplorer(load_conversation("bob"), token_counter="dummy", limit=40, strategy="last", turn=2)
-    assert explorer.figure.layout.display is None and bytes(explorer.figure.value).startswith(b"\x89PNG")
+    assert explorer.figure.layout.display is None and bytes(explorer.figure.png).startswith(b"\x89PNG")
 
     def refuse(*args, **kwargs):
         raise RuntimeError("cannot explain this turn")

@@ -1,0 +1,314 @@
+"""Accessibility of the course's outputs: which language a text is in, and names for slider handles.
+
+Two things a screen reader needs that the rest of the package cannot say on
+its own:
+
+- **The language of a text**, so it is pronounced by the right voice:
+  Persian gets ``lang="fa" dir="rtl"``, Chinese ``lang="zh"``.
+  :func:`text_language` reads it off the text's letters (a small pure
+  function: the course's samples are English, Persian and Chinese), and
+  :func:`lang_attrs` writes the HTML attributes that ``render.py`` puts on
+  every element holding message text.
+- **A name for every slider handle.** ipywidgets 8.1 draws an ``IntSlider``
+  with noUiSlider, whose handle is a ``<div role="slider">`` with no
+  accessible name: the visible description is a ``<label>`` that points at
+  nothing (a label's ``for`` only names native inputs), and ipywidgets
+  passes no ``aria-label`` to noUiSlider. Nothing in ipywidgets' Python API
+  reaches that element, so :data:`PAGE_SCRIPT` does it in the page: it
+  points each handle's ``aria-labelledby`` at its slider's own label, and
+  turns a control's tooltip into its ``aria-description``, keeps
+  JupyterLab's notebook shortcuts off the arrow keys while a slider or
+  dropdown has focus (``data-lm-suppress-shortcuts``: otherwise ArrowUp /
+  ArrowDown jump to another cell), and draws a focus ring round a focused
+  handle or scroll region. When a control redraws a widget's output while
+  the learner's focus is in its scroll region, focus moves to the new
+  region, at the same scroll position. The widgets of
+  ``widgets.py`` display it (:func:`page_script_bundle`) just before
+  themselves; it runs once per page and watches for sliders drawn later.
+  It adds attributes and one style element; it moves nothing on the page.
+
+>>> text_language("سلام، حالت چطور است؟")
+TextLanguage(lang='fa', dir='rtl')
+>>> text_language("你好，今天天气怎么样？")
+TextLanguage(lang='zh', dir='auto')
+>>> lang_attrs("hello")
+' dir="auto"'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from course_utils._args import check_text
+
+#: Scripts told apart, by the first word of a letter's Unicode name, and the language each stands for here.
+#: The course's one Arabic-script language is Persian, so Arabic letters mean "fa" (a text in Arabic or
+#: Urdu would need its own tag: pass it explicitly where the language is known, as samples do).
+SCRIPT_LANGUAGES = {
+    "ARABIC": ("fa", "rtl"),
+    "CJK": ("zh", "auto"),
+    "HEBREW": ("he", "rtl"),
+    "HIRAGANA": ("ja", "auto"),
+    "KATAKANA": ("ja", "auto"),
+    "HANGUL": ("ko", "auto"),
+}
+
+
+@dataclass(frozen=True)
+class TextLanguage:
+    """A text's language tag (None: the page's own, English) and its direction ("rtl", "ltr" or "auto")."""
+
+    lang: str | None
+    dir: str
+
+    def attrs(self) -> str:
+        """As HTML attributes, with a leading space: ``' lang="fa" dir="rtl"'``."""
+        lang = f' lang="{self.lang}"' if self.lang else ""
+        return f'{lang} dir="{self.dir}"'
+
+
+def _script(char: str) -> str | None:
+    if not char.isalpha():
+        return None
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else None
+
+
+def text_language(text: str) -> TextLanguage:
+    """The language a text is written in, judged by the script most of its letters are in.
+
+    Latin letters (and texts with no letters) leave the page's language,
+    English: ``lang`` is None and ``dir`` is "auto", so the browser lays
+    the text out by its first strong character. A Persian sentence with
+    one English word is still Persian; an English sentence quoting one
+    Chinese word is still English.
+
+    >>> text_language("I'm flying to 东京 tomorrow")
+    TextLanguage(lang=None, dir='auto')
+    >>> text_language("پرواز من به Tokyo فردا است")
+    TextLanguage(lang='fa', dir='rtl')
+    """
+    check_text(text, "text")
+    counts: dict[str, int] = {}
+    for char in text:
+        script = _script(char)
+        if script is not None:
+            counts[script] = counts.get(script, 0) + 1
+    if not counts:
+        return TextLanguage(None, "auto")
+    script = max(counts, key=lambda s: (counts[s], s in SCRIPT_LANGUAGES))
+    if script not in SCRIPT_LANGUAGES:
+        return TextLanguage(None, "auto")
+    return TextLanguage(*SCRIPT_LANGUAGES[script])
+
+
+def lang_attrs(text: str, lang: str | None = None) -> str:
+    """HTML attributes giving an element holding ``text`` its language and direction.
+
+    ``lang`` names the language when it is known (a sample's declared
+    language); otherwise it is read from the text with :func:`text_language`.
+
+    >>> lang_attrs("安排三天的行程")
+    ' lang="zh" dir="auto"'
+    >>> lang_attrs("whatever", lang="fa")
+    ' lang="fa" dir="rtl"'
+    """
+    check_text(lang, "lang", none_ok=True)
+    if lang is None:
+        return text_language(text).attrs()
+    check_text(text, "text")
+    rtl = {code for code, direction in SCRIPT_LANGUAGES.values() if direction == "rtl"}
+    return TextLanguage(lang, "rtl" if lang.split("-")[0] in rtl else "auto").attrs()
+
+
+def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_class: str = "") -> str:
+    """``inner`` HTML in a box that scrolls on its own, which a keyboard can reach and scroll.
+
+    ``tabindex="0"`` puts it in the Tab order (the arrow keys then scroll it),
+    ``role="region"`` and ``aria-label`` name it for a screen reader, and
+    ``data-lm-suppress-shortcuts`` keeps JupyterLab's notebook shortcuts off
+    while it has focus (else the arrow keys move to the next cell).
+
+    >>> scroll_region_html("<table></table>", label="messages sent")
+    '<div style="max-height:32em;overflow-y:auto" role="region" aria-label="messages sent" tabindex="0" data-lm-suppress-shortcuts="true"><table></table></div>'
+    """
+    for value, parameter in ((inner, "inner"), (label, "label"), (max_height, "max_height"), (css_class, "css_class")):
+        check_text(value, parameter)
+    if not re.fullmatch(r"[0-9.]+(em|px|rem|vh|%)", max_height):
+        raise ValueError(f"max_height must be a CSS length such as '32em', got {max_height!r}")
+    css = f'class="{html.escape(css_class)}" ' if css_class else ""
+    return (
+        f'<div {css}style="max-height:{max_height};overflow-y:auto" role="region" aria-label="{html.escape(label)}" '
+        f'tabindex="0" data-lm-suppress-shortcuts="true">{inner}</div>'
+    )
+
+
+def with_word(bar: str, word: str, colour: str) -> str:
+    """A bar (or any mark) followed by a word saying what its colour means: status never by colour alone.
+
+    >>> with_word("<div></div>", "over", "#c62828").endswith('style="font-weight:bold;color:#c62828">over</span></div>')
+    True
+    """
+    for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour")):
+        check_text(value, parameter)
+    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
+            f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span></div>')
+
+
+# --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
+
+TRIM_HELP = {
+    "max_tokens": "the most tokens trim_messages may keep",
+    "strategy": "last keeps the end of the conversation, first keeps its beginning",
+    "token_counter": "how tokens are counted: approximate (about 4 characters a token), exact (cl100k_base) "
+                     "or dummy (10 tokens a message)",
+    "allow_partial": "keep part of a message that does not fit whole",
+    "include_system": "always keep the system message (strategy last only)",
+    "start_on": "the kept messages must start on this message type",
+    "end_on": "the kept messages must end on this message type",
+}
+BUDGET_HELP = {
+    "limit": "L, the model's context limit in tokens",
+    "system": "S, tokens of the system prompt",
+    "user": "U, tokens of the user's new input",
+    "reserve": "R, tokens kept free for the model's reply",
+    "margin": "M, a safety margin taken off the budget",
+}
+GROWTH_HELP = {
+    "turn": "which model call of the conversation to show",
+    "limit": "the context limit, drawn as a red line",
+    "strategy": "send everything, or trim to the limit keeping the last or the first messages",
+    "token_counter": "how tokens are counted: approximate, exact (cl100k_base) or dummy (10 tokens a message)",
+}
+
+
+def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
+    """Give each named ipywidgets control a description: its tooltip, read out as its aria-description.
+
+    ``controls`` maps names to widgets (a widget's ``vars(self)``), ``help_texts``
+    names to words. In the page, :data:`PAGE_SCRIPT` copies the tooltip onto the
+    focusable element as its ``aria-description``; a mouse user sees it on hover.
+    """
+
+    import ipywidgets
+
+    for name, text in help_texts.items():
+        control = controls.get(name)
+        if control is None:
+            continue
+        control.tooltip = check_text(text, f"help_texts[{name!r}]")
+        if isinstance(control, (ipywidgets.Dropdown, ipywidgets.Checkbox)) and not control.description_allow_html:
+            # ipywidgets 8.1 draws these two kinds' tooltip only when they have no description:
+            # carry it as the title of the description itself (its words, and so the name, unchanged).
+            control.description_allow_html = True
+            control.description = f'<span title="{html.escape(text)}">{html.escape(control.description)}</span>'
+
+
+# --- names for slider handles, in the page -------------------------------------------------------
+
+#: Runs once per page (a second run only rescans). For every ipywidgets slider handle without a
+#: name: aria-labelledby its slider's visible label. For every control whose label has a title (an
+#: ipywidgets ``tooltip``): that title as the control's aria-description. A focus ring for slider
+#: handles and scroll regions (ipywidgets only fills a focused handle). Then watches the page
+#: for widgets drawn later, rescanning at most once per animation frame, and gives focus back
+#: to a scroll region that a redraw replaced while it had focus.
+PAGE_SCRIPT = r"""(() => {
+  const state = window.courseUtilsA11y || (window.courseUtilsA11y = {count: 0});
+  const describe = (control, label) => {
+    // A slider's tooltip is its label's title; a dropdown's or checkbox's is on a span in its label.
+    const titled = label && (label.hasAttribute('title') ? label : label.querySelector('[title]'));
+    const help = titled && titled.getAttribute('title');
+    if (help && help !== label.textContent.trim() && !control.hasAttribute('aria-description')) {
+      control.setAttribute('aria-description', help);
+    }
+  };
+  const scan = () => {
+    state.pending = false;
+    for (const handle of document.querySelectorAll('.widget-slider .noUi-handle[role="slider"]')) {
+      const slider = handle.closest('.widget-slider');
+      const label = slider && slider.querySelector(':scope > .widget-label');
+      if (!handle.hasAttribute('aria-labelledby') && !handle.hasAttribute('aria-label')) {
+        if (label && label.textContent.trim()) {
+          if (!label.id) label.id = 'course-slider-label-' + (++state.count);
+          handle.setAttribute('aria-labelledby', label.id);
+        } else {
+          handle.setAttribute('aria-label', 'slider');
+        }
+      }
+      describe(handle, label);
+      // The number beside the slider can be typed into (Tab reaches it next): name it too.
+      const readout = slider && slider.querySelector(':scope > .widget-readout');
+      if (readout && label && label.id && !readout.hasAttribute('aria-labelledby')) {
+        readout.setAttribute('role', 'textbox');
+        readout.setAttribute('aria-labelledby', label.id);
+        readout.setAttribute('aria-description', 'the value: type a number and press Enter');
+      }
+      // The arrow keys belong to the slider: JupyterLab's notebook shortcuts (ArrowUp/Down move
+      // between cells) skip an element with this attribute.
+      handle.setAttribute('data-lm-suppress-shortcuts', 'true');
+    }
+    for (const control of document.querySelectorAll('.widget-dropdown > select, .widget-text > input')) {
+      describe(control, control.id && document.querySelector('label[for="' + control.id + '"]'));
+      control.setAttribute('data-lm-suppress-shortcuts', 'true');
+    }
+    for (const box of document.querySelectorAll('.widget-checkbox input[type="checkbox"]')) {
+      describe(box, box.closest('label'));
+    }
+  };
+  if (!document.getElementById('course-utils-a11y-style')) {
+    // ipywidgets marks a focused handle only by filling it; add a ring that stays visible on any theme.
+    const style = document.createElement('style');
+    style.id = 'course-utils-a11y-style';
+    style.textContent = '.widget-slider .noUi-handle:focus-visible, .jp-OutputArea-output [role="region"][tabindex]:focus-visible'
+      + ' { outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 2px; }';
+    document.head.appendChild(style);
+  }
+  // A widget's HTML output is redrawn whole when a control changes it. If the learner's focus
+  // was in it (on a scroll region), focus would fall back to the page: give it to the region
+  // that replaced it, scrolled as far as the old one was.
+  const restoreFocus = () => {
+    const last = state.lastFocus;
+    if (!last || last.element.isConnected || !last.container.isConnected) return;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const twin = last.container.querySelector(last.selector);
+    if (twin) { twin.focus({preventScroll: true}); twin.scrollTop = last.scrollTop; }
+  };
+  const scanAndRestore = () => { scan(); restoreFocus(); };
+  if (!state.observer) {
+    document.addEventListener('focusin', event => {
+      const element = event.target;
+      const container = element.closest && element.closest('.widget-html');
+      state.lastFocus = container && element.matches('[role="region"][tabindex]')
+        ? {element, container, selector: '[role="region"][tabindex]', scrollTop: element.scrollTop} : null;
+    });
+    document.addEventListener('scroll', event => {
+      if (state.lastFocus && event.target === state.lastFocus.element) state.lastFocus.scrollTop = event.target.scrollTop;
+    }, true);
+    state.observer = new MutationObserver(() => {
+      restoreFocus();  // at once, before the learner's next key press lands on the page
+      if (!state.pending) { state.pending = true; requestAnimationFrame(scanAndRestore); }
+    });
+    state.observer.observe(document.body, {childList: true, subtree: true});
+  }
+  scan();
+})();"""
+
+
+class _PageScript:
+    """An output that runs :data:`PAGE_SCRIPT` in JupyterLab and shows nothing.
+
+    ``application/javascript`` runs only in a trusted output (one the
+    learner's own Run All produced); elsewhere (GitHub, an untrusted
+    notebook) the empty ``text/plain`` shows nothing at all.
+    """
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        return {"application/javascript": PAGE_SCRIPT, "text/plain": ""}
+
+
+def page_script_bundle() -> _PageScript:
+    """The page script as a displayable object (``IPython.display.display(page_script_bundle())``)."""
+    return _PageScript()
