@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSONS = [
     "00_start_here",
     "01_measuring_growth",
+    "01b_counting_tokens",
     "02_token_budgets",
     "03_trimming_walkthrough",
     "03b_valid_boundaries",
