@@ -23,7 +23,7 @@ TARGET_SECONDS = 20.0
 
 def main() -> int:
     failed = False
-    lessons = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    lessons = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
     with tempfile.TemporaryDirectory() as tmp:
         for lesson in lessons:
             # Same layout as the repository: lesson 00 reads ../requirements.txt.

@@ -12,8 +12,8 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``reference_page``: the trim_messages reference page's seven examples, run against the library;
 - ``chat``: the offline chat model (and ``get_chat_model`` for a real one);
 - ``facts``: the facts a user tells the offline model, read from plain text;
-- ``summaries``: how the offline model writes and extends a summary, and what it loses (lesson 04);
-- ``graphs``: LangGraph chatbots that trim or summarise (lesson 04);
+- ``summaries``: how the offline model writes and extends a summary, and what it loses (lesson 04b);
+- ``graphs``: LangGraph chatbots that trim (lesson 04) or summarise (lesson 04b);
 - ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting;
 - ``thresholds``: model limits, suggested thresholds and the threshold experiment (lesson 05);
 - ``models``: models' limits, tokenizer families and prices from ``data/models.json``, dated and sourced;

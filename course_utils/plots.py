@@ -185,13 +185,14 @@ def overflow_figure(working: OverflowWorking, *, title: str | None = None) -> Fi
                label=f"{label} {tokens}")
         bottom += tokens
     ax.axhline(working.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {working.limit}")
-    ax.set_xlim(-1, 1.6)
+    ax.set_xlim(-0.8, 0.8)
     ax.set_xticks([])
     ax.set_ylim(0, max(working.total, working.limit) * 1.12)
     ax.set_ylabel("tokens")
     verdict = f"{working.over} over" if working.over > 0 else f"fits, {-working.over} to spare"
     ax.set_title(title or f"{working.total} vs {working.limit}: {verdict}", fontsize=10)
-    ax.legend(loc="upper right", fontsize=8)
+    # Beside the axes, not inside: inside, the box covered the dashed limit line.
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     return fig
 
 

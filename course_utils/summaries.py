@@ -45,7 +45,7 @@ from course_utils.facts import (
     stated_personal_facts,
 )
 
-#: The rule above, as one paragraph (lesson 04 prints it).
+#: The rule above, as one paragraph (lesson 04b prints it).
 LOSS_RULE = " ".join(__doc__.split("\n\n")[1].split()).replace(":func:", "").replace("`", "")
 
 #: Words a summary may use when the request asks for no length.

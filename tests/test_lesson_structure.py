@@ -16,15 +16,21 @@ ROOT = Path(__file__).resolve().parents[1]
 LESSONS = [
     "00_start_here",
     "01_measuring_growth",
+    "01b_counting_tokens",
     "02_token_budgets",
     "03_trimming_walkthrough",
     "03b_valid_boundaries",
     "04_langgraph_integration",
+    "04b_summarising_history",
     "05_threshold_selection",
     "06_agent_context",
 ]
-#: A lesson split in two shares its exercise: 03b practises in the 03 exercise.
-EXERCISE = {"03b_valid_boundaries": "03_trimming_walkthrough"}
+#: A lesson split in two shares its exercise: 03b practises in the 03 exercise, and so on.
+EXERCISE = {
+    "01b_counting_tokens": "01_measuring_growth",
+    "03b_valid_boundaries": "03_trimming_walkthrough",
+    "04b_summarising_history": "04_langgraph_integration",
+}
 PRESENT = [name for name in LESSONS if (ROOT / "notebooks" / f"{name}.ipynb").exists()]
 
 

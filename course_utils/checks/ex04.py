@@ -401,12 +401,12 @@ def _ex04_q4(q, make_forgetful_node):
 def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
     from course_utils.samples import load_conversation
 
-    agent = load_conversation("agent_tools")[1:16]  # lesson 04's travel agent before its last question
+    agent = load_conversation("agent_tools")[1:16]  # lesson 04b's travel agent before its last question
     return [
         ("a chat with no summary yet", random_conversation(81, turns=5, system=False, tools=False), "", 2),
         ("a chat that already has a summary", random_conversation(82, turns=4, system=False, tools=False),
          "The user's name is Ana. The user likes jazz.", 2),
-        ("lesson 04's travel agent, whose last turn called tools", agent, "", 2),
+        ("lesson 04b's travel agent, whose last turn called tools", agent, "", 2),
         ("a generated agent run, keep_last=3", random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
     ]
 
