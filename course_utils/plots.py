@@ -482,14 +482,18 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
 
     ``points`` are ``retention.price_runs``'s (with caching); with
     ``points_without_caching`` a second panel on the same axes shows the same
-    runs priced without caching. Each point is labelled with its threshold.
-    The shaded corner is what is at most as expensive as the best point
-    (``retention.best_point``: the cheapest with the top recall) and nearly as
-    good; the best point is circled. Only points below the top recall, and the
-    best one, carry their threshold as a label. The text alternative is
-    ``retention.describe_cost_recall``.
+    runs priced without caching. A marker's size grows with its threshold
+    (the legend shows the smallest and the largest), so no point needs a
+    number next to it: printed labels of thirty points overlap each other,
+    and the table the lesson prints holds every number. The shaded corner is
+    what is at most as expensive as the best point (``retention.best_point``:
+    the cheapest with the top recall) and nearly as good; the best point is
+    circled and named, with its threshold, in an empty part of the panel. The
+    text alternative is ``retention.describe_cost_recall``.
     """
-    from course_utils.retention import STRATEGY_LABELS, CostPoint, best_point, describe_cost_recall
+    from matplotlib.lines import Line2D
+
+    from course_utils.retention import STRATEGY_LABELS, CostPoint, describe_cost_recall
 
     panels = [("with prompt caching", list(points), "cost")]
     if points_without_caching is not None:
@@ -501,33 +505,51 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
             check_instance(p, f"points[{i}]", CostPoint, "retention.price_runs")
     check_text(title, "title", none_ok=True)
     alt = describe_cost_recall(points, points_without_caching)
-    fig = _described(alt, figsize=(9.5 if len(panels) == 2 else 6.0, 4.2), dpi=100, layout="constrained")
+    thresholds = sorted({p.threshold for _, pts, _ in panels for p in pts})
+
+    def size(threshold: int) -> float:
+        # Marker area from 16 (smallest threshold) to 110 (largest): the threshold at a glance.
+        rank = thresholds.index(threshold) / max(len(thresholds) - 1, 1)
+        return 16 + 94 * rank
+
+    fig = _described(alt, figsize=(9.5 if len(panels) == 2 else 6.0, 4.4), dpi=100, layout="constrained")
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.08
+    handles: list[Any] = []
     for ax, (label, pts, attr) in zip(axes, panels):
         costs = {id(p): getattr(p, attr) * 1000 for p in pts}
         top = max(p.recall for p in pts)
         best = min((p for p in pts if p.recall == top), key=lambda p: costs[id(p)])
         # The corner: cheaper than (or as cheap as) the best point, and nearly as good.
         ax.fill_between([0, costs[id(best)]], top * 100 - 12, 108, color=CORNER_COLOUR, alpha=0.8, zorder=0)
-        ax.annotate("cheap and good", (costs[id(best)], top * 100), xytext=(6, -16), textcoords="offset points", fontsize=8)
+        handles = []
         for strategy in dict.fromkeys(p.strategy for p in pts):
             mine = sorted((p for p in pts if p.strategy == strategy), key=lambda p: p.threshold)
             style = RETENTION_STYLES.get(strategy, {})
+            colour, marker = style.get("color"), style.get("marker", "o")
             xs, ys = [costs[id(p)] for p in mine], [p.recall * 100 for p in mine]
-            ax.plot(xs, ys, linestyle=":", linewidth=1, label=STRATEGY_LABELS.get(strategy, strategy), **style)
-            for p, x, y in zip(mine, xs, ys):
-                if p.recall == top and p is not best:
-                    continue  # full-recall points crowd the top line: only the best one is labelled
-                ax.annotate(str(p.threshold), (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6, color=style.get("color"))
-        ax.scatter([costs[id(best)]], [best.recall * 100], s=180, facecolors="none", edgecolors="black", linewidths=1.5, zorder=5)
+            ax.plot(xs, ys, linestyle=":", linewidth=1, color=colour, zorder=2)
+            ax.scatter(xs, ys, s=[size(p.threshold) for p in mine], marker=marker, color=colour,
+                       edgecolors="white", linewidths=0.6, zorder=3)
+            handles.append(Line2D([], [], linestyle=":", linewidth=1, color=colour, marker=marker, markersize=6,
+                                  label=STRATEGY_LABELS.get(strategy, strategy)))
+        ax.scatter([costs[id(best)]], [best.recall * 100], s=200, facecolors="none", edgecolors="black", linewidths=1.5, zorder=5)
+        # The best point named once, in the empty band below the corner, with an arrow to it.
+        ax.annotate(f"cheapest with {best.facts_remembered}/{best.facts_asked} facts:\n"
+                    f"{STRATEGY_LABELS.get(best.strategy, best.strategy)}\nat {best.threshold} tokens, ${costs[id(best)]:.2f}",
+                    xy=(costs[id(best)], best.recall * 100), xytext=(0.03, 0.80), textcoords="axes fraction",
+                    fontsize=7.5, va="top", ha="left",
+                    arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 0.8, "shrinkB": 8})
         ax.set_xlim(0, xmax)
         ax.set_ylim(-5, 108)
         ax.set_xlabel("cost, $ per 1,000 conversations")
         ax.set_title(label, fontsize=10)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("facts remembered (%)")
-    axes[-1].legend(fontsize=7, loc="lower right")
+    sizes = [Line2D([], [], linestyle="none", marker="o", color="#757575", markersize=size(t) ** 0.5,
+                    label=f"threshold {t:,} tokens") for t in (thresholds[0], thresholds[-1])]
+    axes[-1].legend(handles=handles + sizes, fontsize=7, loc="lower right",
+                    title="shaded: cheap and good", title_fontsize=7)
     if title:
         fig.suptitle(title, fontsize=11)
     return fig

@@ -557,12 +557,12 @@ def models_table() -> str:
     def cell(value, width, spec=""):
         return f"{'-' if value is None else format(value, spec):>{width}}"
 
-    header = f"{'model':<25}{'provider':<11}{'window':>11}{'max out':>9}  {'tokenizer':<19}{'in':>6}{'cached':>8}{'out':>6}  checked"
+    header = f"{'model':<25}{'provider':<10}{'window':>10}{'max out':>8} {'tokenizer':<18}{'in':>5}{'cached':>7}{'out':>5} checked"
     lines = [header, "-" * len(header)]
     for m in MODELS:
         lines.append(
-            f"{m.model:<25}{m.provider:<11}{m.context_window:>11,}{cell(m.max_output_tokens, 9, ',')}  {m.tokenizer:<19}"
-            f"{cell(m.price_input, 6, 'g')}{cell(m.price_cached_input, 8, 'g')}{cell(m.price_output, 6, 'g')}  {m.checked}"
+            f"{m.model:<25}{m.provider:<10}{m.context_window:>10,}{cell(m.max_output_tokens, 8, ',')} {m.tokenizer:<18}"
+            f"{cell(m.price_input, 5, 'g')}{cell(m.price_cached_input, 7, 'g')}{cell(m.price_output, 5, 'g')} {m.checked}"
         )
     return "\n".join([*lines, "prices: US$ per million tokens; '-': not stated by the source read (see models.json)"])
 

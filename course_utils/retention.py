@@ -444,7 +444,42 @@ def describe_cost_recall(points: Sequence[CostPoint], points_without_caching: Se
     return " ".join(lines)
 
 
-__all__ += ["describe_cost_recall"]
+
+def compare_pair(points: Sequence[CostPoint], first: str, second: str, threshold: int) -> str:
+    """Two strategies at one threshold in one sentence: facts, extra tokens, and which costs more, with and without caching.
+
+    The lesson prints this rather than typing the comparison into its prose,
+    so the words ("costs more", "costs less") cannot drift from the numbers:
+    which strategy is cheaper can flip when caching is switched on.
+    """
+    points = list(points)
+    for name, value in (("first", first), ("second", second)):
+        if value not in STRATEGIES:
+            raise ValueError(f"{name} must be one of {', '.join(STRATEGIES)}, got {value!r}")
+    found = {}
+    for strategy in (first, second):
+        found[strategy] = next((p for p in points if p.strategy == strategy and p.threshold == threshold), None)
+        if found[strategy] is None:
+            raise ValueError(f"threshold {threshold!r} has no point for strategy {strategy!r} in points")
+    a, b = found[first], found[second]
+
+    def verdict(x: float, y: float) -> str:
+        return "more" if round(x * 1000, 2) > round(y * 1000, 2) else "less" if round(x * 1000, 2) < round(y * 1000, 2) else "the same"
+
+    def _more_or_fewer(n: int) -> str:
+        return f"{abs(n):,} {'more' if n > 0 else 'fewer'}" if n else "as many"
+
+    la, lb = STRATEGY_LABELS[first], STRATEGY_LABELS[second]
+    return (
+        f"at {threshold} tokens {la} remembers {a.facts_remembered}/{a.facts_asked} facts, {lb} {b.facts_remembered}/{b.facts_asked}; "
+        f"{la} sends {_more_or_fewer(a.input_tokens - b.input_tokens)} input tokens and receives "
+        f"{_more_or_fewer(a.output_tokens - b.output_tokens)} output tokens ({a.summaries} summaries); without caching it costs {verdict(a.cost_without_caching, b.cost_without_caching)} "
+        f"(${a.cost_without_caching * 1000:.2f} against ${b.cost_without_caching * 1000:.2f}), with caching "
+        f"{verdict(a.cost, b.cost)} (${a.cost * 1000:.2f} against ${b.cost * 1000:.2f})"
+    )
+
+
+__all__ += ["compare_pair", "describe_cost_recall"]
 
 
 def fact_turns(conversation: Conversation | str = "spread_chat") -> dict[str, list[int]]:

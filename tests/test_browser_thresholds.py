@@ -67,6 +67,12 @@ def test_run_all_shows_the_figure_with_its_text_alternative_and_the_tables(lesso
     strategies = lesson.page.locator(".jp-MarkdownOutput table", has_text="water marks").first
     strategies.evaluate("el => el.scrollIntoView({block: 'start'})")
     strategies.screenshot(path=str(ARTIFACTS / "strategies_markdown_table.png"))
+    # All five strategies are rows of the rendered table, none left over as stray "| ... |" text.
+    rows = strategies.locator("tbody tr")
+    assert rows.count() == 5, [rows.nth(i).inner_text() for i in range(rows.count())]
+    assert "facts in the system prompt" in rows.nth(4).inner_text()
+    prose = lesson.page.locator(".jp-MarkdownOutput p", has_text="facts in the system prompt")
+    assert not any(t.lstrip().startswith("|") for t in prose.all_inner_texts())
     # A table line is never wrapped: the widest text table fits the output area.
     overflow = table.evaluate("el => el.scrollWidth - el.clientWidth")
     assert overflow <= 0, f"the strategies table is {overflow}px wider than its output area"

@@ -199,6 +199,8 @@ GOOD_REASONS = {
                 "هر بار کل تاریخچه دوباره فرستاده می‌شود و سقف دارد"),
     ("04", 3): ("the state keeps it but the trimmed list is sent", "状态保存着，但发送的是裁剪后的列表",
                     "حالت آن را نگه می‌دارد ولی فهرست برش‌خورده ارسال می‌شود"),
+    ("05", 4): ("the history alone gets H_max; tool results stay with their calls", "只有历史受上限约束，工具结果和调用在一起",
+                "فقط تاریخچه کوتاه می‌شود و نتیجه ابزار با فراخوانی می‌ماند"),
     ("06", 3): ("old file reads are big and the tests stay", "文件很大，测试结果保留", "فایل‌ها بزرگ‌اند و تست می‌ماند"),
 }
 

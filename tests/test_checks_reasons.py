@@ -17,7 +17,7 @@ import json
 import pytest
 
 from course_utils import checks
-from course_utils.checks import cells, ex01, ex02, ex03, ex04, ex06
+from course_utils.checks import cells, ex01, ex02, ex03, ex04, ex05, ex06
 from course_utils.checks.kinds import KeyIdea
 from course_utils.checks.record import RECORD_ENV, read_records, valid_record
 from course_utils.grade.gradebook import CSV_COLUMNS, gradebook_rows
@@ -94,6 +94,31 @@ def test_exercises_04_and_06_pass_a_reason_that_names_the_ideas(question, letter
 )
 def test_exercise_01_q4_needs_both_ideas_once_the_letters_are_right(why, passes):
     result = ex01.q4.check("d", "c", why)
+    assert (result.status == "correct") is passes, result.message
+    if not passes:
+        assert "does not say why yet" in result.message
+    assert result.answer_text == why
+
+
+#: A plan exercise 05 q4 accepts, so that only the reason decides.
+EX05_PLAN = {"reserve": 800, "margin": 500, "include_system": True, "max_tokens": 6892, "start_on": "human"}
+
+
+@pytest.mark.parametrize(
+    "why, passes",
+    [
+        ("The cap is L - R - M because the list also holds the system prompt; start_on keeps tool results "
+         "with their calls.", True),
+        ("سقف L - R - M است چون فهرست پرامپت سیستم و پیام جدید را هم دارد و نتیجه ابزار از فراخوانی‌اش جدا نمی‌شود", True),
+        ("上限是 L - R - M，因为列表里还有系统提示和新消息；工具结果不会和它的调用分开", True),
+        *((why, False) for why in VAGUE),
+        ("R covers the longest reply and M covers the counting error of the counter", False),  # neither idea
+        ("the list also holds the system prompt and the new message, so the cap is smaller", False),  # no tools
+        ("start_on='human' keeps every tool result with the call that asked for it", False),  # no list
+    ],
+)
+def test_exercise_05_q4_needs_the_list_and_the_tools_once_the_plan_is_right(why, passes):
+    result = ex05.q4.check(dict(EX05_PLAN), why)
     assert (result.status == "correct") is passes, result.message
     if not passes:
         assert "does not say why yet" in result.message

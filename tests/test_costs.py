@@ -180,3 +180,45 @@ def test_each_summary_request_asks_for_a_length_in_proportion_to_the_threshold(m
     compare_strategies("spread_chat", [1024], ["summarise"], summary_words_per_token=1 / 64)
     summaries = [text for text in asked if "summary" in text.lower()]
     assert summaries and all(text.endswith("Keep it to at most 16 words.") for text in summaries)
+
+
+def test_the_cost_recall_figure_has_no_overlapping_text_and_names_the_best_point(runs):
+    """Thirty points: printed threshold labels used to overlap; the figure must read at a glance."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from course_utils.plots import cost_recall_figure
+
+    model = priced_models(caching=True)[0]
+    cached, plain = price_runs(runs, model.prices), price_runs(runs, model.prices, caching=False)
+    fig = cost_recall_figure(cached, plain, title="recall against cost")
+    FigureCanvasAgg(fig).draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        texts = [t for t in ax.texts if t.get_text().strip()]
+        boxes = [t.get_window_extent(renderer) for t in texts]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert not a.overlaps(b), [t.get_text() for t in texts]
+    named = [t.get_text() for ax in fig.axes for t in ax.texts]
+    best, best_plain = best_point(cached), best_point(plain)
+    assert any(f"at {best.threshold} tokens, ${best.cost * 1000:.2f}" in t for t in named)
+    assert any(f"at {best_plain.threshold} tokens, ${best_plain.cost_without_caching * 1000:.2f}" in t for t in named)
+
+
+def test_compare_pair_says_what_the_numbers_show_with_and_without_caching(runs):
+    from course_utils.retention import compare_pair
+
+    model = priced_models(caching=True)[0]
+    points = price_runs(runs, model.prices)
+    for threshold in THRESHOLDS:
+        a = next(p for p in points if p.strategy == "summarise" and p.threshold == threshold)
+        b = next(p for p in points if p.strategy == "trim" and p.threshold == threshold)
+        text = compare_pair(points, "summarise", "trim", threshold)
+        plain = "more" if a.cost_without_caching > b.cost_without_caching else "less"
+        cached = "more" if a.cost > b.cost else "less"
+        assert f"without caching it costs {plain} (${a.cost_without_caching * 1000:.2f} against ${b.cost_without_caching * 1000:.2f})" in text
+        assert f"with caching {cached} (${a.cost * 1000:.2f} against ${b.cost * 1000:.2f})" in text
+    with pytest.raises(ValueError, match="first must be one of"):
+        compare_pair(points, "forget", "trim", THRESHOLDS[0])
+    with pytest.raises(ValueError, match="threshold 7 has no point"):
+        compare_pair(points, "summarise", "trim", 7)

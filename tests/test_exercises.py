@@ -500,7 +500,8 @@ def whole_list_plan(**changes):
     return plan(**{"include_system": True, "max_tokens": 6892, **changes})
 
 
-WHY = "R covers the longest reply, M the counting error, and start_on keeps tool calls whole."
+WHY = ("R covers the longest reply, M the counting error, the cap leaves room for the system prompt and the "
+       "new message, and start_on keeps tool calls whole.")
 
 # (question, arguments, expected status, words the message must contain)
 # exercise 06 -----------------------------------------------------------------------------------
@@ -681,6 +682,9 @@ WRONG = [
     (ex05.q4, (plan(include_system="yes"), WHY), "wrong", "should be True"),
     (ex05.q4, (whole_list_plan(start_on="ai"), WHY), "wrong", "ToolMessage"),
     (ex05.q4, (plan(), "because"), "not attempted", "at least 3 words"),
+    (ex05.q4, (plan(), "any reason at all will do"), "wrong", "does not say why yet"),
+    (ex05.q4, (plan(), "R covers the longest reply and M the counting error"), "wrong", "which list your cap is for"),
+    (ex05.q4, (plan(), "the cap leaves room for the system prompt and the new message"), "wrong", "tool results"),
     # 05 q5: what a prompt cache serves
     (ex05.q5, (cache_previous_call_only,), "wrong", "previous call only"),
     (ex05.q5, (cache_anywhere,), "wrong", "only a *prefix*"),
@@ -746,7 +750,8 @@ def test_right_answers_pass():
     assert ex03.q3.check(trim_with(strategy="last", start_on="human", include_system=True)).correct
     assert ex04.q2.check(node_factory()).correct
     assert ex05.q4.check(plan(), WHY).correct
-    assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682), "any reason at all").correct
+    assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682),
+                         "the history alone gets H_max, and tool results stay with their calls").correct
 
 
 def test_both_caps_of_lesson_05_pass_each_for_its_own_list():

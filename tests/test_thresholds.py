@@ -355,3 +355,33 @@ def test_the_approximate_margin_covers_the_measured_error():
     assert counter_for_tokenizer("llama3").exact and counter_for_tokenizer("o200k_base").exact
     with pytest.raises(ValueError, match="language must be one of"):
         counter_for_tokenizer("claude", "de")
+
+
+def test_lesson_05_prose_about_trim_summarise_and_facts_holds_for_its_own_replay():
+    """Lesson 05's section 3 and summary state these in words; the replay the lesson runs must show them."""
+    from course_utils.models import counter_for_tokenizer, priced_models
+    from course_utils.retention import compare_strategies, price_runs
+
+    model = priced_models(caching=True)[0]
+    runs = compare_strategies("spread_chat", thresholds=(512, 1024, 1536, 2048, 3072, 4096),
+                              token_counter=counter_for_tokenizer(model.tokenizer).counter)
+    points = {(p.strategy, p.threshold): p for p in price_runs(runs, model.prices)}
+    summ, trim = points["summarise", 512], points["trim", 512]
+    # "At 512 ... without caching it costs more than the sliding window. With caching the order flips."
+    assert summ.cost_without_caching > trim.cost_without_caching and summ.cost < trim.cost
+    assert summ.cached_share > trim.cached_share
+    for threshold in (1024, 1536, 2048, 3072, 4096):
+        summ, trim = points["summarise", threshold], points["trim", threshold]
+        # "from 1024 tokens on summarising sends less input ... costs less, with or without caching,
+        # and remembers at least as much"
+        assert summ.input_tokens < trim.input_tokens
+        assert summ.cost < trim.cost and summ.cost_without_caching < trim.cost_without_caching
+        assert summ.facts_remembered >= trim.facts_remembered
+    # "summarising keeps 2 of the 5 facts at 512 tokens, 3 at 1024, and all five from 1536 on"
+    assert [points["summarise", t].facts_remembered for t in (512, 1024, 1536, 2048, 3072, 4096)] == [2, 3, 5, 5, 5, 5]
+    # "At 2048 tokens it has lost the pet but still knows the name"
+    assert next(r for r in runs if r.strategy == "trim" and r.threshold == 2048).forgotten == ["pet"]
+    # Facts in the system prompt: all five everywhere; with caching dearer than trimming at 4096, less cached.
+    assert all(points["pinned_facts", t].facts_remembered == 5 for t in (512, 1024, 1536, 2048, 3072, 4096))
+    pinned, trim = points["pinned_facts", 4096], points["trim", 4096]
+    assert pinned.cost > trim.cost and pinned.cached_share < trim.cached_share

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import _ex04_trim
-from course_utils.checks.kinds import _check_number, _counts_of, _need_reason, _snapshot, random_conversation
+from course_utils.checks.kinds import KeyIdea, _check_number, _counts_of, _need_reason, _snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
 from course_utils.sequences import safe_trim_kwargs
 
@@ -188,6 +188,29 @@ def _ex05_q3(q, cost_and_forgetting):
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
 EX05_Q4_KEYS = ("reserve", "margin", "include_system", "max_tokens", "start_on")
 
+#: What a reason for q4 must name: what the list the cap is for holds, and why an agent's trim starts on a human turn.
+EX05_Q4_IDEAS = (
+    KeyIdea(
+        "say which list your cap is for: what it holds besides the history (the system prompt, the new "
+        "message), or that it is the history alone",
+        (
+            "system", "new message", "new input", "user message", "user input", "user's message", "s and u",
+            "s + u", "s+u", "history alone", "history only", "only the history", "just the history", "whole list",
+            "l - r - m", "l-r-m", "h_max", "h max",
+            "سیستم", "پیام جدید", "ورودی", "فقط تاریخچه", "کل فهرست",  # Persian: system, new message, input, ...
+            "系统", "新消息", "新的消息", "用户输入", "输入", "只有历史", "仅历史", "整个列表",  # Chinese: system, new message, input, ...
+        ),
+    ),
+    KeyIdea(
+        "say why an agent's kept history must start on a human turn: what happens to tool results",
+        (
+            "tool", "orphan", "function call", "function result",
+            "ابزار", "یتیم",  # Persian: tool, orphan
+            "工具", "孤立", "孤儿",  # Chinese: tool, orphan
+        ),
+    ),
+)
+
 
 @ex05.question(
     "choose thresholds for an agent",
@@ -285,7 +308,7 @@ def _ex05_q4(q, plan, why):
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
         return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
                        f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
-    _need_reason(q, why)
+    _need_reason(q, why, ideas=EX05_Q4_IDEAS)
     from course_utils.samples import load_conversation
 
     agent = load_conversation("agent_tools")
