@@ -15,10 +15,10 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``summaries``: how the offline model writes and extends a summary, and what it loses (lesson 04b);
 - ``graphs``: LangGraph chatbots that trim (lesson 04) or summarise (lesson 04b);
 - ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting;
-- ``thresholds``: model limits, suggested thresholds and the threshold experiment (lesson 05);
+- ``thresholds``: model limits and suggested thresholds by task (lesson 05);
 - ``models``: models' limits, tokenizer families and prices from ``data/models.json``, dated and sourced;
 - ``costs``: what a provider bills: input, output and prompt caching (lesson 05);
-- ``retention``: retention strategies replayed side by side, what each remembers and sends (lesson 05);
+- ``retention``: retention strategies replayed side by side (with the fact questions asked at the end), what each remembers and sends (lesson 05);
 - ``samples``: the sample conversations in ``data/``.
 - ``tool_calling``: how the offline model picks tools, reads their arguments and answers from results (lesson 06);
 - ``agent_tools``: lesson 06's offline tools (forecast, web search, file reader) over ``data/agent/``;

@@ -1,4 +1,4 @@
-"""Matplotlib figures of growth, budgets and the threshold experiment (lessons 01, 02 and 05).
+"""Matplotlib figures of growth, budgets and retention strategies' recall against cost (lessons 01, 02 and 05).
 
 Each function takes a result computed elsewhere and returns a new
 ``matplotlib.figure.Figure``. They never call ``plt.show()`` and never touch
@@ -254,60 +254,6 @@ def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
     return buffer.getvalue()
 
 
-# --- the threshold experiment (lesson 05) ------------------------------------------------------
-
-#: Line style of each strategy of ``thresholds.run_experiment``.
-STRATEGY_STYLES = {
-    "none": {"color": "#757575", "marker": "s", "linestyle": "--"},
-    "trim": {"color": "#1e88e5", "marker": "o", "linestyle": "-"},
-    "summarise": {"color": "#43a047", "marker": "^", "linestyle": "-"},
-}
-#: How far each strategy's line is nudged on the facts panel, so equal counts stay visible.
-FACTS_NUDGE = {"none": 0.08, "trim": 0.0, "summarise": -0.08}
-
-
-def experiment_figure(rows: Sequence[Any], *, title: str | None = None) -> Figure:
-    """Two panels against the threshold: total tokens sent, and facts remembered, one line per strategy.
-
-    ``rows`` are ``thresholds.run_experiment``'s. On the facts panel the
-    "none" and "summarise" lines are nudged up and down by a hair
-    (:data:`FACTS_NUDGE`), so lines with equal counts do not hide each other.
-    """
-    from course_utils.thresholds import check_experiment_rows  # here, not at the top: thresholds loads LangGraph
-
-    rows = check_experiment_rows(rows)
-    check_text(title, "title", none_ok=True)
-    fig = _described(experiment_alt_text(rows), figsize=(9.0, 3.6), dpi=100, layout="constrained")
-    cost, memory = fig.subplots(1, 2)
-    strategies = list(dict.fromkeys(r.strategy for r in rows))
-    thresholds = sorted({r.threshold for r in rows})
-    for strategy in strategies:
-        mine = sorted((r for r in rows if r.strategy == strategy), key=lambda r: r.threshold)
-        style = STRATEGY_STYLES.get(strategy, {})
-        xs = [r.threshold for r in mine]
-        cost.plot(xs, [r.total_sent_tokens for r in mine], label=strategy, **style)
-        nudge = FACTS_NUDGE.get(strategy, 0.0)
-        memory.plot(xs, [r.facts_remembered + nudge for r in mine], label=strategy, **style)
-    asked = max(r.facts_asked for r in rows)
-    for ax in (cost, memory):
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(thresholds, [str(t) for t in thresholds])
-        ax.minorticks_off()
-        ax.set_xlabel("threshold (max tokens per call)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    cost.set_ylabel("tokens sent, whole conversation")
-    cost.yaxis.set_major_formatter(lambda value, _: f"{value:,.0f}")
-    cost.set_title("What it costs", fontsize=10)
-    memory.set_ylabel(f"facts remembered (of {asked})")
-    memory.set_ylim(-0.3, asked + 0.3)
-    memory.set_yticks(range(asked + 1))
-    memory.set_title("What the model still knows", fontsize=10)
-    if title:
-        fig.suptitle(title, fontsize=11)
-    return fig
-
-
 # --- text alternatives: each figure's point in words, from the numbers it draws --------------------
 
 
@@ -438,30 +384,6 @@ def languages_alt_text(counts: Mapping[str, Mapping[str, int]], *, kinds: Sequen
         ratios = ", ".join(f"{language} takes {counts[language][kind] / base:.1f} times" for language in languages[1:])
         text += f" By {kind} count, {ratios} the tokens of {languages[0]}."
     return text
-
-
-def experiment_alt_text(rows: Sequence[Any]) -> str:
-    """What :func:`experiment_figure` shows: per strategy, the cost and the facts kept at the lowest and highest threshold."""
-    from course_utils.thresholds import check_experiment_rows  # here: thresholds imports this module
-
-    rows = check_experiment_rows(rows)
-    asked = max(r.facts_asked for r in rows)
-    parts = []
-    for strategy in dict.fromkeys(r.strategy for r in rows):
-        mine = sorted((r for r in rows if r.strategy == strategy), key=lambda r: r.threshold)
-        low, high = mine[0], mine[-1]
-        if len({(r.total_sent_tokens, r.facts_remembered) for r in mine}) == 1:
-            parts.append(f"{strategy}: {low.total_sent_tokens:,} tokens and {low.facts_remembered} facts at every threshold")
-        elif low is high:
-            parts.append(f"{strategy}: {low.total_sent_tokens:,} tokens and {low.facts_remembered} facts at threshold "
-                         f"{low.threshold:,}")
-        else:
-            parts.append(
-                f"{strategy}: {low.total_sent_tokens:,} tokens and {low.facts_remembered} facts at threshold "
-                f"{low.threshold:,}, {high.total_sent_tokens:,} tokens and {high.facts_remembered} facts at {high.threshold:,}"
-            )
-    return (f"Two panels against the threshold, tokens sent over the whole conversation and facts remembered "
-            f"(of {asked}): " + "; ".join(parts) + ".")
 
 
 # --- retention strategies: recall against cost (lesson 05) --------------------------------------

@@ -2,8 +2,8 @@
 
 Every function here takes a result computed elsewhere (a ``TrimReport`` from
 ``trimming.py``, a ``BudgetWorking`` from ``budget.py``, a ``GrowthReport``
-from ``growth.py``) and returns one HTML string (the threshold experiment's
-tables of lesson 05 are plain text, for ``print``). Nothing is computed twice
+from ``growth.py``) and returns one HTML string (lesson 05's tables of
+model limits and strategies' costs are plain text, for ``print``). Nothing is computed twice
 and nothing is displayed: the widgets put these strings into an
 ``ipywidgets.HTML``, a stored notebook keeps them as ``text/html``, and a
 test can read them with a regular expression.
@@ -49,7 +49,7 @@ __all__ = [
     "COUNTER_LABELS",
     "preview", "role_label", "message_ref", "token_bar_html", "trim_table_html", "messages_list_html", "trim_report_html",
     "error_html", "budget_working_html", "budget_bar_html", "growth_table_html", "growth_turn_html",
-    "image_html", "experiment_table", "limits_table", "token_split_html", "token_comparison_html", "scroll_region_html",
+    "image_html", "limits_table", "token_split_html", "token_comparison_html", "scroll_region_html",
 ]
 
 #: How a table caption names the course's counters.
@@ -503,26 +503,7 @@ def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit
     return f'<img alt="{html.escape(alt)}"{size}{style} src="data:image/png;base64,{data}">'
 
 
-# --- the threshold experiment (lesson 05): text tables for print() ----------------------------
-
-
-def experiment_table(rows: Sequence[Any]) -> str:
-    """``thresholds.run_experiment``'s rows as a text table, one line per strategy and threshold."""
-    from course_utils.thresholds import check_experiment_rows  # here, not at the top: thresholds loads LangGraph
-
-    rows = check_experiment_rows(rows)
-    header = (
-        f"{'strategy':<10}{'threshold':>10}{'calls':>7}{'over':>6}{'largest':>9}{'summaries':>11}"
-        f"{'tokens sent':>13}{'facts':>7}  forgotten"
-    )
-    lines = [header, "-" * (len(header) + 10)]
-    for r in rows:
-        lines.append(
-            f"{r.strategy:<10}{r.threshold:>10}{r.calls:>7}{r.calls_over_threshold:>6}{r.max_sent_tokens:>9,}"
-            f"{r.summary_calls:>11}{r.total_sent_tokens:>13,}{f'{r.facts_remembered}/{r.facts_asked}':>7}  "
-            f"{', '.join(r.forgotten) or '-'}"
-        )
-    return "\n".join(lines)
+# --- lesson 05: the models' limits as a text table for print() ------------------------------
 
 
 def limits_table(rows: Sequence[Any]) -> str:

@@ -36,6 +36,8 @@ the history and are billed as the output of the turn's call, so strategies
 differ only in what they send and in the summaries they ask for (billed as
 output too). The offline model is called where its answer matters: to write
 summaries, and to answer the fact questions at the end (probes, not billed).
+The questions come from :func:`fact_questions` (one per fact a sample lists,
+:class:`FactQuestion`); each reply is an :class:`Answer`.
 """
 
 from __future__ import annotations
@@ -52,14 +54,6 @@ from course_utils.chat import OfflineChatModel, read_facts, readable_text
 from course_utils.costs import Bill, Call, Prices, bill
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
-from course_utils.thresholds import (
-    Answer,
-    FactQuestion,
-    _check_questions,
-    _check_thresholds,
-    _turns,
-    fact_questions,
-)
 from course_utils.tokens import TokenCounter, check_messages, resolve_token_counter
 from course_utils.sequences import safe_trim_kwargs, valid_tail
 
@@ -78,6 +72,101 @@ STRATEGY_LABELS = {
 SUMMARY_WORDS_PER_TOKEN = 1 / 64
 #: The heading under which pinned facts go into the system prompt.
 PINNED_HEADING = "What the user has told you about themselves:"
+
+
+# --- fact questions and turns: what every replay asks and walks through ----------------------
+
+
+@dataclass(frozen=True)
+class FactQuestion:
+    """A question about a fact stated in the conversation, and the word a right answer contains."""
+
+    fact: str
+    question: str
+    expected: str
+
+
+#: How to ask about each kind of fact a sample conversation lists.
+QUESTIONS_BY_FACT = {
+    "name": "What's my name?",
+    "city": "Where do I live?",
+    "pet": "What is my cat called?",
+    "favourite food": "What is my favourite food?",
+    "job": "What do I do for work?",
+}
+
+
+def fact_questions(conversation: Conversation | str = "long_chat") -> tuple[FactQuestion, ...]:
+    """One question per fact a sample lists ("name" -> "What's my name?", expecting "Sara")."""
+    if isinstance(conversation, str):
+        conversation = load_sample(conversation)
+    if not isinstance(conversation, Conversation):
+        raise TypeError(f"conversation must be a sample name or a Conversation, got {type(conversation).__name__}")
+    questions = []
+    for fact in conversation.facts:
+        if fact["fact"] not in QUESTIONS_BY_FACT:
+            raise ValueError(f"no question is known for the fact {fact['fact']!r}; pass questions=... yourself")
+        questions.append(FactQuestion(fact["fact"], QUESTIONS_BY_FACT[fact["fact"]], fact["value"]))
+    return tuple(questions)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One fact question asked at the end of a replay, and whether the reply was right."""
+
+    fact: str
+    question: str
+    expected: str
+    reply: str
+
+    @property
+    def correct(self) -> bool:
+        return self.expected.lower() in self.reply.lower()
+
+
+def _turns(messages: list[BaseMessage]) -> tuple[SystemMessage | None, list[tuple[HumanMessage, list[BaseMessage]]]]:
+    """Split a conversation into its system prompt and turns: (human message, the scripted replies after it)."""
+    system = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
+    rest = messages[1:] if system is not None else messages
+    turns: list[tuple[HumanMessage, list[BaseMessage]]] = []
+    for message in rest:
+        if isinstance(message, HumanMessage):
+            turns.append((message, []))
+        elif not turns:
+            raise ValueError(
+                f"conversation must start with a human message (after an optional system prompt), "
+                f"got a {message.type} message first"
+            )
+        else:
+            turns[-1][1].append(message)
+    if not turns:
+        raise ValueError("conversation has no human message, so there is no turn to replay")
+    return system, turns
+
+
+def _check_thresholds(thresholds: Any) -> tuple[int, ...]:
+    if isinstance(thresholds, (str, bytes)) or not isinstance(thresholds, Sequence) or not thresholds:
+        raise TypeError(f"thresholds must be a non-empty list of token counts, got {thresholds!r:.80}")
+    return tuple(check_int(t, f"thresholds[{i}]", minimum=1) for i, t in enumerate(thresholds))
+
+
+def _check_questions(questions: Any) -> tuple[FactQuestion, ...]:
+    if isinstance(questions, (str, bytes)) or not isinstance(questions, Sequence) or not questions:
+        raise TypeError(f"questions must be a non-empty list of FactQuestion, got {questions!r:.80}")
+    checked = []
+    for i, question in enumerate(questions):
+        if isinstance(question, FactQuestion):
+            checked.append(question)
+        elif isinstance(question, Sequence) and len(question) == 2 and all(isinstance(q, str) for q in question):
+            checked.append(FactQuestion(question[1], question[0], question[1]))  # (question, expected)
+        else:
+            raise TypeError(f"questions[{i}] must be a FactQuestion or a (question, expected) pair, got {question!r:.80}")
+        if not checked[-1].question.strip() or not checked[-1].expected.strip():
+            raise ValueError(f"questions[{i}] must have a non-empty question and expected answer, got {question!r:.80}")
+    return tuple(checked)
+
+
+# --- what a call sends, as a Call record --------------------------------------------------------
 
 
 def message_key(message: BaseMessage) -> str:
@@ -400,14 +489,18 @@ def best_point(points: Sequence[CostPoint]) -> CostPoint:
 
 __all__ = [
     "PINNED_HEADING",
+    "QUESTIONS_BY_FACT",
     "STRATEGIES",
     "STRATEGY_LABELS",
+    "Answer",
     "CostPoint",
+    "FactQuestion",
     "StrategyRun",
     "best_point",
     "call_record",
     "cheap_and_good",
     "compare_strategies",
+    "fact_questions",
     "message_key",
     "pinned_facts_text",
     "price_runs",

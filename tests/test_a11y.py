@@ -237,20 +237,6 @@ def test_a_call_over_the_limit_says_so_in_words_not_only_in_red():
     assert {over for _, over in rows} == {"true", "false"}
 
 
-def test_experiment_figure_words_hold_each_strategys_cost_and_memory():
-    from course_utils.thresholds import run_experiment
-
-    rows = run_experiment("long_chat", (256, 4096), ("none", "trim"), token_counter="approximate")
-    alt = plots.experiment_figure(rows).alt_text
-    none = [r for r in rows if r.strategy == "none"]
-    trim = sorted((r for r in rows if r.strategy == "trim"), key=lambda r: r.threshold)
-    assert len({(r.total_sent_tokens, r.facts_remembered) for r in none}) == 1  # no trimming: thresholds change nothing
-    assert f"none: {none[0].total_sent_tokens:,} tokens and {none[0].facts_remembered} facts at every threshold" in alt
-    assert (f"trim: {trim[0].total_sent_tokens:,} tokens and {trim[0].facts_remembered} facts at threshold 256, "
-            f"{trim[1].total_sent_tokens:,} tokens and {trim[1].facts_remembered} facts at 4,096") in alt
-    assert f"(of {rows[0].facts_asked})" in alt
-
-
 def test_lesson_06_agent_figures_carry_their_words():
     from langchain.agents import create_agent
 

@@ -131,7 +131,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_sees_function_level_imports():
-    # render imports thresholds inside experiment_table only: the graph must still see the edge.
+    # render imports thresholds inside limits_table only: the graph must still see the edge.
     graph = import_graph()
     assert f"{PACKAGE}.thresholds" in graph[f"{PACKAGE}.render"]
     assert f"{PACKAGE}.tokens" in graph[f"{PACKAGE}.trimming"]

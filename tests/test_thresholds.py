@@ -1,29 +1,21 @@
-"""Tests for course_utils.thresholds: H_max suggestions, model limits and the threshold experiment."""
+"""Tests for course_utils.thresholds: H_max suggestions and model limits (the strategy replay is tests/test_retention.py)."""
 
 import pytest
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
-from matplotlib.figure import Figure
+from langchain_core.messages import HumanMessage, SystemMessage, trim_messages
 
 from course_utils.budget import budget_working, history_budget
-from course_utils.plots import experiment_figure
-from course_utils.render import experiment_table, limits_table
-from course_utils.samples import load_conversation, load_sample
+from course_utils.render import limits_table
+from course_utils.samples import load_conversation
 from course_utils.thresholds import (
     MODEL_LIMITS,
-    EXPERIMENT_STRATEGIES,
     TASK_PROFILES,
     TASKS,
-    FactQuestion,
-    fact_questions,
     limits_rows,
     model_limit,
-    run_experiment,
     suggest_thresholds,
 )
 from course_utils.models import model_info
 from course_utils.tokens import exact_counter
-
-THRESHOLDS = (256, 1024, 8192)  # small, middle, larger than the whole long chat
 
 
 # --- suggestions ------------------------------------------------------------------------
@@ -136,155 +128,12 @@ def test_limits_rows_are_suggest_thresholds_for_every_model_and_task():
         limits_table([])
 
 
-# --- the experiment ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def rows():
-    return run_experiment("long_chat", THRESHOLDS)
-
-
-def row(rows, strategy, threshold):
-    return next(r for r in rows if r.strategy == strategy and r.threshold == threshold)
-
-
-def test_one_row_per_strategy_and_threshold(rows):
-    assert [(r.strategy, r.threshold) for r in rows] == [(s, t) for s in EXPERIMENT_STRATEGIES for t in THRESHOLDS]
-    assert all(r.calls == 40 and r.facts_asked == 5 for r in rows)
-
-
-def test_fact_questions_come_from_the_sample():
-    questions = fact_questions("long_chat")
-    assert [q.expected for q in questions] == [f["value"] for f in load_sample("long_chat").facts]
-    assert questions[0] == FactQuestion("name", "What's my name?", "Sara")
-
-
-def test_none_sends_the_whole_history_every_call(rows):
-    messages = load_conversation("long_chat")
-    expected = sum(exact_counter(messages[: i + 1]) for i, m in enumerate(messages) if isinstance(m, HumanMessage))
-    for t in THRESHOLDS:
-        assert row(rows, "none", t).total_sent_tokens == expected
-        assert row(rows, "none", t).facts_remembered == 5
-
-
-def test_none_sends_the_most_tokens(rows):
-    for t in THRESHOLDS:
-        none = row(rows, "none", t).total_sent_tokens
-        assert none >= row(rows, "trim", t).total_sent_tokens
-        assert none >= row(rows, "summarise", t).total_sent_tokens
-    assert row(rows, "none", 256).total_sent_tokens > 3 * row(rows, "trim", 256).total_sent_tokens
-
-
-def test_trimming_keeps_every_call_under_the_threshold(rows):
-    for t in THRESHOLDS:
-        r = row(rows, "trim", t)
-        assert r.calls_over_threshold == 0 and r.max_sent_tokens <= t
-    totals = [row(rows, "trim", t).total_sent_tokens for t in THRESHOLDS]
-    assert totals == sorted(totals)
-
-
-def test_small_thresholds_forget_early_facts_when_trimming_but_not_when_summarising(rows):
-    for t in (256, 1024):
-        trimmed, summarised = row(rows, "trim", t), row(rows, "summarise", t)
-        assert "name" in trimmed.forgotten
-        assert summarised.facts_remembered > trimmed.facts_remembered
-        assert summarised.facts_remembered == 5
-        assert summarised.summary_calls > 0 and 0 < summarised.summary_sent_tokens < summarised.total_sent_tokens
-    assert "I don't know your name" in row(rows, "trim", 256).answers[0].reply
-    assert row(rows, "summarise", 256).answers[0].reply == "Your name is Sara."
-
-
-def test_a_threshold_above_the_whole_conversation_changes_nothing(rows):
-    none = row(rows, "none", 8192)
-    for strategy in ("trim", "summarise"):
-        r = row(rows, strategy, 8192)
-        assert (r.total_sent_tokens, r.summary_calls, r.facts_remembered) == (none.total_sent_tokens, 0, 5)
-
-
-def test_the_experiment_is_deterministic(rows):
-    again = run_experiment("long_chat", THRESHOLDS)
-    assert [(r.total_sent_tokens, r.answers) for r in again] == [(r.total_sent_tokens, r.answers) for r in rows]
-
-
-def test_a_list_of_messages_with_questions():
-    messages = [
-        SystemMessage("Be brief."),
-        HumanMessage("hi! I'm bob"),
-        AIMessage("Hi Bob!"),
-        HumanMessage("i like the celtics!"),
-        AIMessage("Great team."),
-    ]
-    result = run_experiment(messages, [1000], ["none", "trim"], [("what's my name?", "Bob")], token_counter="dummy")
-    assert [(r.strategy, r.total_sent_tokens, r.facts_remembered) for r in result] == [
-        ("none", 20 + 40, 1),
-        ("trim", 20 + 40, 1),
-    ]
-
-
-def test_bad_experiment_input_names_the_parameter():
-    with pytest.raises(TypeError, match="thresholds must be a non-empty list"):
-        run_experiment("long_chat", [])
-    with pytest.raises(ValueError, match=r"thresholds\[1\] must be >= 1"):
-        run_experiment("long_chat", [256, 0])
-    with pytest.raises(ValueError, match="strategies must be drawn from"):
-        run_experiment("long_chat", [256], ["prune"])
-    with pytest.raises(ValueError, match="strategies must not repeat"):
-        run_experiment("long_chat", [256], ["trim", "trim"])
-    with pytest.raises(TypeError, match="strategies must be a non-empty list"):
-        run_experiment("long_chat", [256], "trim")
-    with pytest.raises(ValueError, match="questions must be given"):
-        run_experiment(load_conversation("bob"), [256])
-    with pytest.raises(TypeError, match=r"questions\[0\] must be a FactQuestion"):
-        run_experiment("long_chat", [256], questions=[42])
-    with pytest.raises(ValueError, match="conversation has no human message"):
-        run_experiment([SystemMessage("x")], [256], questions=[("q?", "a")])
-    with pytest.raises(ValueError, match="thresholds: 20 is too small for turn 1"):
-        run_experiment("long_chat", [20], ["trim"])
-    with pytest.raises(ValueError, match="keep_last must be >= 0"):
-        run_experiment("long_chat", [256], keep_last=-1)
-
-
-def test_table_and_figure(rows):
-    table = experiment_table(rows)
-    assert len(table.splitlines()) == 2 + len(rows)
-    assert "name, city, pet, favourite food, job" in table
-    fig = experiment_figure(rows)
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
-    assert [line.get_label() for line in fig.axes[0].get_lines()] == list(EXPERIMENT_STRATEGIES)
-    assert list(fig.axes[1].get_lines()[1].get_ydata()) == [r.facts_remembered for r in rows if r.strategy == "trim"]
-    with pytest.raises(TypeError, match="rows must be a non-empty list"):
-        experiment_table([])
-
-
-# --- summarising an agent never orphans a tool result ----------------------------------------
-
-
-@pytest.mark.parametrize("keep_last", [0, 1, 2, 3, 4, 5])
-def test_summarising_an_agent_keeps_each_tool_result_with_its_call(keep_last):
-    # A plain slice of the last keep_last messages started on a ToolMessage here, and the
-    # offline model refused the call (InvalidToolSequenceError) for keep_last 2, 3 and 4.
-    [result] = run_experiment(load_conversation("agent_tools"), thresholds=(300,), strategies=("summarise",),
-                              questions=[("What is my name?", "x")], token_counter="approximate",
-                              keep_last=keep_last)
-    assert result.summary_calls > 0 and result.calls > 0
-
-
 def test_the_pictures_live_in_plots_and_render_only():
     from course_utils import thresholds
 
     # Presentation depends on computation, never the reverse (tests/test_architecture.py checks the imports).
-    for name in ("experiment_figure", "experiment_table", "limits_table"):
+    for name in ("limits_table",):
         assert not hasattr(thresholds, name)
-
-
-def test_experiment_rows_are_checked_by_type(rows):
-    from course_utils.thresholds import check_experiment_rows
-
-    assert check_experiment_rows(rows) == list(rows)
-    with pytest.raises(TypeError, match=r"rows\[1\] must be an ExperimentRow \(from run_experiment\), got dict"):
-        experiment_table([rows[0], {"strategy": "trim"}])
-    with pytest.raises(TypeError, match="rows must be a non-empty list"):
-        experiment_figure("rows")
 
 
 # --- models.json ----------------------------------------------------------------------------------
