@@ -195,7 +195,8 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
             f'<td dir="auto" style="padding:2px 6px;text-align:start">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
         )
     total = sum(parts.values())
-    caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {len(sent.messages)} messages, "
+    count = len(sent.messages)
+    caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {count} message{'s' * (count != 1)}, "
                f"{total - parts['tool schemas'] - parts['reply priming']:,} tokens"
                + (f", tool schemas {parts['tool schemas']:,}" if sent.tools else "")
                + (f", reply priming {parts['reply priming']:,}" if parts["reply priming"] else "")
