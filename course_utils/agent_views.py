@@ -30,9 +30,10 @@ from course_utils.agents import (
     CallRow,
     StrategyRow,
     TaskRun,
+    message_counter,
     message_statuses,
     role_of,
-    tool_schemas_message,
+    tokens_by_role,
 )
 from course_utils.plots import DescribedFigure
 from course_utils.render import preview
@@ -49,6 +50,7 @@ ROLE_COLOURS = {
     "ai tool calls": "#616161",
     "tool results": "#ef6c00",
     "cleared tool results": "#ffe0b2",
+    "reply priming": "#212121",
 }
 #: One colour per status in the steps grid; "later" is white (the message did not exist yet).
 #: The course palette's meanings: sent as "kept", cleared as "partial", not sent as "dropped".
@@ -112,8 +114,9 @@ def roles_text(rows: Sequence[CallRow]) -> str:
     return (
         f"Input tokens grow from {rows[0].tokens} on call 1 to {last.tokens} on call {last.call}; "
         f"on the last call tool results are {tools} tokens ({share}%), "
-        f"the user's requests {last.parts.get('human', 0)}, the system prompt {last.parts.get('system', 0)} "
-        f"and the tool schemas {last.parts.get('tool schemas', 0)}."
+        f"the user's requests {last.parts.get('human', 0)}, the system prompt {last.parts.get('system', 0)}, "
+        f"the tool schemas {last.parts.get('tool schemas', 0)} "
+        f"and the reply priming {last.parts.get('reply priming', 0)}."
     )
 
 
@@ -165,14 +168,21 @@ def steps_text(run: TaskRun) -> str:
 
 
 def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_chars: int = 70) -> str:
-    """The messages agent call number ``call`` (1-based) received: role, status, tokens and a preview."""
+    """The messages agent call number ``call`` (1-based) received: role, status, tokens and a preview.
+
+    Each message's tokens are what it adds to the call (:func:`~course_utils.agents.message_counter`);
+    the caption adds the tool schemas and the reply priming to give the call's input tokens, and
+    shows the count the model itself reported next to it.
+    """
     check_instance(run, "run", TaskRun, "run_task")
     calls = run.agent_calls
     call = check_int(call, "call", minimum=1)
     if call > len(calls):
         raise ValueError(f"call must be between 1 and {len(calls)} (the run's agent calls), got {call}")
     counter = resolve_token_counter(token_counter)
+    one = message_counter(counter)
     sent = calls[call - 1]
+    parts = tokens_by_role(sent.messages, counter, sent.tools)
     rows = []
     for message in sent.messages:
         role = role_of(message)
@@ -181,12 +191,17 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
             f'<tr data-role="{html.escape(role)}"><td style="padding:2px 6px;text-align:left">{html.escape(role)}</td>'
             f'<td style="padding:2px 6px;text-align:left;color:{STATUS_TEXT_COLOURS[status]}">'
             f"{status}</td>"
-            f'<td style="padding:2px 6px;text-align:right">{counter([message])}</td>'
+            f'<td style="padding:2px 6px;text-align:right">{one(message):,}</td>'
             f'<td dir="auto" style="padding:2px 6px;text-align:start">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
         )
-    caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {len(sent.messages)} messages, "
-               f"{counter(sent.messages)} tokens"
-               + (f", plus {counter([tool_schemas_message(sent.tools)])} tokens of tool schemas" if sent.tools else "")
+    total = sum(parts.values())
+    count = len(sent.messages)
+    caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {count} message{'s' * (count != 1)}, "
+               f"{total - parts['tool schemas'] - parts['reply priming']:,} tokens"
+               + (f", tool schemas {parts['tool schemas']:,}" if sent.tools else "")
+               + (f", reply priming {parts['reply priming']:,}" if parts["reply priming"] else "")
+               + f": {total:,} input tokens"
+               + (f" (the model reported {sent.input_tokens:,})" if sent.input_tokens is not None else "")
                + (f"; refused: {html.escape(sent.error)}" if sent.error else ""))
     head = "".join(f'<th scope="col" style="text-align:left;padding:2px 6px">{h}</th>'
                    for h in ("role", "status", "tokens", "text"))

@@ -15,8 +15,9 @@ what every model call received, so a lesson can measure it:
   probe questions, each from the final state; a turn that fails is recorded,
   not raised.
 - :func:`tokens_by_role`, :func:`call_rows`, :func:`message_statuses`: tokens
-  per call split by role, and which message of the transcript each call was
-  sent as is, cleared, summarised or not at all.
+  per call split by role (the parts add up to the call's input count, the
+  number the model itself reports), and which message of the transcript
+  each call was sent as is, cleared, summarised or not at all.
 - :func:`compare_runs`: one row per strategy: tokens per task, turns failed,
   facts still answerable, orphaned tool results received.
 - :func:`findings_summary` and :func:`fit_turn`: a summariser that keeps the
@@ -38,12 +39,15 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from course_utils._args import check_int, check_text
-from course_utils.tokens import check_messages, resolve_token_counter
+from course_utils.tokens import additive_parts, check_messages, resolve_token_counter
 from course_utils.tool_calling import is_cleared, is_summary
 from course_utils.sequences import orphaned_tool_messages
 
-#: The order (and names) of the roles a call's tokens are split into.
-ROLES = ("system", "tool schemas", "human", "summary", "ai text", "ai tool calls", "tool results", "cleared tool results")
+#: The order (and names) of the roles a call's tokens are split into. "reply priming" is
+#: what the chat format adds once per call, not per message (OpenAI's format: 3 tokens
+#: that prime the assistant's reply), so that the parts add up to the call's input count.
+ROLES = ("system", "tool schemas", "human", "summary", "ai text", "ai tool calls", "tool results",
+         "cleared tool results", "reply priming")
 
 #: Lesson 06's travel agent: its instructions, its task (one request per turn) and the
 #: questions that probe, after the task, which facts from tool results it can still answer.
@@ -85,6 +89,22 @@ class ModelCall:
     tools: list[dict] = field(default_factory=list)  #: the tool schemas bound for the call
     reply: AIMessage | None = None
     error: str | None = None  #: the exception's class and message, when the call failed
+    #: the input tokens the model itself reported: its reply's ``usage_metadata``, or the
+    #: count its context-window refusal states; None when it reported none
+    input_tokens: int | None = None
+
+
+#: OpenAI's wording of a context-window refusal (the offline model words it the same way).
+_REFUSED_TOKENS = re.compile(r"your messages resulted in (\d+) tokens")
+
+
+def refused_input_tokens(error: BaseException) -> int | None:
+    """The input count a context-window refusal states (``requested``, or OpenAI's wording), else None."""
+    requested = getattr(error, "requested", None)
+    if isinstance(requested, int):
+        return requested
+    found = _REFUSED_TOKENS.search(str(error))
+    return int(found.group(1)) if found else None
 
 
 class CallRecorder(BaseCallbackHandler):
@@ -115,11 +135,14 @@ class CallRecorder(BaseCallbackHandler):
         if call is not None and response.generations and response.generations[0]:
             message = getattr(response.generations[0][0], "message", None)
             call.reply = message if isinstance(message, AIMessage) else None
+            if call.reply is not None and call.reply.usage_metadata:
+                call.input_tokens = call.reply.usage_metadata.get("input_tokens")
 
     def on_llm_error(self, error, *, run_id, **kwargs) -> None:
         call = self._by_run.pop(run_id, None)
         if call is not None:
             call.error = f"{type(error).__name__}: {error}"
+            call.input_tokens = refused_input_tokens(error)
 
 
 # --- running a task ---------------------------------------------------------------------
@@ -265,26 +288,55 @@ def tool_schemas_message(tools: Sequence[Any]) -> SystemMessage:
     return SystemMessage(json.dumps(schemas, sort_keys=True))
 
 
+def message_counter(token_counter: Any = "exact"):
+    """A function giving the tokens one message adds to a call's input.
+
+    For the course's counters that is the message's count *without* what a
+    list costs once (for the exact counter, the 3 tokens of reply priming:
+    counting a message on its own, ``counter([m])``, would add them again
+    for every message). For any other counter nothing is known about how it
+    adds up, so a message costs ``counter([m])``.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> message_counter("exact")(HumanMessage("hello world"))  # 3 framing + "user" 1 + 2; no reply priming
+    6
+    """
+    counter = resolve_token_counter(token_counter)
+    parts = additive_parts(counter)
+    return parts[0] if parts is not None else (lambda message: counter([message]))
+
+
 def tokens_by_role(
     messages: Sequence[BaseMessage], token_counter: Any = "exact", tools: Sequence[Any] = ()
 ) -> dict[str, int]:
-    """Tokens of ``messages`` (and of the ``tools``' schemas) per role, every role of :data:`ROLES` present.
+    """Tokens of one call's input per role, every role of :data:`ROLES` present.
 
-    Each message is counted on its own, so the parts add up to the sum of
-    the messages' tokens (a list counter may add a few tokens per list).
+    The input is ``messages`` plus, when ``tools`` are bound, their schemas as
+    one system message after them, which is how the offline model counts
+    a call (``OfflineChatModel.get_num_tokens_from_messages``). Each message
+    counts what it adds to the list (:func:`message_counter`), and what the
+    list adds once (the reply priming) is its own role, so the parts add up
+    to exactly ``counter(input)``: the ``input_tokens`` the model reports
+    when it counts with the same counter.
     """
     messages = check_messages(messages)
     counter = resolve_token_counter(token_counter)
+    one = message_counter(counter)
     totals = dict.fromkeys(ROLES, 0)
     for message in messages:
-        totals[role_of(message)] += counter([message])
+        totals[role_of(message)] += one(message)
+    sent = list(messages)
     if tools:
-        totals["tool schemas"] = counter([tool_schemas_message(tools)])
+        schemas = tool_schemas_message(tools)
+        totals["tool schemas"] = one(schemas)
+        sent.append(schemas)
+    # Whatever the whole input costs beyond its messages: the reply priming for the course's counters.
+    totals["reply priming"] = counter(sent) - sum(totals.values()) if sent else 0
     return totals
 
 
 def call_tokens(call: ModelCall, token_counter: Any = "exact") -> int:
-    """The input tokens of one call: its messages and its tools' schemas, each counted on its own."""
+    """The input tokens of one call, its messages and its tools' schemas, as the model counts them."""
     return sum(tokens_by_role(call.messages, token_counter, call.tools).values())
 
 
@@ -295,7 +347,7 @@ class CallRow:
     call: int  #: 1, 2, ... counting the agent's calls only
     turn: int
     messages: int
-    tokens: int  #: the sum of the parts
+    tokens: int  #: the sum of the parts: the call's input tokens
     parts: dict[str, int] = field(compare=False)  #: tokens per role
     error: str | None = None
 

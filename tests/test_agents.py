@@ -24,6 +24,7 @@ from course_utils.agents import (
     TRIP_SYSTEM_PROMPT,
     TRIP_TASK,
     call_rows,
+    call_tokens,
     compare_runs,
     findings_summary,
     fit_turn,
@@ -33,8 +34,9 @@ from course_utils.agents import (
     tokens_by_role,
     tool_schemas_message,
 )
+from course_utils.agent_views import call_html
 from course_utils.chat import InvalidToolSequenceError, OfflineChatModel
-from course_utils.tokens import exact_counter
+from course_utils.tokens import exact_counter, shared_counter
 from course_utils.tool_calling import places_in, plan_tool_calls, recall_reply
 from course_utils.sequences import orphaned_tool_messages
 
@@ -188,11 +190,73 @@ def test_the_recorder_sees_exactly_what_the_model_received():
     result = run_task(trip_agent(model), TRIP_TASK[:2], probes=())
     assert [call.messages for call in result.agent_calls] == model.calls
     rows = call_rows(result)
-    schemas = exact_counter([tool_schemas_message(TRIP_TOOLS)])
-    assert [r.tokens for r in rows] == [sum(exact_counter([m]) for m in sent) + schemas for sent in model.calls]
-    assert all(r.parts["tool schemas"] == schemas for r in rows), "the recorder saw the bound tools"
+    # The model counts a call as its messages plus one system message of schemas, primed once.
+    schemas = tool_schemas_message(TRIP_TOOLS)
+    assert [r.tokens for r in rows] == [exact_counter([*sent, schemas]) for sent in model.calls]
+    exact = shared_counter("cl100k_base")  # the ExactTokenCounter behind exact_counter
+    assert all(r.parts["tool schemas"] == exact.count_message(schemas) for r in rows), "the recorder saw the bound tools"
+    assert all(r.parts["reply priming"] == exact.reply_tokens > 0 for r in rows), "primed once per call, not per message"
     assert rows[-1].parts["tool results"] > rows[-1].parts["human"], "tool results dominate"
     assert set(rows[0].parts) == set(ROLES)
+
+
+def lesson_strategies():
+    """Every strategy lesson 06 runs on its task, configured as the lesson configures it."""
+    from langchain.agents.middleware import wrap_model_call
+    from langgraph.prebuilt import create_react_agent
+
+    from course_utils.agents import findings_summary
+
+    def summarise(trigger, keep, **kwargs):
+        return lambda m: [SummarizationMiddleware(m, trigger=trigger, keep=keep, token_counter=exact_counter, **kwargs)]
+
+    @wrap_model_call
+    def trim_request(request, handler):
+        return handler(request.override(messages=trim_messages(request.messages, max_tokens=1000, **SAFE)))
+
+    def prebuilt(model):
+        with pytest.warns(Warning):  # deprecated in LangGraph 1.0, as the lesson shows
+            return create_react_agent(model, TRIP_TOOLS, prompt=TRIP_SYSTEM_PROMPT, pre_model_hook=lambda state: {
+                "llm_input_messages": trim_messages(state["messages"], max_tokens=1000, **SAFE)})
+
+    return {
+        "send everything": (WINDOW, lambda m: ()),
+        "send everything (window 100,000)": (100_000, lambda m: ()),
+        "summarise 1200 keep 4": (WINDOW, summarise(("tokens", 1200), ("messages", 4), summary_prompt=AGENT_SUMMARY_PROMPT)),
+        "summarise fraction 0.6": (WINDOW, summarise(("fraction", 0.6), ("messages", 4), summary_prompt=AGENT_SUMMARY_PROMPT)),
+        "summarise 1200 keep 600 tokens": (WINDOW, summarise(("tokens", 1200), ("tokens", 600), summary_prompt=AGENT_SUMMARY_PROMPT)),
+        "summarise 500 keep 1": (WINDOW, summarise(("tokens", 500), ("messages", 1), summary_prompt=AGENT_SUMMARY_PROMPT)),
+        "findings summary": (WINDOW, summarise(("tokens", 1200), ("messages", 4), summarizer=findings_summary)),
+        "clear tool uses": (WINDOW, lambda m: [ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=1200, keep=1)],
+                                                                        token_counter=exact_counter)]),
+        "before_model trim": (WINDOW, lambda m: [hook_middleware(lambda ms: trim_messages(ms, max_tokens=1000, **SAFE))]),
+        "wrap_model_call trim": (WINDOW, lambda m: [trim_request]),
+        "prebuilt pre_model_hook": (WINDOW, prebuilt),
+    }
+
+
+@pytest.mark.parametrize("name", list(lesson_strategies()))
+def test_every_view_of_a_call_gives_the_input_count_the_model_reported(name):
+    # The per-role parts, the call's total and the comparison table all count a call as the model does:
+    # what it reported (usage_metadata, or the count in its refusal), for every call of the run.
+    window, build = lesson_strategies()[name]
+    model = OfflineChatModel(context_window=window)
+    built = build(model)
+    agent = built if hasattr(built, "invoke") else trip_agent(model, built)
+    result = run_task(agent, name=name)
+    assert result.calls and all(call.input_tokens is not None for call in result.calls), "the model reported every call"
+    for call in result.calls:
+        parts = tokens_by_role(call.messages, exact_counter, call.tools)
+        assert sum(parts.values()) == call_tokens(call) == call.input_tokens, (name, call.number, call.kind, parts)
+    rows = call_rows(result)
+    assert [row.tokens for row in rows] == [call.input_tokens for call in result.agent_calls]
+    (compared,) = compare_runs([result])
+    assert compared.tokens_sent == sum(call.input_tokens for call in result.agent_calls)
+    assert compared.summary_tokens == sum(call.input_tokens for call in result.summary_calls)
+    for number, call in enumerate(result.agent_calls, start=1):
+        assert f": {call.input_tokens:,} input tokens (the model reported {call.input_tokens:,})" in call_html(result, number)
+    if name == "send everything":
+        assert result.failed_turns and result.agent_calls[-1].error and result.agent_calls[-1].input_tokens > WINDOW
 
 
 def hook_middleware(trim):
