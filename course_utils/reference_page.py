@@ -5,7 +5,7 @@ Chinese) trims five messages with a dummy counter in seven examples. The
 calls and the outputs are kept here exactly as the page prints them, so a
 lesson can run each call against the installed library and compare:
 ``REFERENCE_EXAMPLES`` holds the seven examples, :func:`reference_messages`
-the page's five messages, and :func:`check_reference_examples` runs every
+the page's five messages, and :func:`compare_reference_examples` runs every
 call and lists where the page and the library disagree.
 
 >>> [example.number for example in REFERENCE_EXAMPLES]
@@ -155,7 +155,7 @@ REFERENCE_EXAMPLES: tuple[ReferenceExample, ...] = (
 
 
 @dataclass(frozen=True)
-class ReferenceCheck:
+class ReferenceComparison:
     """One page example run against the installed library, compared with what the page prints."""
 
     example: ReferenceExample
@@ -181,10 +181,10 @@ class ReferenceCheck:
         return lines
 
 
-def check_reference_examples() -> list[ReferenceCheck]:
+def compare_reference_examples() -> list[ReferenceComparison]:
     """Run the page's seven calls against the installed ``trim_messages`` and compare each output.
 
-    >>> [check.example.number for check in check_reference_examples() if not check.matches]
+    >>> [c.example.number for c in compare_reference_examples() if not c.matches]
     [5, 6]
     """
-    return [ReferenceCheck(example, example.run()) for example in REFERENCE_EXAMPLES]
+    return [ReferenceComparison(example, example.run()) for example in REFERENCE_EXAMPLES]

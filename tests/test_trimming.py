@@ -381,7 +381,7 @@ from course_utils.samples import load_conversation  # noqa: E402
 from course_utils.sequences import orphaned_tool_messages  # noqa: E402
 from course_utils.reference_page import (  # noqa: E402
     REFERENCE_EXAMPLES,
-    check_reference_examples,
+    compare_reference_examples,
     page_style,
 )
 from course_utils.reference_page import reference_messages as stored_reference_messages  # noqa: E402
@@ -419,7 +419,7 @@ def test_printed_calls_say_what_kwargs_say_and_only_the_third_fails_to_compile()
 
 
 def test_only_examples_5_and_6_differ_and_only_in_the_kept_block():
-    checks = check_reference_examples()
+    checks = compare_reference_examples()
     assert [c.example.number for c in checks if not c.matches] == [5, 6]
     for check in checks:
         assert check.library == trim_messages(reference_messages(), token_counter=dummy_token_counter,

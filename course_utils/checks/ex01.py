@@ -13,7 +13,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils.checks.kinds import (
     KeyIdea,
-    _check_number,
+    _grade_number,
     _counts_of,
     _letter,
     _need_reason,
@@ -62,7 +62,7 @@ def _ex01_q1(q, total_sent):
         "after 11 calls. Count calls 1 to 10.",
         -expected: "a number of tokens cannot be negative.",
     }
-    return _check_number(
+    return _grade_number(
         q, total_sent, "total_sent", expected, known,
         "Work out calls 1, 2 and 3 by hand (40, 140, 240) and look for the pattern.",
         f"{expected} tokens. The calls send 40, 140, 240, ... 940: the history is paid for again on every "

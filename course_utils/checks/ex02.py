@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from course_utils.checks.kinds import KeyIdea, choice_question, _check_number
+from course_utils.checks.kinds import KeyIdea, choice_question, _grade_number
 from course_utils.checks.machinery import _learner_line, describe, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
@@ -38,7 +38,7 @@ def _ex02_q1(q, B):
         L + S + U + R: "the parts are taken *off* the limit, not added to it.",
         -expected: "you subtracted the other way round: B = L - S - U - R.",
     }
-    return _check_number(q, B, "B", expected, known, "Take S, U and R off L one at a time.",
+    return _grade_number(q, B, "B", expected, known, "Take S, U and R off L one at a time.",
                          f"8192 - 1200 = 6992; 6992 - 450 = 6542; 6542 - 1024 = {expected}. "
                          f"B = {expected} tokens for the history.")
 
@@ -166,7 +166,7 @@ def _ex02_q3(q, problem, shortfall):
         0: "there is a shortfall: the fixed parts alone are more than the limit.",
         L - S - U: "that would be the room left without the reply reserve, but the reply needs its reserve.",
     }
-    return _check_number(q, shortfall, "shortfall", expected, known, "shortfall = (S + U + R) - L.",
+    return _grade_number(q, shortfall, "shortfall", expected, known, "shortfall = (S + U + R) - L.",
                          f"900 + 700 + 512 = 2112 > 2048: the fixed parts are {expected} tokens over before a "
                          f"single message of history. `history_budget` refuses with: {problem}")
 

@@ -22,7 +22,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from course_utils.checks.kinds import (
     KeyIdea,
     choice_question,
-    _check_message_list,
+    _learner_message_list,
     _counts_of,
     _same_messages,
     _snapshot,
@@ -207,7 +207,7 @@ def _ex03_q2(q, keep_last_tokens):
         about = f"{what} and max_tokens={budget}"
         given = list(messages)
         before = _snapshot(given)
-        got = _check_message_list(q, q.call(fn, given, budget, _list_counter(counter), about=about,
+        got = _learner_message_list(q, q.call(fn, given, budget, _list_counter(counter), about=about,
                                             explain=_explain_counter_misuse), "keep_last_tokens")
         if _snapshot(given) != before:
             return q.wrong(f"for {about} your function changed the list it was given (now "
@@ -287,7 +287,7 @@ def _ex03_q3(q, safe_trim):
         about = f"{what} and max_tokens={cap}"
         given = list(messages)
         before = _snapshot(given)
-        got = _check_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
+        got = _learner_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
         if _snapshot(given) != before:
             return q.wrong(f"for {about} `safe_trim` changed the list it was given; trim a copy, never the history.")
         expected = _safe_reference(messages, cap)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import _ex04_trim
-from course_utils.checks.kinds import KeyIdea, _check_number, _counts_of, _need_reason, _snapshot, random_conversation
+from course_utils.checks.kinds import KeyIdea, _grade_number, _counts_of, _need_reason, _snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
 from course_utils.sequences import safe_trim_kwargs
 
@@ -42,7 +42,7 @@ def _ex05_q1(q, H_max):
         expected + 2 * M: "the margin is taken off, not added.",
         S + U + R + M: "that is what the fixed parts use; H_max is what is left of L.",
     }
-    return _check_number(q, H_max, "H_max", expected, known, "Take S, U, R and M off L one at a time.",
+    return _grade_number(q, H_max, "H_max", expected, known, "Take S, U, R and M off L one at a time.",
                          f"16384 - 900 = 15484; 15484 - 600 = 14884; 14884 - 2000 = 12884; 12884 - 800 = "
                          f"{expected}. H_max = {expected} tokens.")
 
@@ -69,7 +69,7 @@ def _ex05_q2(q, change):
         0: "R is one of the terms taken off the limit, so changing it changes H_max.",
         -2000: "R grows by 1000, so H_max changes by 1000.",
     }
-    return _check_number(q, change, "change", expected, known, "change = H_max(R=3000) - H_max(R=2000).",
+    return _grade_number(q, change, "change", expected, known, "change = H_max(R=3000) - H_max(R=2000).",
                          f"{expected}: H_max shrinks from 12084 to {new}, token for token, because more room is "
                          f"reserved for the reply.")
 

@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from course_utils.checks.machinery import CheckResult, Exercise, Question, describe
 
 
-def _check_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
+def _grade_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
                   praise: str) -> CheckResult:
     """A number answer: correct, a known mistake with its hint, or a general nudge."""
     value = q.as_int(value, name)
@@ -113,7 +113,7 @@ def _need_reason(q: Question, why: Any, name: str = "why", ideas: Sequence[KeyId
     return why
 
 
-def _check_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
+def _grade_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
                   feedback: Mapping[str, str], keywords: Sequence[str], praise: str,
                   ideas: Sequence[KeyIdea] = ()) -> CheckResult:
     """Multiple choice with a one-sentence justification (in any language) that names the key ideas."""
@@ -159,7 +159,7 @@ def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequen
         raise TypeError(f"ideas must be KeyIdea objects, got {ideas!r:.120}")
 
     def checker(q, choice, why):
-        return _check_choice(q, choice, why, options, answer, feedback, keywords, praise, ideas)
+        return _grade_choice(q, choice, why, options, answer, feedback, keywords, praise, ideas)
 
     return exercise.question(title, usage, hints=hints, solution=solution, explanation=explanation)(checker)
 
@@ -229,7 +229,7 @@ def _same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) 
     )
 
 
-def _check_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
+def _learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         q.stop(q.wrong(f"`{name}` should return a list of messages, but it returned {describe(value)}."))
     for i, item in enumerate(value):
