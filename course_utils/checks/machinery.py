@@ -25,7 +25,7 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.style import FONT, MONO
+from course_utils.style import FONT, MONO, STATUS_COLOURS
 
 _install_cell_hook()  # in a kernel: note which answer cells stopped with an error (see cells.py)
 
@@ -54,15 +54,17 @@ def solutions_hidden() -> bool:
 
 # --- what a check shows ---------------------------------------------------------------
 
-#: status -> (label shown, accent colour, background)
-STYLES = {
-    "correct": ("Correct", "#2e7d32", "#e7f5ea"),
-    "not attempted": ("Not attempted yet", "#455a64", "#eceff1"),
-    "wrong": ("Not quite", "#a15c00", "#fff4de"),
-    "error": ("Your code raised an error", "#c62828", "#fdecea"),
-    "hint": ("Hint", "#1565c0", "#e3f2fd"),
-    "solution": ("Solution", "#6a1b9a", "#f3e5f5"),
+#: The label a learner sees for each kind of feedback box.
+LABELS = {
+    "correct": "Correct",
+    "not attempted": "Not attempted yet",
+    "wrong": "Not quite",
+    "error": "Your code raised an error",
+    "hint": "Hint",
+    "solution": "Solution",
 }
+#: status -> (label shown, accent colour, background); the colours are the course's one palette.
+STYLES = {status: (label, *STATUS_COLOURS[status]) for status, label in LABELS.items()}
 
 
 def _message_html(text: str) -> str:

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from course_utils.grade.results import _exercise, NotebookResult, QUESTION_STATUSES, Settings
 from course_utils.grade.sandbox import Isolation
+from course_utils.style import STATUS_COLOURS
 
 
 # --- the gradebook ---------------------------------------------------------------------------------
@@ -21,19 +22,21 @@ from course_utils.grade.sandbox import Isolation
 CSV_COLUMNS = ("student", "exercise", "file", "question", "title", "status", "message", "hint",
                "notebook_status", "notebook_detail", "answer_text")
 
-#: status -> (symbol, colour, background)
-COLOURS = {
-    "correct": ("\u2713", "#2e7d32", "#e7f5ea"),
-    "wrong": ("\u2717", "#a15c00", "#fff4de"),
-    "not attempted": ("\u2013", "#455a64", "#eceff1"),
-    "error": ("!", "#c62828", "#fdecea"),
-    "not run": ("\u00b7", "#616161", "#f5f5f5"),
-    "ok": ("ok", "#2e7d32", "#e7f5ea"),
-    "crashed": ("crashed", "#c62828", "#fdecea"),
-    "timeout": ("timeout", "#c62828", "#fdecea"),
-    "memory limit": ("memory", "#c62828", "#fdecea"),
-    "invalid notebook": ("invalid", "#c62828", "#fdecea"),
+#: The symbol or short word the gradebook shows for each status.
+SYMBOLS = {
+    "correct": "\u2713",
+    "wrong": "\u2717",
+    "not attempted": "\u2013",
+    "error": "!",
+    "not run": "\u00b7",
+    "ok": "ok",
+    "crashed": "crashed",
+    "timeout": "timeout",
+    "memory limit": "memory",
+    "invalid notebook": "invalid",
 }
+#: status -> (symbol, colour, background); the colours are the course's one palette.
+COLOURS = {status: (symbol, *STATUS_COLOURS[status]) for status, symbol in SYMBOLS.items()}
 
 
 def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
