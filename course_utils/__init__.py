@@ -5,6 +5,8 @@ One module per concept, named after the lesson that uses it.
 Computing (results as dataclasses and plain values; never imports a picture module):
 
 - ``tokens``: counting tokens (approximate, exact offline tokenizers, the reference page's dummy);
+- ``vocab``: the exact tokenizers' vocabularies offline, each verified against its publisher's SHA-256;
+- ``calibration``: the approximate counter's error per language and the safety margin M (lesson 01b);
 - ``budget``: token budgets, H = L - S - U - R, worked step by step (lesson 02);
 - ``growth``: replaying a conversation call by call, with or without a trim (lesson 01);
 - ``sequences``: which message sequences a chat API accepts (a tool result needs its call);
@@ -19,7 +21,7 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``models``: models' limits, tokenizer families and prices from ``data/models.json``, dated and sourced;
 - ``costs``: what a provider bills: input, output and prompt caching (lesson 05);
 - ``retention``: retention strategies replayed side by side (with the fact questions asked at the end), what each remembers and sends (lesson 05);
-- ``samples``: the sample conversations in ``data/``.
+- ``samples``: the sample conversations in ``data/``;
 - ``tool_calling``: how the offline model picks tools, reads their arguments and answers from results (lesson 06);
 - ``agent_tools``: lesson 06's offline tools (forecast, web search, file reader) over ``data/agent/``;
 - ``agents``: running a task through an agent and measuring what each model call was sent (lesson 06).
@@ -27,6 +29,7 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 Pictures (take computed results, compute nothing): ``render`` (HTML and text
 tables), ``plots`` (matplotlib figures), ``widgets`` (ipywidgets), all in the
 colours and fonts of ``style``; ``agent_views`` draws lesson 06's agent runs;
+``token_view`` is lesson 01b's token visualiser;
 ``a11y`` gives them what a screen reader needs (a text's language and direction,
 names for slider handles).
 
@@ -44,8 +47,9 @@ The word "check" has one meaning per place:
   TypeError / ValueError naming the parameter;
 - an *exercise check* is a question's ``qN.check(answer)`` in ``checks``,
   which returns a ``CheckResult`` (correct, wrong, not attempted, error);
-- a *check cell* is the notebook cell that calls ``qN.check(...)``; the
-  grader records what each one said;
+- a *check cell* is the notebook cell that calls ``qN.check(...)``; when
+  grading, ``grade`` puts the teacher's own call in its place and counts only
+  what its grading cells report;
 - *Check yourself* is a lesson's closing questions, answered in prose.
 """
 
