@@ -17,6 +17,7 @@ from course_utils.checks.kinds import (
     _counts_of,
     _letter,
     _need_reason,
+    missing_ideas,
     _snapshot,
     random_conversation,
     random_costs,
@@ -283,11 +284,9 @@ def _ex01_q4(q, without_trim, with_trim, why):
             "not at all": "every call still sends up to the cap, so the total keeps growing.",
         }[EX01_OPTIONS[b]]
         return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
-    missing = [idea for idea in EX01_Q4_IDEAS if not idea.named_in(why)]
+    missing = missing_ideas(why, EX01_Q4_IDEAS)
     if missing:
-        return q.wrong(f"both letters are right, but your reason does not say why yet: "
-                       f"{'; '.join(i.nudge for i in missing)}. Write it in your own words (English, Persian or "
-                       f"Chinese) and check again.")
+        return q.wrong(f"both letters are right, but your reason does not say why yet: {missing}")
     return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
                      "cap (each call costs at most the cap).")
 

@@ -106,11 +106,19 @@ def _need_reason(q: Question, why: Any, name: str = "why", ideas: Sequence[KeyId
         short = f"{describe(why.strip())} is too short: " if why.strip() else ""
         q.stop(q.not_attempted(f"{short}write your reason in `{name}` as a sentence of at least {REASON_WORDS} "
                                f"words, then check again."))
-    missing = [idea for idea in ideas if not idea.named_in(why)]
+    missing = missing_ideas(why, ideas)
     if missing:
-        q.stop(q.wrong(f"your reason in `{name}` does not say why yet: {'; '.join(i.nudge for i in missing)}. "
-                       f"Write it in your own words (English, Persian or Chinese) and check again."))
+        q.stop(q.wrong(f"your reason in `{name}` does not say why yet: {missing}"))
     return why
+
+
+def missing_ideas(why: str, ideas: Sequence[KeyIdea]) -> str:
+    """The nudges for the ``ideas`` that ``why`` does not name, as one sentence ending the feedback ("" if none)."""
+    missing = [idea for idea in ideas if not idea.named_in(why)]
+    if not missing:
+        return ""
+    return (f"{'; '.join(i.nudge for i in missing)}. Write it in your own words (English, Persian or Chinese) "
+            f"and check again.")
 
 
 def _grade_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
@@ -125,11 +133,9 @@ def _grade_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str]
     _need_reason(q, why)
     if letter != answer:
         return q.wrong(f"({letter}) is not it: {feedback[letter]}")
-    missing = [idea for idea in ideas if not idea.named_in(why)]
+    missing = missing_ideas(why, ideas)
     if missing:
-        return q.wrong(f"({letter}) is the right choice, but your reason does not say why yet: "
-                       f"{'; '.join(i.nudge for i in missing)}. Write it in your own words (English, Persian "
-                       f"or Chinese) and check again.")
+        return q.wrong(f"({letter}) is the right choice, but your reason does not say why yet: {missing}")
     lowered = why.lower()
     if keywords and not any(k in lowered for k in keywords):
         praise += (" Your reason does not use the words this lesson would (" + ", ".join(keywords[:3])
