@@ -28,6 +28,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 from course_utils import grade
 from course_utils.checks import ex02
 
+from socket_support import Listener
+
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISE = "02_token_budgets_exercise.ipynb"
 MASTER = ROOT / "exercises" / "solutions" / EXERCISE
@@ -365,7 +367,6 @@ def attacked(tmp_path_factory):
     notebook that connects to a Unix-domain socket the test process listens on in a world-open folder of /tmp."""
     import socket
     import tempfile
-    import threading
 
     folder = tmp_path_factory.mktemp("attacks")
     nbformat.write(new_notebook(cells=[new_code_cell(record_cell(repr(FORGED)))]), folder / "forger.ipynb")
@@ -378,21 +379,7 @@ def attacked(tmp_path_factory):
     server = socket.socket(socket.AF_UNIX)
     server.bind(address)
     os.chmod(address, 0o777)
-    server.listen()
-    server.settimeout(0.2)
-    heard, stop = [], threading.Event()
-
-    def listen():
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                continue
-            heard.append(conn.recv(100) or b"(connected)")
-            conn.close()
-
-    thread = threading.Thread(target=listen, daemon=True)
-    thread.start()
+    listener = Listener(server)
     connect = (f"import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect({address!r})\n"
                f"    s.sendall(b'hello')\n    result = 'connected'\nexcept OSError as exc:\n"
                f"    result = 'failed: ' + type(exc).__name__\nprint(result)\n")
@@ -402,11 +389,9 @@ def attacked(tmp_path_factory):
     try:
         proc = run_grader(folder, out)
     finally:
-        stop.set()
-        thread.join()
-        server.close()
+        listener.close()
         shutil.rmtree(listen_dir)
-    return proc, out, heard
+    return proc, out, listener.heard
 
 
 def test_attacks_do_not_stop_the_run(attacked):

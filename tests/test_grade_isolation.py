@@ -20,7 +20,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import nbformat
@@ -29,6 +28,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course_utils import grade
 from course_utils.grade import isolation
+
+from socket_support import Listener
 
 ROOT = Path(__file__).resolve().parents[1]
 BWRAP = shutil.which("bwrap")
@@ -61,25 +62,11 @@ def test_the_command_hides_shared_and_home_folders_and_keeps_only_work_writable(
         assert f"--ro-bind {python} {python}" in joined  # put back, read-only
 
 
-def _listener():
+def _listener() -> Listener:
+    """A TCP listener on a free loopback port."""
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
-    server.listen()
-    server.settimeout(0.2)
-    heard, stop = [], threading.Event()
-
-    def listen():
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                continue
-            heard.append(conn.recv(100) or b"(connected)")
-            conn.close()
-
-    thread = threading.Thread(target=listen, daemon=True)
-    thread.start()
-    return server, heard, stop, thread
+    return Listener(server)
 
 
 @pytest.fixture
@@ -108,8 +95,8 @@ def test_a_grader_that_is_not_root_still_isolates(public_tmp):
     subs.mkdir()
     out.mkdir()
     _for_nobody(out, 0o755)
-    server, heard, stop, thread = _listener()
-    port = server.getsockname()[1]
+    listener = _listener()
+    port = listener.server.getsockname()[1]
     probe = (
         "import socket\n"
         "found = []\n"
@@ -143,9 +130,7 @@ def test_a_grader_that_is_not_root_still_isolates(public_tmp):
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     finally:
-        stop.set()
-        thread.join()
-        server.close()
+        listener.close()
     assert proc.returncode == 0, proc.stderr
     assert "own namespaces with bubblewrap" in proc.stderr and "under your user" in proc.stderr
     with open(out / "gradebook.csv", encoding="utf-8", newline="") as file:
@@ -154,7 +139,7 @@ def test_a_grader_that_is_not_root_still_isolates(public_tmp):
     assert detail.startswith("cell 1 raised RuntimeError: net:"), detail
     assert "net:connected" not in detail and "home:read" not in detail and "teacher-secret" not in detail
     assert "home:FileNotFoundError" in detail  # the home folder is an empty one inside the sandbox
-    assert heard == []
+    assert listener.heard == []
 
 
 def test_the_probe_refuses_a_sandbox_where_python_cannot_start(monkeypatch, tmp_path):
