@@ -55,21 +55,9 @@ from pydantic import ConfigDict, PrivateAttr, field_validator
 
 from course_utils._args import check_choice, check_int, check_text
 
-# Reading facts lives in facts.py, writing summaries in summaries.py; the names
-# stay importable from here.
-from course_utils.facts import (  # noqa: F401  (re-exported)
-    NOT_NAMES,
-    PET_KINDS,
-    TEAMS,
-    Facts,
-    Team,
-    join_words,
-    pretty,
-    read_facts,
-    readable_text,
-    teams_in,
-)
-from course_utils.summaries import summary_reply, write_summary  # noqa: F401  (re-exported)
+# Reading facts lives in facts.py, writing summaries in summaries.py.
+from course_utils.facts import PET_KINDS, Facts, join_words, pretty, read_facts, readable_text, teams_in
+from course_utils.summaries import summary_reply
 from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.tool_calling import (  # the tool rules live there (lesson 06)

@@ -50,7 +50,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
 
 from course_utils._args import check_instance, check_int
-from course_utils.chat import OfflineChatModel, read_facts, readable_text
+from course_utils.chat import OfflineChatModel
+from course_utils.facts import read_facts, readable_text
 from course_utils.costs import Bill, Call, Prices, bill
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample

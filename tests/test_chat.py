@@ -11,13 +11,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 from langchain_core.tools import tool
 
-from course_utils.chat import (
-    NOT_NAMES,
-    TEAMS,
-    ContextWindowExceededError,
-    OfflineChatModel,
-    get_chat_model,
-)
+from course_utils.chat import ContextWindowExceededError, OfflineChatModel, get_chat_model
+from course_utils.facts import NOT_NAMES, TEAMS
 from course_utils.samples import load_conversation
 from course_utils.tokens import approximate_counter, dummy_token_counter, exact_counter
 

@@ -12,8 +12,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 
-from course_utils.chat import TEAMS, ContextWindowExceededError, OfflineChatModel
+from course_utils.chat import ContextWindowExceededError, OfflineChatModel
 from course_utils.checkpoints import sqlite_checkpointer
+from course_utils.facts import TEAMS
 from course_utils.graphs import (
     CREATE_SUMMARY_PROMPT,
     EXTEND_SUMMARY_PROMPT,
