@@ -24,7 +24,7 @@ PRESENTATION = {"render", "plots", "widgets", "token_view", "agent_views", "a11y
 #: package computes, and must never import a presentation module.
 OTHER = {"checks", "grade", "style", "netguard"}
 
-#: Past about this many lines a module is doing two jobs (DESIGN.md).
+#: Past about this many lines a module is doing two jobs (notebooks/AUTHORING.md keeps this rule).
 MAX_LINES = 700
 
 

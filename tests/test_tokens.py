@@ -307,7 +307,8 @@ def test_approximate_undercounts_persian_and_chinese():
 
 
 def test_one_sentence_in_three_languages():
-    # NOTES.md: approximate 16 / 16 / 9 against exact 12 / 30 / 24 on one sentence;
+    # Measured with langchain_core 1.8.1 and cl100k_base: approximate 16 / 16 / 9 against
+    # exact 12 / 30 / 24 tokens on one sentence in English / Persian / Chinese;
     # the same shape holds for the dialogue's first question.
     exact, approx = {}, {}
     for language in ("en", "fa", "zh"):
