@@ -146,16 +146,28 @@ def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_
     )
 
 
-def with_word(bar: str, word: str, colour: str) -> str:
+def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str = "2.6em") -> str:
     """A bar (or any mark) followed by a word saying what its colour means: status never by colour alone.
+
+    The word sits in a slot of fixed width (``slot``) whether it is
+    ``shown`` or not, so bars in a column of rows where only some carry the
+    word keep one track length, one scale and one limit line.
 
     >>> with_word("<div></div>", "over", "#c62828").endswith('style="font-weight:bold;color:#c62828">over</span></div>')
     True
+    >>> "over" in with_word("<div></div>", "over", "#c62828", shown=False)
+    False
     """
-    for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour")):
+    for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour"), (slot, "slot")):
         check_text(value, parameter)
-    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
-            f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span></div>')
+    if not isinstance(shown, bool):
+        raise TypeError(f"shown must be True or False, got {type(shown).__name__}: {shown!r:.80}")
+    if not re.fullmatch(r"[0-9.]+(em|px|rem)", slot):
+        raise ValueError(f"slot must be a CSS length such as '2.6em', got {slot!r}")
+    label = (f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span>'
+             if shown else "")
+    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1;min-width:0">{bar}</div>'
+            f'<div style="flex:0 0 {slot};white-space:nowrap">{label}</div></div>')
 
 
 # --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
