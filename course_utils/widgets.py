@@ -29,6 +29,7 @@ to them.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,6 +62,14 @@ BOUNDARY_CHOICES = (
 TRIM_STRATEGIES = ("last", "first")
 WIDE = widgets.Layout(width="98%")
 LABEL_STYLE = {"description_width": "initial"}
+#: One label width for a column of sliders, so every track starts at the same x (with "initial"
+#: each label is as wide as its words, and each track starts somewhere else).
+SLIDER_LABEL_STYLE = {"description_width": "10.5em"}
+#: What one arrow key press moves each budget slider by, in tokens (Page Up / Page Down move five
+#: steps: noUiSlider's keyboardPageMultiplier, which ipywidgets 8.1 leaves at its default).
+#: A context limit is a round binary number (4096, 8192, 128000 = 2000 x 64); the fixed parts
+#: are estimates in tens of tokens.
+BUDGET_STEPS = {"limit": 64, "system": 10, "user": 10, "reserve": 10, "margin": 10}
 
 
 # --- checking arguments ------------------------------------------------------------
@@ -409,6 +418,22 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 # --- BudgetCalculator ---------------------------------------------------------------------
 
 
+def key_step(value: int, preferred: int) -> int:
+    """The step of a slider that starts at ``value``: ``preferred``, or the largest divisor of it that ``value`` is a multiple of.
+
+    A slider only lands on ``min + k * step`` (noUiSlider snaps to its grid),
+    so the step must divide the starting value, or the first key press would
+    jump to a grid point instead of moving by one step.
+
+    >>> key_step(4096, 64), key_step(4000, 64), key_step(350, 10), key_step(333, 10)
+    (64, 32, 10, 1)
+    """
+    value = check_int(value, "value")
+    preferred = check_int(preferred, "preferred", minimum=1)
+    return math.gcd(value, preferred) if value else preferred
+
+
+
 class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
     """Sliders for L, S, U, R and M, and the history budget worked out step by step.
 
@@ -458,17 +483,19 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
             raise ValueError(f"max_limit ({max_limit}) must be at least every slider's value, got {too_big}")
         self.show_plot = check_bool(show_plot, "show_plot")
 
-        def slider(value: int, minimum: int, description: str, css: str) -> widgets.IntSlider:
-            s = widgets.IntSlider(value=value, min=minimum, max=max_limit, step=1, description=description,
-                                  style=LABEL_STYLE, layout=WIDE, continuous_update=False)
-            s.add_class(css)
+        def slider(name: str, value: int, description: str) -> widgets.IntSlider:
+            step = key_step(value, BUDGET_STEPS[name])
+            minimum = step if name == "limit" else 0  # L >= 1; the values a key reaches are min + k * step
+            s = widgets.IntSlider(value=value, min=minimum, max=max_limit, step=step, description=description,
+                                  style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
+            s.add_class(f"budget-{name}")
             return s
 
-        self.limit = slider(limit, 1, "L: context limit", "budget-limit")
-        self.system = slider(values["system"], 0, "S: system prompt", "budget-system")
-        self.user = slider(values["user"], 0, "U: user input", "budget-user")
-        self.reserve = slider(values["reserve"], 0, "R: reply reserve", "budget-reserve")
-        self.margin = slider(values["margin"], 0, "M: safety margin", "budget-margin")
+        self.limit = slider("limit", limit, "L: context limit")
+        self.system = slider("system", values["system"], "S: system prompt")
+        self.user = slider("user", values["user"], "U: user input")
+        self.reserve = slider("reserve", values["reserve"], "R: reply reserve")
+        self.margin = slider("margin", values["margin"], "M: safety margin")
         self.output = widgets.HTML()
         self.output.add_class("budget-output")
         self.figure = FigureHTML(layout=_image_layout())
@@ -578,10 +605,10 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             raise ValueError(f"limit ({limit}) must be at most max_limit ({max_limit})")
 
         self.turn = widgets.IntSlider(value=turn, min=1, max=calls, step=1, description="turn (model call)",
-                                      style=LABEL_STYLE, layout=WIDE, continuous_update=False)
+                                      style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.turn.add_class("growth-turn")
         self.limit = widgets.IntSlider(value=limit, min=1, max=max_limit, step=1, description="limit",
-                                       style=LABEL_STYLE, layout=WIDE, continuous_update=False)
+                                       style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.limit.add_class("growth-limit")
         self.strategy = widgets.Dropdown(options=list(GROWTH_STRATEGIES), value=strategy, description="strategy",
                                          style=LABEL_STYLE)
