@@ -62,13 +62,10 @@ BOUNDARY_CHOICES = (
 TRIM_STRATEGIES = ("last", "first")
 WIDE = widgets.Layout(width="98%")
 LABEL_STYLE = {"description_width": "initial"}
-#: One label width for a column of sliders, so every track starts at the same x (with "initial"
-#: each label is as wide as its words, and each track starts somewhere else).
+#: One label width for a column of sliders, so every track starts at the same x ("initial": each elsewhere).
 SLIDER_LABEL_STYLE = {"description_width": "10.5em"}
-#: What one arrow key press moves each budget slider by, in tokens (Page Up / Page Down move five
-#: steps: noUiSlider's keyboardPageMultiplier, which ipywidgets 8.1 leaves at its default).
-#: A context limit is a round binary number (4096, 8192, 128000 = 2000 x 64); the fixed parts
-#: are estimates in tens of tokens.
+#: What one arrow key moves each budget slider by, in tokens (Page Up/Down: five steps, noUiSlider's
+#: default that ipywidgets 8.1 keeps). Limits are round (4096, 128000 = 2000 x 64); parts are estimates.
 BUDGET_STEPS = {"limit": 64, "system": 10, "user": 10, "reserve": 10, "margin": 10}
 
 
@@ -417,23 +414,6 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
 # --- BudgetCalculator ---------------------------------------------------------------------
 
-
-def key_step(value: int, preferred: int) -> int:
-    """The step of a slider that starts at ``value``: ``preferred``, or the largest divisor of it that ``value`` is a multiple of.
-
-    A slider only lands on ``min + k * step`` (noUiSlider snaps to its grid),
-    so the step must divide the starting value, or the first key press would
-    jump to a grid point instead of moving by one step.
-
-    >>> key_step(4096, 64), key_step(4000, 64), key_step(350, 10), key_step(333, 10)
-    (64, 32, 10, 1)
-    """
-    value = check_int(value, "value")
-    preferred = check_int(preferred, "preferred", minimum=1)
-    return math.gcd(value, preferred) if value else preferred
-
-
-
 class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
     """Sliders for L, S, U, R and M, and the history budget worked out step by step.
 
@@ -484,8 +464,10 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
         self.show_plot = check_bool(show_plot, "show_plot")
 
         def slider(name: str, value: int, description: str) -> widgets.IntSlider:
-            step = key_step(value, BUDGET_STEPS[name])
-            minimum = step if name == "limit" else 0  # L >= 1; the values a key reaches are min + k * step
+            # A slider lands only on min + k * step: the step divides the starting value (else the first key
+            # press would jump to the grid); L starts its grid at one step (L >= 1), the parts at 0.
+            step = math.gcd(value, BUDGET_STEPS[name]) if value else BUDGET_STEPS[name]
+            minimum = step if name == "limit" else 0
             s = widgets.IntSlider(value=value, min=minimum, max=max_limit, step=step, description=description,
                                   style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
             s.add_class(f"budget-{name}")
