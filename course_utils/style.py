@@ -71,7 +71,7 @@ PART_COLOURS = {
 }
 
 #: The neutral grey of lines that carry no status: table header rules, outlines, a figure's
-#: connectors and legend edges, an empty gradebook cell (and lesson 06's plain AI text).
+#: connectors and legend edges (and lesson 06's plain AI text).
 NEUTRAL = "#9e9e9e"
 
 # Amounts against a limit (token bars, growth tables and figures).

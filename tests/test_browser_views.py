@@ -262,6 +262,12 @@ def test_gradebook_fits_a_1400px_window_with_rendered_messages(chromium_browser,
         assert seen["answers"] == 3 and max(seen["answerLines"]) <= 5, seen  # a sentence, not 18 lines
         assert seen["answerWidth"] >= 0.25 * seen["tableWidth"], seen
         assert seen["codeSpans"] >= 8 and seen["backticks"] == 0 and seen["emphasis"] >= 1, seen
+        # The page is for a teacher who may use a screen reader or the keyboard: axe-core's WCAG A/AA rules.
+        from test_browser_a11y import describe, run_axe
+
+        axe = run_axe(page, "body")
+        serious = [v for v in axe["violations"] if v["impact"] in ("serious", "critical")]
+        assert not serious, describe(axe["violations"])
         # Narrower still (a small laptop): nothing but the summary table's own box may scroll.
         page.set_viewport_size({"width": 1024, "height": 900})
         narrow = page.evaluate(PAGE_JS)

@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from course_utils.grade.results import _exercise, NotebookResult, QUESTION_STATUSES, Settings
 from course_utils.grade.sandbox import Isolation
-from course_utils.style import NEUTRAL, STATUS_COLOURS
+from course_utils.style import STATUS_COLOURS
 
 
 # --- the gradebook ---------------------------------------------------------------------------------
@@ -230,7 +230,6 @@ def gradebook_html(results: list[NotebookResult], settings: Settings, isolation:
         isolation=isolation.description,
         timeout=f"{settings.timeout:g}",
         memory_mb=settings.memory_mb,
-        neutral=NEUTRAL,
     )
 
 
