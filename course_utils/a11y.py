@@ -155,7 +155,7 @@ def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str
     ``shown`` or not, so bars in a column of rows where only some carry the
     word keep one track length, one scale and one limit line.
 
-    >>> with_word("<div></div>", "over", "#c62828").endswith('style="font-weight:bold;color:#c62828">over</span></div>')
+    >>> 'style="font-weight:bold;color:#c62828">over</span></div></div>' in with_word("<div></div>", "over", "#c62828")
     True
     >>> "over" in with_word("<div></div>", "over", "#c62828", shown=False)
     False
