@@ -187,22 +187,38 @@ PROVIDER_ERROR = ("`agent.invoke` raised BadRequestError: Error code: 400 - {'er
                   "'code': 'context_length_exceeded'}}")
 
 
-def fabricated_results():
-    """A class of three, exercises 03 and 06, as the grader would record it (real titles, realistic messages)."""
-    from course_utils.checks import ex03, ex06
+def _notebook(student, ex, status="ok", detail="", answers=()):
+    """One graded notebook of exercise ``ex``, with the exercise's real question titles and hints."""
+    from course_utils import checks
     from course_utils.grade.results import NotebookResult, QuestionResult, Submission
 
-    def notebook(student, ex, status="ok", detail="", answers=()):
-        name = {"03": "03_trimming_walkthrough_exercise.ipynb", "06": "06_agent_context_exercise.ipynb"}[ex]
-        exercise = {"03": ex03, "06": ex06}[ex]
-        questions = []
-        for q, (result, message, answer) in zip(exercise.questions, answers):
-            hint = "" if result == "correct" else q.hints[0]
-            questions.append(QuestionResult(q.number, q.title, result, message, hint, answer))
-        sub = Submission(path=Path("/submissions") / student / name, relpath=f"{student}/{name}", student=student,
-                         exercise=ex)
-        return NotebookResult(sub, ex, status, detail, tuple(questions))
+    exercise = getattr(checks, f"ex{ex}")
+    name = next(p.name for p in (ROOT / "exercises").glob(f"{ex}_*_exercise.ipynb"))
+    questions = []
+    for q, (result, message, answer) in zip(exercise.questions, answers):
+        hint = "" if result == "correct" else q.hints[0]
+        questions.append(QuestionResult(q.number, q.title, result, message, hint, answer))
+    sub = Submission(path=Path("/submissions") / student / name, relpath=f"{student}/{name}", student=student,
+                     exercise=ex)
+    return NotebookResult(sub, ex, status, detail, tuple(questions))
 
+
+def whole_course_results():
+    """Every exercise of the course handed in by three students: the widest summary table a class makes."""
+    from course_utils import checks
+
+    exercises = sorted(name[2:] for name in dir(checks) if name.startswith("ex") and name[2:].isdigit())
+    results = []
+    for student in ("alice", "bob", "carol"):
+        for ex in exercises:
+            n = len(getattr(checks, f"ex{ex}").questions)
+            results.append(_notebook(student, ex, answers=[("not attempted", "`answer` is still `...`.", "")] * n))
+    return results
+
+
+def fabricated_results():
+    """A class of three, exercises 03 and 06, as the grader would record it (real titles, realistic messages)."""
+    notebook = _notebook
     right = ("correct", "Correct: `trim_messages` agrees.", "")
     return [
         notebook("alice", "03", answers=[right, right, right, ("correct", "Correct.", LONG_ANSWER)]),
@@ -268,6 +284,14 @@ def test_gradebook_fits_a_1400px_window_with_rendered_messages(chromium_browser,
         axe = run_axe(page, "body")
         serious = [v for v in axe["violations"] if v["impact"] in ("serious", "critical")]
         assert not serious, describe(axe["violations"])
+        # A whole course handed in (every exercise): the summary table scrolls in its own box, the page does not.
+        page.set_content(render_gradebook(whole_course_results()))
+        whole = page.evaluate(PAGE_JS)
+        box = page.evaluate("() => { const b = document.querySelector('.wide'); return [b.scrollWidth, b.clientWidth,"
+                            " b.tabIndex, b.getAttribute('role')]; }")
+        page.screenshot(path=str(ARTIFACTS / "gradebook_whole_course_1400.png"))
+        assert whole["scrollWidth"] <= whole["clientWidth"], f"the page scrolls sideways: {whole}"
+        assert box[2] == 0 and box[3] == "region", box  # a keyboard reaches the box and scrolls it
         # Narrower still (a small laptop): nothing but the summary table's own box may scroll.
         page.set_viewport_size({"width": 1024, "height": 900})
         narrow = page.evaluate(PAGE_JS)
