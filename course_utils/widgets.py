@@ -589,7 +589,8 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
         self.turn = widgets.IntSlider(value=turn, min=1, max=calls, step=1, description="turn (model call)",
                                       style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.turn.add_class("growth-turn")
-        self.limit = widgets.IntSlider(value=limit, min=1, max=max_limit, step=1, description="limit",
+        step = math.gcd(limit, BUDGET_STEPS["limit"])  # as the budget's L: 64 tokens a key when limit allows
+        self.limit = widgets.IntSlider(value=limit, min=step, max=max_limit, step=step, description="limit",
                                        style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.limit.add_class("growth-limit")
         self.strategy = widgets.Dropdown(options=list(GROWTH_STRATEGIES), value=strategy, description="strategy",

@@ -476,3 +476,7 @@ def test_growth_explorer_sliders_share_a_label_width():
 
     g = GrowthExplorer(load_conversation("long_chat"), token_counter="dummy", show_plot=False)
     assert g.turn.style.description_width == g.limit.style.description_width != "initial"
+    # The limit steps in tokens as the budget's L does, on a grid through its value (lesson 01: 1848 = 231 x 8).
+    for limit, step in ((1848, 8), (2048, 64), (1500, 4), (777, 1)):
+        g = GrowthExplorer(load_conversation("long_chat"), token_counter="dummy", limit=limit, show_plot=False)
+        assert (g.limit.step, g.limit.min) == (step, step) and (g.limit.value - g.limit.min) % step == 0
