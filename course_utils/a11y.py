@@ -14,7 +14,8 @@ its own:
   accessible name: the visible description is a ``<label>`` that points at
   nothing (a label's ``for`` only names native inputs), and ipywidgets
   passes no ``aria-label`` to noUiSlider. Nothing in ipywidgets' Python API
-  reaches that element, so :data:`PAGE_SCRIPT` does it in the page: it
+  reaches that element, so :data:`PAGE_SCRIPT` (package data:
+  ``static/page_script.js``) does it in the page: it
   points each handle's ``aria-labelledby`` at its slider's own label, and
   turns a control's tooltip into its ``aria-description``, keeps
   JupyterLab's notebook shortcuts off the arrow keys while a slider or
@@ -40,6 +41,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from importlib import resources
 from dataclasses import dataclass
 
 from course_utils._args import check_text
@@ -146,16 +148,28 @@ def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_
     )
 
 
-def with_word(bar: str, word: str, colour: str) -> str:
+def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str = "2.6em") -> str:
     """A bar (or any mark) followed by a word saying what its colour means: status never by colour alone.
 
-    >>> with_word("<div></div>", "over", "#c62828").endswith('style="font-weight:bold;color:#c62828">over</span></div>')
+    The word sits in a slot of fixed width (``slot``) whether it is
+    ``shown`` or not, so bars in a column of rows where only some carry the
+    word keep one track length, one scale and one limit line.
+
+    >>> 'style="font-weight:bold;color:#c62828">over</span></div></div>' in with_word("<div></div>", "over", "#c62828")
     True
+    >>> "over" in with_word("<div></div>", "over", "#c62828", shown=False)
+    False
     """
-    for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour")):
+    for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour"), (slot, "slot")):
         check_text(value, parameter)
-    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1">{bar}</div>'
-            f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span></div>')
+    if not isinstance(shown, bool):
+        raise TypeError(f"shown must be True or False, got {type(shown).__name__}: {shown!r:.80}")
+    if not re.fullmatch(r"[0-9.]+(em|px|rem)", slot):
+        raise ValueError(f"slot must be a CSS length such as '2.6em', got {slot!r}")
+    label = (f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span>'
+             if shown else "")
+    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1;min-width:0">{bar}</div>'
+            f'<div style="flex:0 0 {slot};white-space:nowrap">{label}</div></div>')
 
 
 # --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
@@ -209,92 +223,19 @@ def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
 
 # --- names for slider handles, in the page -------------------------------------------------------
 
+def _read_page_script() -> str:
+    """The page script, from ``static/page_script.js`` (package data), without the file's final newline."""
+    text = resources.files("course_utils").joinpath("static", "page_script.js").read_text(encoding="utf-8")
+    return text[:-1] if text.endswith("\n") else text
+
+
 #: Runs once per page (a second run only rescans). For every ipywidgets slider handle without a
 #: name: aria-labelledby its slider's visible label. For every control whose label has a title (an
 #: ipywidgets ``tooltip``): that title as the control's aria-description. A focus ring for slider
 #: handles and scroll regions (ipywidgets only fills a focused handle). Then watches the page
 #: for widgets drawn later, rescanning at most once per animation frame, and gives focus back
 #: to a scroll region that a redraw replaced while it had focus.
-PAGE_SCRIPT = r"""(() => {
-  const state = window.courseUtilsA11y || (window.courseUtilsA11y = {count: 0});
-  const describe = (control, label) => {
-    // A slider's tooltip is its label's title; a dropdown's or checkbox's is on a span in its label.
-    const titled = label && (label.hasAttribute('title') ? label : label.querySelector('[title]'));
-    const help = titled && titled.getAttribute('title');
-    if (help && help !== label.textContent.trim() && !control.hasAttribute('aria-description')) {
-      control.setAttribute('aria-description', help);
-    }
-  };
-  const scan = () => {
-    state.pending = false;
-    for (const handle of document.querySelectorAll('.widget-slider .noUi-handle[role="slider"]')) {
-      const slider = handle.closest('.widget-slider');
-      const label = slider && slider.querySelector(':scope > .widget-label');
-      if (!handle.hasAttribute('aria-labelledby') && !handle.hasAttribute('aria-label')) {
-        if (label && label.textContent.trim()) {
-          if (!label.id) label.id = 'course-slider-label-' + (++state.count);
-          handle.setAttribute('aria-labelledby', label.id);
-        } else {
-          handle.setAttribute('aria-label', 'slider');
-        }
-      }
-      describe(handle, label);
-      // The number beside the slider can be typed into (Tab reaches it next): name it too.
-      const readout = slider && slider.querySelector(':scope > .widget-readout');
-      if (readout && label && label.id && !readout.hasAttribute('aria-labelledby')) {
-        readout.setAttribute('role', 'textbox');
-        readout.setAttribute('aria-labelledby', label.id);
-        readout.setAttribute('aria-description', 'the value: type a number and press Enter');
-      }
-      // The arrow keys belong to the slider: JupyterLab's notebook shortcuts (ArrowUp/Down move
-      // between cells) skip an element with this attribute.
-      handle.setAttribute('data-lm-suppress-shortcuts', 'true');
-    }
-    for (const control of document.querySelectorAll('.widget-dropdown > select, .widget-text > input')) {
-      describe(control, control.id && document.querySelector('label[for="' + control.id + '"]'));
-      control.setAttribute('data-lm-suppress-shortcuts', 'true');
-    }
-    for (const box of document.querySelectorAll('.widget-checkbox input[type="checkbox"]')) {
-      describe(box, box.closest('label'));
-    }
-  };
-  if (!document.getElementById('course-utils-a11y-style')) {
-    // ipywidgets marks a focused handle only by filling it; add a ring that stays visible on any theme.
-    const style = document.createElement('style');
-    style.id = 'course-utils-a11y-style';
-    style.textContent = '.widget-slider .noUi-handle:focus-visible, .jp-OutputArea-output [role="region"][tabindex]:focus-visible'
-      + ' { outline: 2px solid var(--jp-brand-color1, #1976d2); outline-offset: 2px; }';
-    document.head.appendChild(style);
-  }
-  // A widget's HTML output is redrawn whole when a control changes it. If the learner's focus
-  // was in it (on a scroll region), focus would fall back to the page: give it to the region
-  // that replaced it, scrolled as far as the old one was.
-  const restoreFocus = () => {
-    const last = state.lastFocus;
-    if (!last || last.element.isConnected || !last.container.isConnected) return;
-    if (document.activeElement && document.activeElement !== document.body) return;
-    const twin = last.container.querySelector(last.selector);
-    if (twin) { twin.focus({preventScroll: true}); twin.scrollTop = last.scrollTop; }
-  };
-  const scanAndRestore = () => { scan(); restoreFocus(); };
-  if (!state.observer) {
-    document.addEventListener('focusin', event => {
-      const element = event.target;
-      const container = element.closest && element.closest('.widget-html');
-      state.lastFocus = container && element.matches('[role="region"][tabindex]')
-        ? {element, container, selector: '[role="region"][tabindex]', scrollTop: element.scrollTop} : null;
-    });
-    document.addEventListener('scroll', event => {
-      if (state.lastFocus && event.target === state.lastFocus.element) state.lastFocus.scrollTop = event.target.scrollTop;
-    }, true);
-    state.observer = new MutationObserver(() => {
-      restoreFocus();  // at once, before the learner's next key press lands on the page
-      if (!state.pending) { state.pending = true; requestAnimationFrame(scanAndRestore); }
-    });
-    state.observer.observe(document.body, {childList: true, subtree: true});
-  }
-  scan();
-})();"""
+PAGE_SCRIPT = _read_page_script()
 
 
 class _PageScript:

@@ -37,7 +37,7 @@ from course_utils.agents import (
 )
 from course_utils.plots import DescribedFigure
 from course_utils.render import preview
-from course_utils.style import FONT, LIMIT_COLOUR, STATUS_COLOURS as PALETTE
+from course_utils.style import FONT, LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
 from course_utils.tokens import resolve_token_counter
 
 #: One colour per role (tool results stand out; cleared results are pale).
@@ -46,7 +46,7 @@ ROLE_COLOURS = {
     "tool schemas": "#9fa8da",
     "human": "#26a69a",
     "summary": "#8e24aa",
-    "ai text": "#9e9e9e",
+    "ai text": NEUTRAL,
     "ai tool calls": "#616161",
     "tool results": "#ef6c00",
     "cleared tool results": "#ffe0b2",
@@ -150,7 +150,7 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
     ax.set_title(title or f"{run.name}: what each model call was sent")
     used = [s for s in STATUSES if any(s in row for row in grid)]
     labels = [f"{s} ({STATUS_MARKS[s]})" if s in STATUS_MARKS else s for s in used]
-    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor="#9e9e9e", label=label)
+    ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor=NEUTRAL, label=label)
                        for s, label in zip(used, labels)],
               loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=len(used), fontsize=8, frameon=False)
     return fig

@@ -23,12 +23,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from course_utils._args import check_instance, check_int, check_text
 from course_utils.budget import BudgetWorking, OverflowWorking
 from course_utils.growth import GrowthReport
 from course_utils.render import image_html
-from course_utils.style import HISTORY_COLOUR, LIMIT_COLOUR, PART_COLOURS, SENT_COLOUR
+from course_utils.style import HISTORY_COLOUR, LIMIT_COLOUR, NEUTRAL, PART_COLOURS, SENT_COLOUR
 
 GROWTH_SIZE = (9.0, 3.4)
 BUDGET_SIZE = (6.5, 3.4)
@@ -60,6 +61,11 @@ class DescribedFigure(Figure):
             "image/png": base64.b64encode(png).decode("ascii"),
             "text/plain": alt,
         }
+
+
+def _call_ticks() -> MaxNLocator:
+    """Ticks for an axis of model calls: whole numbers only (there is no call 2.5)."""
+    return MaxNLocator(integer=True, min_n_ticks=1)
 
 
 def _described(alt_text: str, **figure_kwargs: Any) -> DescribedFigure:
@@ -116,6 +122,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     if report.limit is not None:
         per_call.axhline(report.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {report.limit}")
     per_call.set_xlim(0.5, calls + 0.5)
+    per_call.xaxis.set_major_locator(_call_ticks())
     per_call.set_ylim(0, top * 1.08)
     per_call.set_xlabel("model call")
     per_call.set_ylabel(f"tokens ({report.token_counter})")
@@ -125,6 +132,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
 
     cumulative.plot(x, [r.cumulative_sent_tokens for r in rows], marker="o", ms=3, color="#6d4c41")
     cumulative.set_xlim(0.5, calls + 0.5)
+    cumulative.xaxis.set_major_locator(_call_ticks())
     cumulative.set_ylim(0, max(report.rows[-1].cumulative_sent_tokens, 1) * 1.08)
     cumulative.set_xlabel("model call")
     cumulative.set_title("cumulative tokens sent")
@@ -163,7 +171,7 @@ def budget_figure(working: BudgetWorking, *, title: str | None = None) -> Figure
             fontsize=8,
         )
     for i, step in enumerate(working.steps, start=1):  # connectors: where the next bar starts
-        ax.plot([i - 0.6, i + 0.6], [step.before, step.before], color="#9e9e9e", linewidth=0.8, linestyle=":")
+        ax.plot([i - 0.6, i + 0.6], [step.before, step.before], color=NEUTRAL, linewidth=0.8, linestyle=":")
     ax.set_xticks(positions, symbols)
     ax.set_ylim(0, working.limit * 1.12)
     ax.set_ylabel("tokens")
@@ -212,6 +220,7 @@ def cumulative_figure(reports: Mapping[str, GrowthReport], *, title: str | None 
     for label, report in reports.items():
         ax.plot(report.column("call"), report.column("cumulative_sent_tokens"), marker="o", ms=3, label=label)
     ax.set(xlabel="model call", ylabel="cumulative tokens sent", title=title or "cumulative tokens sent")
+    ax.xaxis.set_major_locator(_call_ticks())
     ax.legend()
     ax.grid(alpha=0.3)
     return fig

@@ -41,7 +41,7 @@ from course_utils._args import check_instance, check_int, check_text
 from course_utils.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
-from course_utils.style import FONT, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_COLOURS
+from course_utils.style import FONT, LIMIT_BACKGROUND, LIMIT_COLOUR, MONO, NEUTRAL, PART_COLOURS, STATUS_COLOURS
 from course_utils.tokens import TokenSplit, check_messages, counter_name, message_text
 from course_utils.trimming import NO_TRIM, STATUSES, TrimReport
 
@@ -218,7 +218,7 @@ def trim_table_html(report: TrimReport, *, preview_chars: int = 80) -> str:
     preview_chars = check_int(preview_chars, "preview_chars", minimum=1)
     head = "".join(
         f"<th{'' if width is None else f' width={width!r}'} "
-        f'style="{_CELL};border-bottom:2px solid #9e9e9e;{extra}">{name}</th>'
+        f'style="{_CELL};border-bottom:2px solid {NEUTRAL};{extra}">{name}</th>'
         for name, width, extra in _TRIM_COLUMNS
     )
     body = []
@@ -401,7 +401,7 @@ def budget_bar_html(working: BudgetWorking) -> str:
     return (
         f'<div class="budget-bar" style="{FONT};margin:6px 0">'
         f'<div style="font-size:90%">context limit L = {working.limit} tokens</div>'
-        f'<div style="display:flex;width:100%;border:1px solid #9e9e9e">{"".join(cells)}</div>'
+        f'<div style="display:flex;width:100%;border:1px solid {NEUTRAL}">{"".join(cells)}</div>'
         f'<div style="font-size:85%;color:#424242">{legend}</div></div>'
     )
 
@@ -425,29 +425,32 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
     scale = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     limit_pct = None if report.limit is None else 100 * report.limit / scale
     head = "".join(
-        f'<th style="text-align:right;padding:3px 6px;border-bottom:2px solid #9e9e9e">{name}</th>'
+        f'<th style="text-align:right;padding:3px 6px;border-bottom:2px solid {NEUTRAL}">{name}</th>'
         for name in ("call", "messages in history", "history tokens", "messages sent", "tokens sent", "cumulative sent")
     )
-    head += '<th style="text-align:left;padding:3px 6px;border-bottom:2px solid #9e9e9e;width:30%">sent vs limit</th>'
+    head += f'<th style="text-align:left;padding:3px 6px;border-bottom:2px solid {NEUTRAL};width:30%">sent vs limit</th>'
     body = []
     for r in rows:
         over = bool(r.over_limit)
         marker = (
             ""
             if limit_pct is None
-            else f'<div style="position:absolute;top:-2px;bottom:-2px;left:{limit_pct:.2f}%;border-left:2px solid #212121"></div>'
+            else f'<div class="growth-limit-line" style="position:absolute;top:-2px;bottom:-2px;left:{limit_pct:.2f}%;'
+            f'border-left:2px solid #212121"></div>'
         )
+        # Every row's track is as long as every other's (with_word keeps the "over" slot in each
+        # row, shown or not): one scale, so a longer bar always means more tokens.
         bar = (
-            f'<div style="position:relative;height:10px;background:#eeeeee">'
-            f'<div style="position:absolute;left:0;top:0;bottom:0;width:{100 * r.sent_tokens / scale:.2f}%;'
+            f'<div class="growth-track" style="position:relative;height:10px;background:#eeeeee">'
+            f'<div class="growth-fill" style="position:absolute;left:0;top:0;bottom:0;width:{100 * r.sent_tokens / scale:.2f}%;'
             f'background:{LIMIT_COLOUR if over else "#42a5f5"}"></div>{marker}</div>'
         )
         cells = (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens, r.cumulative_sent_tokens)
-        row_style = ' style="background:#fdecea"' if over else ""
+        row_style = f' style="background:{LIMIT_BACKGROUND}"' if over else ""
         body.append(
-            f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}"{row_style}>'
+            f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}" data-sent-tokens="{r.sent_tokens}"{row_style}>'
             + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
-            + f'<td style="padding:2px 6px">{with_word(bar, "over", LIMIT_COLOUR) if over else bar}</td></tr>'
+            + f'<td style="padding:2px 6px">{with_word(bar, "over", LIMIT_COLOUR, shown=over)}</td></tr>'
         )
     caption = html.escape(COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter"))
     if report.limit is not None:

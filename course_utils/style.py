@@ -19,7 +19,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["FONT", "MONO", "STATUS_COLOURS", "PART_COLOURS", "LIMIT_COLOUR", "HISTORY_COLOUR", "SENT_COLOUR"]
+__all__ = ["FONT", "MONO", "STATUS_COLOURS", "PART_COLOURS", "NEUTRAL", "LIMIT_COLOUR", "LIMIT_BACKGROUND",
+           "HISTORY_COLOUR", "SENT_COLOUR"]
 
 #: Inline CSS for prose: system fonts, with Persian (Vazirmatn) and Chinese
 #: fallbacks so the course's fa and zh samples never show boxes.
@@ -69,7 +70,12 @@ PART_COLOURS = {
     "H_max": "#66bb6a",
 }
 
+#: The neutral grey of lines that carry no status: table header rules, outlines, a figure's
+#: connectors and legend edges (and lesson 06's plain AI text).
+NEUTRAL = "#9e9e9e"
+
 # Amounts against a limit (token bars, growth tables and figures).
 LIMIT_COLOUR = _FAIL[0]  #: the limit line of a figure, and a bar or row over the limit
+LIMIT_BACKGROUND = _FAIL[1]  #: the background of a table row over the limit
 HISTORY_COLOUR = "#1e88e5"  #: history tokens in a growth figure
 SENT_COLOUR = "#fb8c00"  #: tokens sent in a growth figure

@@ -29,6 +29,7 @@ to them.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,6 +62,11 @@ BOUNDARY_CHOICES = (
 TRIM_STRATEGIES = ("last", "first")
 WIDE = widgets.Layout(width="98%")
 LABEL_STYLE = {"description_width": "initial"}
+#: One label width for a column of sliders, so every track starts at the same x ("initial": each elsewhere).
+SLIDER_LABEL_STYLE = {"description_width": "10.5em"}
+#: What one arrow key moves each budget slider by, in tokens (Page Up/Down: five steps, noUiSlider's
+#: default that ipywidgets 8.1 keeps). Limits are round (4096, 128000 = 2000 x 64); parts are estimates.
+BUDGET_STEPS = {"limit": 64, "system": 10, "user": 10, "reserve": 10, "margin": 10}
 
 
 # --- checking arguments ------------------------------------------------------------
@@ -408,7 +414,6 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
 # --- BudgetCalculator ---------------------------------------------------------------------
 
-
 class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
     """Sliders for L, S, U, R and M, and the history budget worked out step by step.
 
@@ -458,17 +463,21 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
             raise ValueError(f"max_limit ({max_limit}) must be at least every slider's value, got {too_big}")
         self.show_plot = check_bool(show_plot, "show_plot")
 
-        def slider(value: int, minimum: int, description: str, css: str) -> widgets.IntSlider:
-            s = widgets.IntSlider(value=value, min=minimum, max=max_limit, step=1, description=description,
-                                  style=LABEL_STYLE, layout=WIDE, continuous_update=False)
-            s.add_class(css)
+        def slider(name: str, value: int, description: str) -> widgets.IntSlider:
+            # A slider lands only on min + k * step: the step divides the starting value (else the first key
+            # press would jump to the grid); L starts its grid at one step (L >= 1), the parts at 0.
+            step = math.gcd(value, BUDGET_STEPS[name]) if value else BUDGET_STEPS[name]
+            minimum = step if name == "limit" else 0
+            s = widgets.IntSlider(value=value, min=minimum, max=max_limit, step=step, description=description,
+                                  style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
+            s.add_class(f"budget-{name}")
             return s
 
-        self.limit = slider(limit, 1, "L: context limit", "budget-limit")
-        self.system = slider(values["system"], 0, "S: system prompt", "budget-system")
-        self.user = slider(values["user"], 0, "U: user input", "budget-user")
-        self.reserve = slider(values["reserve"], 0, "R: reply reserve", "budget-reserve")
-        self.margin = slider(values["margin"], 0, "M: safety margin", "budget-margin")
+        self.limit = slider("limit", limit, "L: context limit")
+        self.system = slider("system", values["system"], "S: system prompt")
+        self.user = slider("user", values["user"], "U: user input")
+        self.reserve = slider("reserve", values["reserve"], "R: reply reserve")
+        self.margin = slider("margin", values["margin"], "M: safety margin")
         self.output = widgets.HTML()
         self.output.add_class("budget-output")
         self.figure = FigureHTML(layout=_image_layout())
@@ -578,10 +587,11 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
             raise ValueError(f"limit ({limit}) must be at most max_limit ({max_limit})")
 
         self.turn = widgets.IntSlider(value=turn, min=1, max=calls, step=1, description="turn (model call)",
-                                      style=LABEL_STYLE, layout=WIDE, continuous_update=False)
+                                      style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.turn.add_class("growth-turn")
-        self.limit = widgets.IntSlider(value=limit, min=1, max=max_limit, step=1, description="limit",
-                                       style=LABEL_STYLE, layout=WIDE, continuous_update=False)
+        step = math.gcd(limit, BUDGET_STEPS["limit"])  # as the budget's L: 64 tokens a key when limit allows
+        self.limit = widgets.IntSlider(value=limit, min=step, max=max_limit, step=step, description="limit",
+                                       style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.limit.add_class("growth-limit")
         self.strategy = widgets.Dropdown(options=list(GROWTH_STRATEGIES), value=strategy, description="strategy",
                                          style=LABEL_STYLE)

@@ -226,6 +226,26 @@ def test_displaying_a_widget_first_shows_the_page_script_that_names_slider_handl
     assert "aria-labelledby" in PAGE_SCRIPT and "noUi-handle" in PAGE_SCRIPT
 
 
+def test_the_page_script_is_package_data_and_the_lessons_stored_script_is_the_same():
+    """The script lives in course_utils/static/page_script.js, shipped as package data, and runs unchanged."""
+    import fnmatch
+    import json
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    source = root / "course_utils" / "static" / "page_script.js"
+    assert PAGE_SCRIPT + "\n" == source.read_text(encoding="utf-8")
+    shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["course_utils"]
+    assert any(fnmatch.fnmatch("static/page_script.js", pattern) for pattern in shipped), shipped
+    assert "PAGE_SCRIPT = r" not in (root / "course_utils" / "a11y.py").read_text(encoding="utf-8")
+    # What the lessons stored (lesson 02 shows a BudgetCalculator) is what the file holds.
+    cells = json.loads((root / "notebooks" / "02_token_budgets.ipynb").read_text(encoding="utf-8"))["cells"]
+    stored = ["".join(o["data"]["application/javascript"]) if isinstance(o["data"]["application/javascript"], list)
+              else o["data"]["application/javascript"]
+              for c in cells for o in c.get("outputs", []) if "application/javascript" in o.get("data", {})]
+    assert stored and set(stored) == {PAGE_SCRIPT}
+
+
 def test_a_call_over_the_limit_says_so_in_words_not_only_in_red():
     report = long_chat_growth(limit=1500)
     rows = re.findall(r'<tr class="growth-row" data-call="(\d+)" data-over="(true|false)".*?</tr>',

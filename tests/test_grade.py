@@ -173,7 +173,7 @@ def test_messages_hints_and_details(graded):
     bob = table[("bob", "q1")]
     assert bob["message"].startswith("5519 is not it") and bob["hint"] == ex02.q1.hints[0]
     assert table[("alice", "q1")]["hint"] == "" and table[("alice", "q1")]["title"] == ex02.q1.title
-    assert table[("carol", "q2")]["message"].startswith("the body of `budget` is still `...`")
+    assert table[("carol", "q2")]["message"].startswith("the body of budget is still ...")
     assert table[("dave", "q1")]["notebook_detail"] == "the kernel died while running cell 6"
     assert "never ran: the notebook stopped first (crashed)" in table[("dave", "q2")]["message"]
     assert table[("erin", "q1")]["notebook_detail"] == "cell 6 raised ZeroDivisionError: division by zero"
@@ -181,7 +181,7 @@ def test_messages_hints_and_details(graded):
     assert table[("grace", "q1")]["notebook_detail"] == "cell 6 raised MemoryError (limit 1024 MB)"
     assert table[("heidi", "")]["notebook_detail"] == "the file is not valid JSON."
     assert table[("ivan", "")]["notebook_detail"] == "the file is a symbolic link (not followed)."
-    assert table[(EVIL, "q1")]["message"] == "`B` should be a whole number of tokens, got 'no key found'."
+    assert table[(EVIL, "q1")]["message"] == "B should be a whole number of tokens, got 'no key found'."  # CSV: plain words
 
 
 def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissions):

@@ -451,3 +451,32 @@ def test_widget_constants_have_their_own_names():
     assert widgets_module.BOUNDARY_TYPES == ("human", "ai", "system", "tool")
     assert not hasattr(widgets_module, "STRATEGIES") and not hasattr(widgets_module, "MESSAGE_TYPES")
     assert not hasattr(thresholds, "STRATEGIES")
+
+
+# --- the budget sliders: one label width, a key step in tokens that suits each quantity --------------------
+
+
+@pytest.mark.parametrize("args, steps", [
+    ((4096, 350, 180, 700), (64, 10, 10, 10, 10)),  # lesson 02
+    ((8192, 500, 300, 1200, 300), (64, 10, 10, 10, 10)),  # lesson 05
+    ((4000, 333, 180, 705, 0), (32, 1, 10, 5, 10)),  # values off the usual grid: the step divides them
+])
+def test_budget_sliders_share_a_label_width_and_step_on_a_grid_through_their_value(args, steps):
+    calc = BudgetCalculator(*args)
+    assert tuple(s.step for s in calc.sliders) == steps
+    for s in calc.sliders:
+        assert (s.value - s.min) % s.step == 0, (s.description, s.value, s.min, s.step)  # a key moves by exactly one step
+    assert calc.limit.min >= 1
+    assert len({s.style.description_width for s in calc.sliders}) == 1
+    assert calc.sliders[0].style.description_width != "initial"
+
+
+def test_growth_explorer_sliders_share_a_label_width():
+    from course_utils.samples import load_conversation
+
+    g = GrowthExplorer(load_conversation("long_chat"), token_counter="dummy", show_plot=False)
+    assert g.turn.style.description_width == g.limit.style.description_width != "initial"
+    # The limit steps in tokens as the budget's L does, on a grid through its value (lesson 01: 1848 = 231 x 8).
+    for limit, step in ((1848, 8), (2048, 64), (1500, 4), (777, 1)):
+        g = GrowthExplorer(load_conversation("long_chat"), token_counter="dummy", limit=limit, show_plot=False)
+        assert (g.limit.step, g.limit.min) == (step, step) and (g.limit.value - g.limit.min) % step == 0

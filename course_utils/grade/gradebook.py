@@ -1,4 +1,10 @@
-"""The gradebook: ``gradebook.csv`` and ``gradebook.html``, the same bytes for the same results."""
+"""The gradebook: ``gradebook.csv`` and ``gradebook.html``, the same bytes for the same results.
+
+The checks write their messages in a small part of Markdown: `code` spans,
+*emphasis* and **strong**. The HTML page renders them (:func:`message_html`);
+the CSV, read in a spreadsheet, gets the plain words (:func:`message_plain`).
+A student's own words (``answer_text``) are shown exactly as written.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import functools
 import html
 import io
 import os
+import re
 from pathlib import Path
 
 import jinja2
@@ -39,6 +46,58 @@ SYMBOLS = {
 COLOURS = {status: (symbol, *STATUS_COLOURS[status]) for status, symbol in SYMBOLS.items()}
 
 
+# --- the checks' messages: a small part of Markdown ------------------------------------------------
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_STRONG = re.compile(r"\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*")
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+#: The columns whose text a check (or the grader) wrote, in that Markdown; answer_text is the student's.
+MARKDOWN_COLUMNS = ("message", "hint", "notebook_detail")
+
+
+def _spans(text: str):
+    """``text`` cut into (is_code, piece): code spans are left alone by the other rules."""
+    position = 0
+    for match in _CODE.finditer(text):
+        yield False, text[position:match.start()]
+        yield True, match.group(1)
+        position = match.end()
+    yield False, text[position:]
+
+
+def message_plain(text: str) -> str:
+    """A check's message as plain words, for the CSV: no backticks or asterisks around words.
+
+    >>> message_plain("`B` should be a *whole* number, not `'4k'`; see **lesson 02**.")
+    "B should be a whole number, not '4k'; see lesson 02."
+    >>> message_plain("2 * 3 * 4 is `2*3*4`")
+    '2 * 3 * 4 is 2*3*4'
+    """
+    pieces = []
+    for code, piece in _spans(str(text)):
+        if not code:
+            piece = _EMPHASIS.sub(r"\1", _STRONG.sub(r"\1", piece))
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def message_html(text: str) -> Markup:
+    """A check's message as HTML: escaped, `code` as ``<code>``, *emphasis*, **strong**, line breaks kept.
+
+    >>> str(message_html("`x < 1` is *not* true"))
+    '<code>x &lt; 1</code> is <em>not</em> true'
+    """
+    pieces = []
+    for code, piece in _spans(str(text)):
+        escaped = html.escape(piece)
+        if code:
+            pieces.append(f"<code>{escaped}</code>")
+        else:
+            escaped = _STRONG.sub(r"<strong>\1</strong>", escaped)
+            pieces.append(_EMPHASIS.sub(r"<em>\1</em>", escaped).replace("\n", "<br>"))
+    return Markup("".join(pieces))
+
+
 def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
     """One row per student, exercise and question (one row for a notebook with no known questions)."""
     rows = []
@@ -66,7 +125,7 @@ def gradebook_csv(results: list[NotebookResult]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in gradebook_rows(results):
-        writer.writerow([_csv_safe(row[c]) for c in CSV_COLUMNS])
+        writer.writerow([_csv_safe(message_plain(row[c]) if c in MARKDOWN_COLUMNS else row[c]) for c in CSV_COLUMNS])
     return buffer.getvalue()
 
 
@@ -99,6 +158,7 @@ def _template():
         undefined=jinja2.StrictUndefined,
     )
     environment.filters["h"] = _escape
+    environment.filters["md"] = message_html
     return environment.get_template("gradebook.html.j2")
 
 
@@ -121,19 +181,32 @@ def _student_rows(results: list[NotebookResult], exercises: list[str],
                 cells.append({"kind": "absent", "span": len(columns[ex]) + 2})
                 continue
             cells.append({"kind": "status", "status": r.status, "text": r.status,
-                          "title": f"{r.submission.relpath}: {r.status}. {r.detail}"})
+                          "title": f"{r.submission.relpath}: {r.status}. {message_plain(r.detail)}"})
             by_number = {q.number: q for q in r.questions}
             for n in columns[ex]:
                 q = by_number.get(n)
                 if q is None:
                     cells.append({"kind": "blank"})
                     continue
-                tip = f"q{n} ({q.title}): {q.status}. {q.message}" + (f"\nHint: {q.hint}" if q.hint else "")
+                tip = f"q{n} ({q.title}): {q.status}. {message_plain(q.message)}" + (
+                    f"\nHint: {message_plain(q.hint)}" if q.hint else "")
                 cells.append({"kind": "status", "status": q.status, "text": f"{COLOURS[q.status][0]} {q.status}",
                               "title": tip})
             cells.append({"kind": "score", "text": f"{r.correct}/{len(r.questions)}"})
         rows.append({"label": label, "cells": cells})
     return rows
+
+
+def _notebook_groups(rows: list[dict[str, str]]) -> list[dict]:
+    """The detail table's groups: one per notebook (its student, exercise, file and run), then its questions."""
+    groups: list[dict] = []
+    for row in rows:
+        key = tuple(row[c] for c in ("student", "exercise", "file", "notebook_status", "notebook_detail"))
+        if not groups or groups[-1]["key"] != key:
+            groups.append({"key": key, "student": row["student"], "exercise": row["exercise"], "file": row["file"],
+                           "status": row["notebook_status"], "detail": row["notebook_detail"], "questions": []})
+        groups[-1]["questions"].append(row)
+    return groups
 
 
 def gradebook_html(results: list[NotebookResult], settings: Settings, isolation: Isolation,
@@ -153,8 +226,7 @@ def gradebook_html(results: list[NotebookResult], settings: Settings, isolation:
         changed=changed,
         exercises=[{"title": titles[ex], "columns": columns[ex]} for ex in exercises],
         students=_student_rows(results, exercises, columns),
-        columns=CSV_COLUMNS,
-        rows=gradebook_rows(results),
+        notebook_groups=_notebook_groups(gradebook_rows(results)),
         isolation=isolation.description,
         timeout=f"{settings.timeout:g}",
         memory_mb=settings.memory_mb,
