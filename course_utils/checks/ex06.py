@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checks.kinds import KeyIdea, _counts_of, _snapshot, choice_question, random_conversation
+from course_utils.checks.claims import EX06_Q3
+from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
 from course_utils.checks.machinery import Exercise, describe
 from course_utils.sequences import orphaned_tool_messages
 
@@ -62,13 +63,6 @@ def _counts_approximately(middleware) -> bool:
         "Count as the budget does: pass `token_counter=exact_counter`. The largest call is the trigger plus the "
         "system prompt and the tool schemas (about 250 tokens), so the trigger must be well under 1300.",
     ),
-    solution="""
-    model = OfflineChatModel(context_window=2048)
-    middleware = [SummarizationMiddleware(model, trigger=("tokens", 1000), keep=("messages", 4),
-                                          token_counter=exact_counter)]
-    # also correct: summarizer=findings_summary (all four facts), or a trim to about 1000 tokens
-    # in a @before_model or @wrap_model_call hook with start_on="human", end_on=("human", "tool")
-    """,
 )
 def _ex06_q1(q, middleware):
     from langchain.agents.middleware import AgentMiddleware
@@ -135,7 +129,7 @@ def _agent_histories() -> list[tuple[str, list[BaseMessage]]]:
         rng = random.Random(seed)
         for end in sorted(rng.sample(ends, min(3, len(ends)))):
             state = messages[:end]
-            cases.append((f"a generated agent history of {_counts_of(state)} (seed {seed})", state))
+            cases.append((f"a generated agent history of {counts_of(state)} (seed {seed})", state))
     # One whose last turn's tool results alone are over the budget.
     big = [HumanMessage("Search the web for everything about Porto.", id="big-h"),
            AIMessage("", tool_calls=[{"name": "web_search", "args": {"query": "Porto"}, "id": "big-c",
@@ -183,13 +177,6 @@ def _hook_result(q, hook, state_messages, about):
         "start_on=\"human\" keeps a tool result from being first without its call; end_on=(\"human\", \"tool\") "
         "lets the history end on a request or on tool results, where the model is called.",
     ),
-    solution="""
-    @before_model
-    def trim_history(state, runtime):
-        kept = trim_messages(state["messages"], max_tokens=300, token_counter=exact_counter,
-                             strategy="last", start_on="human", end_on=("human", "tool"))
-        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}
-    """,
 )
 def _ex06_q2(q, trim_history):
     from langchain.agents.middleware import AgentMiddleware
@@ -205,9 +192,9 @@ def _ex06_q2(q, trim_history):
         q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
     for about, state in _agent_histories():
         given = list(state)
-        before = _snapshot(given)
+        before = snapshot(given)
         kept = _hook_result(q, trim_history, given, about)
-        if _snapshot(given) != before:
+        if snapshot(given) != before:
             return q.wrong(f"for {about}: your hook changed the messages of the state in place; build a new list.")
         ids = [m.id for m in state]
         kept_ids = [getattr(m, "id", None) for m in kept]
@@ -242,26 +229,6 @@ def _ex06_q2(q, trim_history):
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
 
-#: What a reason for q3 must name: why clearing the old file reads is worth it, and what must survive.
-EX06_Q3_IDEAS = (
-    KeyIdea(
-        "say why the old file reads are the ones to clear (how big are they, and can they be read again?)",
-        (
-            "file", "read again", "re-read", "reread", "bulk", "largest", "biggest", "large", "big", "most tokens",
-            "فایل", "دوباره", "بزرگ",  # Persian: file, again, big
-            "文件", "重新读", "再读", "再次读", "最大", "很大", "大部分",  # Chinese: file, read again, largest, most
-        ),
-    ),
-    KeyIdea(
-        "say what the later steps and the review still need, and how this choice keeps it",
-        (
-            "test", "run_tests", "exclude", "stored", "whole", "review", "history", "state",
-            "تست", "آزمون", "تاریخچه", "بازبینی", "ذخیره",  # Persian: test, history, review, stored
-            "测试", "历史", "审查", "审核", "存储", "完整",  # Chinese: test, history, review, stored, whole
-        ),
-    ),
-)
-
 choice_question(
     ex06,
     "choose a strategy for an agent",
@@ -271,11 +238,6 @@ choice_question(
         "Old file reads can be fetched again; test results cannot be re-read for free. One middleware clears "
         "old results only in what is sent, and can leave some tools alone.",
     ),
-    solution="""
-    choice = "c"
-    why = "Old file reads are the bulk and can be read again, so clearing them in what is sent saves the most; " \\
-          "exclude_tools keeps the test results the later steps need, and the stored history stays whole."
-    """,
     options={
         "a": "Send everything: the model's window is 200,000 tokens.",
         "b": "SummarizationMiddleware with LangChain's default summary prompt and keep=(\"messages\", 20).",
@@ -292,8 +254,7 @@ choice_question(
         "d": "a trim rewrites the stored history, which must stay whole for review, and drops the old test "
              "results along with the files.",
     },
-    keywords=("clear", "file", "test", "exclude", "history", "whole"),
     praise="old file reads are cleared in what is sent (they can be read again), the test results stay because "
            "run_tests is excluded, and the stored history keeps everything for the review.",
-    ideas=EX06_Q3_IDEAS,
+    claim=EX06_Q3,
 )

@@ -116,7 +116,7 @@ KEEP = Term("keep", predicate=True, opposite="drop",
             en=("keep", "kept", "retain", "preserve", "hold", "still has", "still have", "still in", "still there",
                 "contain", "=sees", "=see", "=saw", "receive", "=gets", "=get", "=got", "stays", "stay", "survive",
                 "remain"),
-            fa=("نگه", "حفظ", "می ماند", "باقی", "دارد", "می بیند", "دریافت", "هنوز در"),
+            fa=("نگه", "حفظ", "می مان", "باقی", "دارد", "می بیند", "دریافت", "هنوز در"),
             zh=("保留", "保存", "留下", "保持", "看到", "收到", "包含", "含有", "还有", "还在", "仍在", "留着", "看得到"))
 DROP = Term("drop", predicate=True, opposite="keep",
             en=("drop", "lose", "lost", "cut", "discard", "remove", "delete", "omit", "left out", "leave out",
@@ -355,6 +355,25 @@ def _condition_spans(claim: Claim, clause: str, lang: str) -> list[tuple[int, st
     return sorted((s, name) for s, _, name in spans)
 
 
+def _thing_of(start: int, end: int, things: list, last_thing: str | None, lang: str) -> str | None:
+    """The thing a predicate at ``start:end`` is said of: the nearest thing in its clause.
+
+    Persian puts the verb last (subject, object, verb), so there it is the
+    nearest thing *before* the predicate, or else the last thing of the
+    clause before ("... فایل‌ها را پاک کن چون بزرگ‌اند"). In a clause that names
+    no thing, it is the last thing of the clause before ("clearing *them*").
+    """
+    if lang == "fa":
+        before = [x for x in things if x[0] < start]
+        if before:
+            return max(before, key=lambda x: x[0])[2].name
+        if last_thing:
+            return last_thing
+    if not things:
+        return last_thing
+    return min(things, key=lambda x: (min(abs(x[0] - end), abs(start - x[1])), -x[0]))[2].name
+
+
 def read(claim: Claim, text: str, lang: str) -> list[Found]:
     """Every term and (predicate, thing) pair in ``text``, clause by clause, with the condition it is under."""
     terms = {t.name: t for t in claim.terms}
@@ -381,10 +400,7 @@ def read(claim: Claim, text: str, lang: str) -> list[Found]:
                 name = term.opposite
             found.append(Found((name,), under(s), index))
             if term.predicate:
-                if things:
-                    thing = min(things, key=lambda x: (min(abs(x[0] - e), abs(s - x[1])), -x[0]))[2].name
-                else:
-                    thing = last_thing
+                thing = _thing_of(s, e, things, last_thing, lang)
                 if thing:
                     found.append(Found((name, thing), under(s), index))
         if things:
