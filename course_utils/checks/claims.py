@@ -184,6 +184,9 @@ EX03_Q4 = Claim(
         }),
     ),
     ignore=(OTHER_STRATEGY,),
+    subject=Term("first_strategy", en=("strategy='first'", 'strategy="first"', "'first'", '"first"', "first strategy"),
+                 fa=("strategy='first'", 'strategy="first"', "'first'", '"first"'),
+                 zh=("strategy='first'", 'strategy="first"', "'first'", '"first"')),
 )
 
 # --- exercise 04 q3: two spaces, the state and what is sent --------------------------------------
@@ -199,7 +202,7 @@ SENT = Term("sent",
             fa=("فهرست برش", "لیست برش", "برش خورده", "مدل", "فهرست کوتاه"),
             zh=("裁剪后的", "截断后的", "修剪后的", "模型", "发送的"))
 SEND = Term("send", predicate=True,
-            en=("send", "sent", "passe", "given to the model", "goes to the model", "fed", "trimmed"),
+            en=("send", "sent", "passe", "given", "goes to the model", "fed", "trimmed"),
             fa=("ارسال", "فرستاد", "می فرست", "داده می", "برش"),
             zh=("发送", "发给", "传给", "送给", "输入给", "交给", "裁剪"))
 WINDOW_FULL = Term("window_full",
@@ -253,15 +256,18 @@ PAIRED = Term("paired", predicate=True, opposite="orphaned",
               fa=("با فراخوانی", "کنار فراخوانی", "همراه فراخوانی", "با هم", "جفت"),
               zh=("和它的调用在一起", "和调用在一起", "在一起", "配对", "跟着", "紧跟", "和调用一起"))
 ORPHANED = Term("orphaned", predicate=True, opposite="paired",
-                en=("orphan", "without its call", "without their call", "without the call", "separated",
+                en=("orphan", "without its call", "without their call", "without the call", "separat",
                     "split from", "cut off from", "lose their call", "loses its call", "alone at the start"),
                 fa=("یتیم", "جدا", "بدون فراخوانی"),
                 zh=("孤立", "孤儿", "分开", "分离", "脱离", "没有调用"))
 
+HOLDS = Term("keep", predicate=True, opposite="drop", en=(*KEEP.en, "includ"), fa=(*KEEP.fa, "شامل"),
+             zh=(*KEEP.zh, "包括"))
+
 EX05_Q4 = Claim(
     "05 q4",
     relations=(
-        Relation("list", ((KEEP, SYSTEM_NEW), (HISTORY_ALONE,)), {
+        Relation("list", ((HOLDS, SYSTEM_NEW), (HISTORY_ALONE,)), {
             "en": "say which list your cap is for: what it holds besides the history (the system prompt, the new "
                   "message), or that it is the history alone",
             "fa": "بگویید سقف شما برای کدام فهرست است: جز تاریخچه چه چیزی در آن است (پرامپت سیستم، پیام جدید)، یا "

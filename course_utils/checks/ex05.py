@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import ex04_trim
-from course_utils.checks.claims import EX05_Q4
+from course_utils.checks.claims import EX05_Q4 as EX05_Q4_CLAIM
 from course_utils.checks.kinds import grade_number, counts_of, need_reason, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
 from course_utils.sequences import safe_trim_kwargs
@@ -249,7 +249,7 @@ def _ex05_q4(q, plan, why):
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
         return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
                        f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
-    need_reason(q, why, claim=EX05_Q4)
+    need_reason(q, why, claim=EX05_Q4_CLAIM)
     from course_utils.samples import load_conversation
 
     agent = load_conversation("agent_tools")

@@ -188,8 +188,8 @@ _FUNCTION_WORDS = {
 
 # Where a clause ends: full stops, semicolons, and connectives that start a new claim.
 _CLAUSE_BREAK = {
-    "en": re.compile(r"[.;!?]+(?=\s|$)|\s*[:(),]?\s*\b(?:so|but|while|whereas|because|since|which|although|though|"
-                     r"unlike|however|therefore|hence|thus|meaning|whereas)\b"),
+    "en": re.compile(r"[.;!?]+(?=\s|$)|,\s+and\b|\s*[:(),]?\s*\b(?:so|but|while|whereas|because|since|which|"
+                     r"although|though|unlike|however|therefore|hence|thus|meaning|whereas)\b"),
     "fa": re.compile(r"[.;!?؛؟]+|\s(?:ولی|اما|چون|زیرا|پس|بنابراین|در حالی که|درحالی‌که|که)\s"),
     "zh": re.compile(r"[。；！？;!?]+|[，,]?\s*(?:所以|但是|但|而且|而|因为|因此|然而|不过|因而|于是)"),
 }
@@ -284,7 +284,8 @@ class Claim:
 
     ``conditions`` are terms that put a clause under a condition ("without a
     cap", "with a cap"), tried in order; ``ignore`` are terms naming
-    something else (the other strategy), whose clauses are not judged.
+    something else (the other strategy): what follows them is not judged
+    until ``subject`` (the thing the question is about) is named again.
     """
 
     question: str
@@ -292,6 +293,7 @@ class Claim:
     reversed: tuple[Reversal, ...] = ()
     conditions: tuple[Term, ...] = ()
     ignore: tuple[Term, ...] = ()
+    subject: Term | None = None
 
     @property
     def terms(self) -> tuple[Term, ...]:
@@ -329,9 +331,13 @@ class Verdict:
 # --- reading a reason --------------------------------------------------------------------------
 
 
-def _negated(text: str, start: int, end: int, lang: str, taken: list[tuple[int, int]]) -> bool:
+def _negated(text: str, start: int, end: int, lang: str, taken: list[tuple[int, int]],
+             predicates: list[tuple[int, int]] = ()) -> bool:
+    """Whether a negation word stands near the predicate at ``start:end`` (and no other predicate in between)."""
     before, after = _NEGATION_WINDOW[lang]
     lo, hi = max(0, start - before), min(len(text), end + after)
+    lo = max([lo, *(e for s, e in predicates if e <= start)])  # "loses nothing, and the tests stay": not "stay"
+    hi = min([hi, *(s for s, e in predicates if s >= end)])
     window = list(text)
     for s, e in taken:  # words that belong to a term ("stops growing", "不再增长") are not negations
         for i in range(max(s, lo), min(e, hi)):
@@ -353,6 +359,12 @@ def _condition_spans(claim: Claim, clause: str, lang: str) -> list[tuple[int, st
             if not any(s0 - 2 <= s <= e0 + 12 for s0, e0, _ in spans):
                 spans.append((s, e, term.name))
     return sorted((s, name) for s, _, name in spans)
+
+
+def _outermost(spans: list) -> list:
+    """Spans not inside a longer span of another term ("help" inside "cannot help" is that term's word)."""
+    return [(s, e, t) for s, e, t in spans
+            if not any(s0 <= s and e <= e0 and (e0 - s0) > (e - s) and t0 is not t for s0, e0, t0 in spans)]
 
 
 def _thing_of(start: int, end: int, things: list, last_thing: str | None, lang: str) -> str | None:
@@ -380,6 +392,7 @@ def read(claim: Claim, text: str, lang: str) -> list[Found]:
     found: list[Found] = []
     condition: str | None = None
     last_thing: str | None = None
+    ignoring = False
     for index, clause in enumerate(clauses(normalise(text), lang)):
         conditions = _condition_spans(claim, clause, lang)
 
@@ -389,14 +402,22 @@ def read(claim: Claim, text: str, lang: str) -> list[Found]:
 
         if conditions:
             condition = conditions[-1][1]
-        if any(term.spans(clause, lang) for term in claim.ignore):
-            continue
-        spans = [(s, e, t) for t in terms.values() for s, e in t.spans(clause, lang)]
+        spans = _outermost([(s, e, t) for t in terms.values() for s, e in t.spans(clause, lang)])
+        events = sorted([(s, False) for term in claim.ignore for s, _ in term.spans(clause, lang)]
+                        + ([(s, True) for s, _ in claim.subject.spans(clause, lang)] if claim.subject else []))
         taken = [(s, e) for s, e, _ in spans] + [span for term in claim.conditions for span in term.spans(clause, lang)]
+        def ignored(position: int, was=ignoring) -> bool:
+            said = [subject for start, subject in events if start <= position]
+            return not said[-1] if said else was
+
+        spans = [(s, e, t) for s, e, t in spans if not ignored(s)]
+        ignoring = ignored(len(clause))
         things = [(s, e, t) for s, e, t in spans if not t.predicate]
+        predicates = [(s, e) for s, e, t in spans if t.predicate]
         for s, e, term in spans:
             name = term.name
-            if term.predicate and term.opposite and _negated(clause, s, e, lang, taken):
+            if term.predicate and term.opposite and _negated(clause, s, e, lang, taken,
+                                                             [p for p in predicates if p != (s, e)]):
                 name = term.opposite
             found.append(Found((name,), under(s), index))
             if term.predicate:
