@@ -781,9 +781,9 @@ CHOICES = [
     (ex03.q4, lambda letter: (letter,)),
     (ex04.q3, lambda letter: (letter,)),
 ]
-#: A reason that names the key idea, for the questions whose reason must name one (checks.KeyIdea).
+#: A reason that asserts its question's claim (checks.claims), for the choice questions.
 IDEA_WHY = {
-    ("02", 4): "The pasted document makes S + U + R exceed L.",
+    ("02", 4): "The pasted document makes S + U + R exceed L, so shrink the document.",
     ("03", 4): "strategy='first' drops the newest messages, the latest question among them.",
     ("01", 4): "Each call re-sends the whole history; with a cap each call costs at most the cap.",
     ("04", 3): "The stored state keeps the name, but the trimmed list sent to the model does not.",

@@ -88,6 +88,8 @@ class Term:
     zh: tuple[str, ...] = ()
     predicate: bool = False
     opposite: str | None = None
+    #: A predicate said of the thing before it ("the files *are big*", "tool results *stay with their calls*").
+    after_thing: bool = False
 
     def __post_init__(self):
         if not re.fullmatch(r"[a-z_]+", self.name):
@@ -222,8 +224,10 @@ def bag_of_words(text: str, lang: str) -> bool:
     >>> bag_of_words("first first first latest latest", "en"), bag_of_words("it drops the newest", "en")
     (True, False)
     """
-    if lang == "zh":
-        return not any(w in text for w in _FUNCTION_WORDS["zh"])
+    if lang == "zh":  # no spaces between words: a list is short pieces split by spaces or commas
+        pieces = [p for p in re.split(r"[\s,，、;；]+", text) if p]
+        short = len(pieces) >= 3 and all(len(p) <= 4 for p in pieces)
+        return (short and not any(w in text for w in _FUNCTION_WORDS["zh"])) or len(set(pieces)) < len(pieces) / 2
     words = re.findall(r"[a-z']+", text) if lang == "en" else re.findall(r"[\u0600-\u06ff]+", text)
     if not words:
         return True
@@ -362,20 +366,24 @@ def _condition_spans(claim: Claim, clause: str, lang: str) -> list[tuple[int, st
 
 
 def _outermost(spans: list) -> list:
-    """Spans not inside a longer span of another term ("help" inside "cannot help" is that term's word)."""
+    """Spans not inside a longer span of another term of the same kind ("help" inside "cannot help")."""
     return [(s, e, t) for s, e, t in spans
-            if not any(s0 <= s and e <= e0 and (e0 - s0) > (e - s) and t0 is not t for s0, e0, t0 in spans)]
+            if not any(s0 <= s and e <= e0 and (e0 - s0) > (e - s) and t0 is not t and t0.predicate == t.predicate
+                       for s0, e0, t0 in spans)]
 
 
-def _thing_of(start: int, end: int, things: list, last_thing: str | None, lang: str) -> str | None:
+def _thing_of(start: int, end: int, things: list, last_thing: str | None, lang: str,
+              after: bool = False) -> str | None:
     """The thing a predicate at ``start:end`` is said of: the nearest thing in its clause.
 
     Persian puts the verb last (subject, object, verb), so there it is the
     nearest thing *before* the predicate, or else the last thing of the
-    clause before ("... فایل‌ها را پاک کن چون بزرگ‌اند"). In a clause that names
-    no thing, it is the last thing of the clause before ("clearing *them*").
+    clause before ("... فایل‌ها را پاک کن چون بزرگ‌اند"); so is it for a
+    predicate said of what comes before it (:attr:`Term.after_thing`). In a
+    clause that names no thing, it is the last thing of the clause before
+    ("clearing *them*").
     """
-    if lang == "fa":
+    if lang == "fa" or after:
         before = [x for x in things if x[0] < start]
         if before:
             return max(before, key=lambda x: x[0])[2].name
@@ -421,7 +429,7 @@ def read(claim: Claim, text: str, lang: str) -> list[Found]:
                 name = term.opposite
             found.append(Found((name,), under(s), index))
             if term.predicate:
-                thing = _thing_of(s, e, things, last_thing, lang)
+                thing = _thing_of(s, e, things, last_thing, lang, term.after_thing)
                 if thing:
                     found.append(Found((name, thing), under(s), index))
         if things:
