@@ -29,6 +29,7 @@ from course_utils.checks.kinds import (
     random_conversation,
     random_costs,
 )
+from course_utils.checks.spies import names_called, watching
 from course_utils.checks.machinery import message_ids, short_list, describe, Exercise, Question
 from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
 from course_utils.trimming import table_token_counter
@@ -176,6 +177,12 @@ def _ex03_q2_cases():
     return cases
 
 
+#: The rule exercise 03 q2 states, and what the check says when a function breaks it.
+EX03_Q2_BY_HAND = ("the question asks you to write `keep_last_tokens` *without* calling `trim_messages`: your "
+                   "function calls it, so it shows nothing of how the walk works. Walk `reversed(messages)` "
+                   "yourself, adding `token_counter([message])`, and stop at the first message that does not fit.")
+
+
 @ex03.question(
     "keep_last_tokens by hand",
     "q2.check(keep_last_tokens)",
@@ -188,12 +195,17 @@ def _ex03_q2_cases():
 )
 def _ex03_q2(q, keep_last_tokens):
     fn = q.need_function(keep_last_tokens, "keep_last_tokens")
+    if "trim_messages" in names_called(fn):
+        return q.wrong(EX03_Q2_BY_HAND)
     for what, messages, budget, counter, costs in _ex03_q2_cases():
         about = f"{what} and max_tokens={budget}"
         given = list(messages)
         before = snapshot(given)
-        got = learner_message_list(q, q.call(fn, given, budget, _list_counter(counter), about=about,
-                                            explain=_explain_counter_misuse), "keep_last_tokens")
+        with watching(fn) as seen:
+            returned = q.call(fn, given, budget, _list_counter(counter), about=about, explain=_explain_counter_misuse)
+        if seen.trim_calls:
+            return q.wrong(EX03_Q2_BY_HAND)
+        got = learner_message_list(q, returned, "keep_last_tokens")
         if snapshot(given) != before:
             return q.wrong(f"for {about} your function changed the list it was given (now "
                            f"{message_ids(given)[:4]}...). Walk `reversed(messages)` instead of reversing it in "

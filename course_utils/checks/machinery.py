@@ -79,8 +79,15 @@ def _message_html(text: str) -> str:
 LANGUAGE_ATTRIBUTES = {"en": "", "fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh"'}
 
 
-def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = "en") -> str:
+def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = "en",
+         details: str | None = None) -> str:
     title, accent, background = STYLES[kind]
+    if details:
+        code_html_details = (f'<details style="margin-top:4px"><summary>The whole message</summary>'
+                             f'<pre style="{MONO};margin:4px 0 0;white-space:pre-wrap">{html.escape(details)}</pre>'
+                             f'</details>')
+    else:
+        code_html_details = ""
     code_html = (
         f'<pre style="{MONO};margin:6px 0 0;padding:6px;background:#fff;border:1px solid #ddd;'
         f'white-space:pre-wrap">{html.escape(code)}</pre>'
@@ -93,7 +100,8 @@ def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = 
         f'margin:2px 0;color:#212121">'
         f'<strong style="color:{accent}">{title}</strong> '
         f'<span style="color:#616161">{html.escape(label)}</span>'
-        f'<div style="margin-top:3px"{LANGUAGE_ATTRIBUTES.get(lang, "")}>{_message_html(text)}</div>{code_html}</div>'
+        f'<div style="margin-top:3px"{LANGUAGE_ATTRIBUTES.get(lang, "")}>{_message_html(text)}</div>'
+        f'{code_html_details}{code_html}</div>'
     )
 
 
@@ -108,10 +116,14 @@ class CheckResult:
     answer_text: str | None = field(default=None, compare=False)
     #: The language of ``message``: "en", or "fa" / "zh" for feedback on a reason written in Persian or Chinese.
     lang: str = field(default="en", compare=False)
+    #: The whole of a long text the message quotes shortened (see :func:`quote`), or None.
+    details: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.lang not in LANGUAGE_ATTRIBUTES:
+            raise ValueError(f"lang must be one of {sorted(LANGUAGE_ATTRIBUTES)}, got {self.lang!r}")
 
     @property
     def correct(self) -> bool:
@@ -122,7 +134,8 @@ class CheckResult:
 
     @property
     def text(self) -> str:
-        return f"[{STYLES[self.status][0].lower()}] {self.question}: {self.message}"
+        text = f"[{STYLES[self.status][0].lower()}] {self.question}: {self.message}"
+        return f"{text}\n\nThe whole message:\n{self.details}" if self.details else text
 
     def __repr__(self) -> str:  # the text/plain that nbval compares: deterministic
         return self.text
@@ -130,7 +143,7 @@ class CheckResult:
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        return _box(self.status, self.question, self.message, lang=self.lang)
+        return _box(self.status, self.question, self.message, lang=self.lang, details=self.details)
 
 
 @dataclass(frozen=True)
@@ -217,6 +230,27 @@ def describe(value: Any, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: Quoted text longer than this is shortened at a word, with the whole kept in the result's ``details``.
+QUOTE_LIMIT = 600
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> tuple[str, str | None]:
+    """``(shown, full)``: ``text`` whole (``full`` None), or cut at a word with "…" and the whole in ``full``.
+
+    Never cuts in the middle of a word or sentence without saying so.
+
+    >>> quote("Please reduce the length of the messages.")
+    ('Please reduce the length of the messages.', None)
+    >>> quote("one two three four", limit=10)
+    ('one two …', 'one two three four')
+    """
+    text = str(text)
+    if len(text) <= limit:
+        return text, None
+    cut = text[:limit].rsplit(None, 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:") + " …", text
+
+
 def message_label(message: BaseMessage) -> str:
     return message.id if message.id else message.type
 
@@ -288,8 +322,8 @@ class Question:
     def correct(self, message: str) -> CheckResult:
         return CheckResult(self.label, "correct", message)
 
-    def wrong(self, message: str, lang: str = "en") -> CheckResult:
-        return CheckResult(self.label, "wrong", message, lang=lang)
+    def wrong(self, message: str, lang: str = "en", details: str | None = None) -> CheckResult:
+        return CheckResult(self.label, "wrong", message, lang=lang, details=details)
 
     def not_attempted(self, message: str | None = None) -> CheckResult:
         return CheckResult(
