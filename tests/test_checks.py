@@ -71,6 +71,21 @@ def test_no_solution_strings_are_left_in_the_check_modules():
         ex.question("x", "q1.check(x)", hints=("h",), solution="x = 1")
 
 
+def test_no_check_module_imports_another_modules_private_names():
+    """Issue 19: what one module of course_utils.checks needs from another is public and documented."""
+    import ast
+
+    for path in (ROOT / "course_utils" / "checks").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("course_utils"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{path.name} imports {private} from {node.module}"
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr.startswith("_") \
+                    and node.value.id in ("machinery", "kinds", "reasons", "claims", "solutions", "spies", "record",
+                                          "cells") and not node.attr.startswith("__"):
+                raise AssertionError(f"{path.name} uses {node.value.id}.{node.attr}")
+
+
 def test_solution_lines_drop_the_markers_and_keep_the_code_around_them():
     source = ("def f(x):\n    # BEGIN SOLUTION\n    return x + 1\n    # END SOLUTION\n\n\nf(1)")
     assert solutions.solution_lines(source) == "def f(x):\n    return x + 1\n\n\nf(1)"
@@ -84,6 +99,28 @@ def test_solution_lines_drop_the_markers_and_keep_the_code_around_them():
     assert solutions.master_solutions(cells) == {1: "x = 2", 2: "y = 3"}
     with pytest.raises(ValueError, match="NN_"):
         solutions.exercise_of(Path("notes.ipynb"))
+
+
+def test_long_quoted_text_is_cut_at_a_word_and_kept_whole():
+    from course_utils.checks.machinery import quote
+
+    error = ("ContextWindowExceededError: This model's maximum context length is 2048 tokens. However, your "
+             "messages resulted in 2124 tokens. Please reduce the length of the messages.")
+    assert quote(error) == (error, None)  # a provider's message is quoted whole
+    shown, whole = quote(error, limit=100)
+    assert whole == error and shown.endswith(" …") and error.startswith(shown[:-2])
+    assert shown[:-2].split()[-1] in error.split()  # cut between words, never inside one
+    result = CheckResult("q1 (x)", "wrong", f"turn 4 failed: {shown}", details=whole)
+    assert result.text.endswith(error) and "The whole message" in result._repr_html_()
+    assert "<details" in result._repr_html_()
+
+
+def test_a_failed_turn_is_quoted_whole():
+    """Issue 20: exercise 06 q1 with no middleware said "...Please reduce the length of the" and stopped."""
+    result = ex06.q1.check([])
+    assert result.status == "wrong"
+    assert result.message.rstrip().endswith(("messages.", "')", "…")), result.message
+    assert "Please reduce the length of the messages." in result.text
 
 
 def test_result_text_and_html_are_deterministic_and_escaped():

@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, trim_messages
+from langchain_core.messages import utils as message_utils
 from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
@@ -340,6 +341,17 @@ def keep_reversing_input(messages, max_tokens, token_counter):
     return kept[::-1]
 
 
+def keep_with_trim_messages(messages, max_tokens, token_counter):
+    """Right answers, but the question says to write it without calling trim_messages."""
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="last")
+
+
+def keep_with_an_alias(messages, max_tokens, token_counter):
+    """The same, through a name the source does not show: caught while it runs."""
+    trim = getattr(message_utils, "trim_" + "messages")
+    return trim(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="last")
+
+
 def keep_slide_constant(messages, max_tokens, token_counter):
     return [m for m in messages if m.id in ("human2", "tool2", "ai2")]
 
@@ -524,7 +536,10 @@ def _ex06_hook(**trim):
 
     from course_utils.tokens import exact_counter
 
+    from course_utils.agents import fit_turn
+
     remove_all = trim.pop("remove_all", True)
+    fit = trim.pop("fit", True)  # keep the current turn when the trim keeps nothing (lesson 06, 6a)
     options = {"max_tokens": 300, "token_counter": exact_counter, "strategy": "last", "start_on": "human",
                "end_on": ("human", "tool"), **trim}
     options = {k: v for k, v in options.items() if v is not None}
@@ -532,6 +547,8 @@ def _ex06_hook(**trim):
     @before_model
     def trim_history(state, runtime):
         kept = trim_messages(state["messages"], **options)
+        if not kept and fit:
+            kept = fit_turn(state["messages"], 300, token_counter=exact_counter)
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept] if remove_all else kept}
 
     return trim_history
@@ -609,6 +626,8 @@ WRONG = [
     (ex03.q2, (keep_first,), "wrong", "strategy='first'"),
     (ex03.q2, (keep_reversing_input,), "wrong", "changed the list"),
     (ex03.q2, (keep_slide_constant,), "wrong", "the exercise conversation"),
+    (ex03.q2, (keep_with_trim_messages,), "wrong", "*without* calling `trim_messages`"),  # issue 20
+    (ex03.q2, (keep_with_an_alias,), "wrong", "*without* calling `trim_messages`"),
     # 03 q3: the orphaned ToolMessage
     (ex03.q3, (safe_trim_no_start_on,), "wrong", "orphan trap"),
     (ex03.q3, (safe_trim_first,), "wrong", "strategy='first'"),
@@ -699,6 +718,11 @@ WRONG = [
     (ex06.q2, (_ex06_hook(start_on=None),), "wrong", "without the AIMessage that called it"),
     (ex06.q2, (_ex06_hook(remove_all=False),), "wrong", "RemoveMessage(id=REMOVE_ALL_MESSAGES)"),
     (ex06.q2, (_ex06_hook(max_tokens=1000),), "wrong", "over 300"),
+    # issue 20: the rules the question states
+    (ex06.q2, (_ex06_hook(fit=False),), "wrong", "the current turn alone is"),  # the old master: sends nothing
+    (ex06.q2, (_ex06_hook(token_counter=count_tokens_approximately),), "wrong", "approximate counter"),
+    (ex06.q2, (_ex06_hook(token_counter="approximate"),), "wrong", "approximate counter"),
+    (ex06.q2, (_ex06_hook(max_tokens=200),), "wrong", "the newest messages that fit in 300"),
     (ex06.q2, (lambda state, runtime: None,), "wrong", "@before_model"),
     # 06 q3: choose a strategy
     (ex06.q3, ("a", EX06_WHY), "wrong", "pays again"),

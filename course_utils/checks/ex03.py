@@ -53,6 +53,10 @@ def ex03_conversation() -> list[BaseMessage]:
 
 
 def ids_answer(q: Question, value: Any, name: str) -> list[str]:
+    """A learner's answer that is a list of message ids, as a list of strings (or stop saying what is wrong).
+
+    Shared with exercise 04, whose first question asks for ids too.
+    """
     q.need(value, name)
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         q.stop(q.wrong(f"`{name}` should be a list of message ids like [\"h1\", \"a1\"], got {describe(value)}."))

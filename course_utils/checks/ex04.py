@@ -86,6 +86,7 @@ def _ex04_q1(q, sent_ids):
 
 
 def ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
+    """The safe trim of lesson 04 (approximate counter): the reference exercise 05 compares with too."""
     return trim_messages(messages, **safe_trim_kwargs(max_tokens, "approximate"))
 
 

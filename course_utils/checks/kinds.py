@@ -1,7 +1,17 @@
 """The kinds of question every exercise uses: a number, a choice with a reason, a written reason,
 and conversations generated inside a check (seeded, so the feedback is the same on every run).
 
-A multiple-choice question is one call of :func:`choice_question`.
+A multiple-choice question is one call of :func:`choice_question`. What the
+exercise modules share is public here (no module imports another's
+underscore names):
+
+- :func:`grade_number`, :func:`letter_of`: a number answer, a letter answer;
+- :func:`need_reason`, :func:`check_claim`: a written reason, judged by
+  :func:`course_utils.checks.reasons.judge` against a claim of
+  :mod:`course_utils.checks.claims`;
+- :func:`random_conversation`, :func:`random_costs`: seeded test inputs;
+- :func:`snapshot`, :func:`same_messages`, :func:`learner_message_list`,
+  :func:`counts_of`: comparing and describing lists of messages.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ def grade_number(q: Question, value: Any, name: str, expected: int, known: Mappi
 
 
 def letter_of(value: Any) -> str | None:
+    """The letter of a multiple-choice answer ("c", "(c)", " C. "), lower case, or None."""
     if isinstance(value, str):
         match = re.fullmatch(r"\s*\(?([A-Za-z])[).]?\s*", value)
         if match:
@@ -196,10 +207,12 @@ def random_costs(messages: Sequence[BaseMessage], seed: int, low: int = 5, high:
 
 
 def snapshot(messages: Sequence[BaseMessage]) -> list[tuple]:
+    """What a list of messages holds (ids, types, contents, tool calls): compare two to see if a function changed it."""
     return [(m.id, m.type, repr(m.content), getattr(m, "tool_calls", None)) for m in messages]
 
 
 def same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) -> bool:
+    """True when ``got`` is the same messages as ``expected`` (id, type, content), in the same order."""
     return len(got) == len(expected) and all(
         isinstance(g, BaseMessage) and g.id == e.id and g.type == e.type and g.content == e.content
         for g, e in zip(got, expected)
@@ -207,6 +220,7 @@ def same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) -
 
 
 def learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
+    """``value`` as a list of messages, or stop with "not quite" saying what the learner's ``name`` returned."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         q.stop(q.wrong(f"`{name}` should return a list of messages, but it returned {describe(value)}."))
     for i, item in enumerate(value):
@@ -216,5 +230,6 @@ def learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage
 
 
 def counts_of(messages: Sequence[BaseMessage]) -> str:
+    """A short description of a list of messages: "8 messages (3 human, 3 ai, 2 tool)"."""
     kinds = Counter(m.type for m in messages)  # in order of first appearance
     return f"{len(messages)} messages (" + ", ".join(f"{v} {k}" for k, v in kinds.items()) + ")"

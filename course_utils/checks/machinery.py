@@ -252,14 +252,21 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> tuple[str, str | None]:
 
 
 def message_label(message: BaseMessage) -> str:
+    """How a message is named in feedback: its id, or its type when it has none."""
     return message.id if message.id else message.type
 
 
 def message_ids(messages: Sequence[BaseMessage]) -> list[str]:
+    """The labels (:func:`message_label`) of a list of messages, in order."""
     return [message_label(m) for m in messages]
 
 
 def short_list(items: Sequence[Any], limit: int = 8) -> str:
+    """A list for a message: the first ``limit`` items, then how many there are in all.
+
+    >>> short_list(range(10), 3)
+    '[0, 1, 2, ... (10 in all)]'
+    """
     items = list(items)
     shown = ", ".join(str(i) for i in items[:limit])
     return f"[{shown}, ... ({len(items)} in all)]" if len(items) > limit else f"[{shown}]"
