@@ -41,6 +41,8 @@ sys.path.insert(0, str(ROOT))  # the course_utils beside this script, not anothe
 from course_utils.checks import solutions  # noqa: E402 - after the path is set
 MASTERS = ROOT / "exercises" / "solutions"
 COPIES = ROOT / "exercises"
+#: Where the solutions data goes: package data of course_utils.checks (what ``qN.solution()`` reads).
+SOLUTIONS_DATA = solutions.DATA_DIR
 
 CODE_PROMPT = "...  # your code here"
 MARKDOWN_PROMPT = "_Write your answer here._"
@@ -183,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        for target, wanted in ((copy_path(master), text), (solutions.data_path(solutions.exercise_of(master)), data)):
+        data_file = SOLUTIONS_DATA / solutions.data_path(solutions.exercise_of(master)).name
+        for target, wanted in ((copy_path(master), text), (data_file, data)):
             if not _update(target, wanted, args.check):
                 stale.append(target)
     return 1 if stale else 0
@@ -192,15 +195,16 @@ def main(argv: list[str] | None = None) -> int:
 def _update(target: Path, text: str, check: bool) -> bool:
     """Write ``text`` to ``target`` unless it is there already; with ``check``, only say so. False when stale."""
     current = target.read_text(encoding="utf-8") if target.exists() else None
+    shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
     if current == text:
-        print(f"up to date: {target.relative_to(ROOT)}")
+        print(f"up to date: {shown}")
         return True
     if check:
-        print(f"STALE: {target.relative_to(ROOT)} (run: python scripts/make_student_copies.py)", file=sys.stderr)
+        print(f"STALE: {shown} (run: python scripts/make_student_copies.py)", file=sys.stderr)
         return False
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
-    print(f"wrote: {target.relative_to(ROOT)}")
+    print(f"wrote: {shown}")
     return True
 
 

@@ -12,6 +12,7 @@
 The masters themselves run under strict nbval (pyproject's testpaths).
 """
 
+import json
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -154,12 +155,34 @@ def test_script_check_mode_reports_stale_copies(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(make_copies, "MASTERS", masters)
     monkeypatch.setattr(make_copies, "COPIES", copies)
     monkeypatch.setattr(make_copies, "ROOT", tmp_path)
+    monkeypatch.setattr(make_copies, "SOLUTIONS_DATA", tmp_path / "data")
     assert make_copies.main(["--check"]) == 1
     assert "STALE" in capsys.readouterr().err
     assert make_copies.main([]) == 0
     first = (copies / source.name).read_bytes()
+    data = tmp_path / "data" / f"ex{source.name[:2]}.json"
+    assert json.loads(data.read_text(encoding="utf-8"))["solutions"]  # the solutions, from the master
     assert make_copies.main([]) == 0 and (copies / source.name).read_bytes() == first  # idempotent
     assert make_copies.main(["--check"]) == 0
+    # a master whose solution changed makes its solutions data stale, even when the copy is not
+    changed = json.loads((masters / source.name).read_text(encoding="utf-8"))
+    cell = next(c for c in changed["cells"] if "# SOLUTION" in "".join(c["source"]))
+    cell["source"] = "".join(cell["source"]).replace("# SOLUTION", "+ 0  # SOLUTION", 1)
+    (masters / source.name).write_text(json.dumps(changed), encoding="utf-8")
+    data_before = data.read_text(encoding="utf-8")
+    assert make_copies.main(["--check"]) == 1
+    assert f"STALE: {data.relative_to(tmp_path)}" in capsys.readouterr().err
+    assert make_copies.main([]) == 0 and data.read_text(encoding="utf-8") != data_before
+
+
+def test_committed_solutions_data_is_up_to_date():
+    """qN.solution() reads course_utils/checks/master_solutions/: it must say what the masters say."""
+    from course_utils.checks import solutions
+
+    for master in MASTERS.values():
+        expected = solutions.render(master, ROOT)
+        path = solutions.data_path(solutions.exercise_of(master))
+        assert path.read_text(encoding="utf-8") == expected, f"{path} is stale: run scripts/make_student_copies.py"
 
 
 def _execute(path: Path) -> nbformat.NotebookNode:
@@ -326,7 +349,15 @@ def keep_skipping(messages, max_tokens, token_counter):
 
 
 def keep_first(messages, max_tokens, token_counter):
-    return trim_messages(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="first")
+    """strategy='first' by hand: the oldest messages that fit."""
+    kept, total = [], 0
+    for message in messages:
+        cost = token_counter([message])
+        if total + cost > max_tokens:
+            break
+        kept.append(message)
+        total += cost
+    return kept
 
 
 def keep_reversing_input(messages, max_tokens, token_counter):
@@ -715,7 +746,7 @@ WRONG = [
     (ex06.q1, (_ex06_middleware()["approximate counter"],), "wrong", "default approximate counter"),
     (ex06.q1, ("summarise",), "wrong", "list of middleware"),
     # 06 q2: a hook that never orphans a tool result
-    (ex06.q2, (_ex06_hook(start_on=None),), "wrong", "without the AIMessage that called it"),
+    (ex06.q2, (_ex06_hook(start_on=None),), "wrong", "starting on a request"),
     (ex06.q2, (_ex06_hook(remove_all=False),), "wrong", "RemoveMessage(id=REMOVE_ALL_MESSAGES)"),
     (ex06.q2, (_ex06_hook(max_tokens=1000),), "wrong", "over 300"),
     # issue 20: the rules the question states

@@ -252,7 +252,7 @@ PAIRED = Term("paired", predicate=True, after_thing=True, opposite="orphaned",
               en=("with their call", "with its call", "with the call", "with their tool call", "with its tool call",
                   "with the tool call", "paired", "together", "next to their call", "after their call",
                   "follow their call", "follows its call", "with the aimessage", "with their aimessage",
-                  "with the ai message", "with their request"),
+                  "with the ai message", "with their request", "whole", "intact", "in one piece"),
               fa=("با فراخوانی", "کنار فراخوانی", "همراه فراخوانی", "با هم", "جفت"),
               zh=("和它的调用在一起", "和调用在一起", "在一起", "配对", "跟着", "紧跟", "和调用一起"))
 ORPHANED = Term("orphaned", predicate=True, opposite="paired",
@@ -261,8 +261,10 @@ ORPHANED = Term("orphaned", predicate=True, opposite="paired",
                 fa=("یتیم", "جدا", "بدون فراخوانی"),
                 zh=("孤立", "孤儿", "分开", "分离", "脱离", "没有调用"))
 
-HOLDS = Term("keep", predicate=True, opposite="drop", en=(*KEEP.en, "includ"), fa=(*KEEP.fa, "شامل"),
-             zh=(*KEEP.zh, "包括"))
+HOLDS = Term("keep", predicate=True, opposite="drop",
+             en=(*KEEP.en, "includ", "room for", "leaves room", "leave room", "makes room", "accounts for",
+                 "account for", "counts", "covers"),
+             fa=(*KEEP.fa, "شامل", "جا برای", "جای"), zh=(*KEEP.zh, "包括", "留出", "留给", "算上"))
 
 EX05_Q4 = Claim(
     "05 q4",
