@@ -309,9 +309,10 @@ REREAD = Term("reread", predicate=True, after_thing=True,
               fa=("دوباره خواند", "دوباره بخوان", "دوباره خوانده", "باز خوان", "دوباره خواندنی"),
               zh=("重新读", "再读", "再次读", "重新读取", "重新打开", "再次获取", "再读一次"))
 CLEAR = Term("drop", predicate=True, opposite="keep",
-             en=("clear", "remove", "drop", "delete", "erase", "discard", "evict", "lose", "lost", "cut", "forget"),
-             fa=("پاک", "حذف", "خالی", "از دست"),
-             zh=("清除", "清理", "删除", "删掉", "去掉", "丢弃", "丢掉", "丢"))
+             en=("clear", "remove", "drop", "delete", "erase", "discard", "evict", "lose", "lost", "cut", "forget",
+                 "trim", "gone", "rewrit", "summaris", "summariz"),
+             fa=("پاک", "حذف", "خالی", "از دست", "برش", "کوتاه"),
+             zh=("清除", "清理", "删除", "删掉", "去掉", "丢弃", "丢掉", "丢", "裁剪", "截断", "改写"))
 KEPT = Term("keep", predicate=True, opposite="drop", en=KEEP.en, fa=KEEP.fa, zh=KEEP.zh)
 EXCLUDE = Term("exclude", predicate=True,
                en=("exclude", "spare", "protect", "leave alone", "left alone", "except", "skip"),

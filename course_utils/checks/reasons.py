@@ -36,8 +36,10 @@ The verdict (:func:`judge`) is
 - **wrong** for a bag of words, a reversed relation (with what it reversed),
   or a missing relation (with a nudge that does not give the answer away);
 - **needs review** when the judge cannot be confident: a language it does
-  not read, or a reason that asserts both the right relation and its
-  reverse. A teacher reads those; they are never "correct".
+  not read; a reason that asserts both the right relation and its reverse;
+  or one that names the thing each missing relation is about ("the test
+  results") but with no predicate the judge knows. A teacher reads those;
+  they are never "correct".
 
 Every message is in the reason's language.
 
@@ -459,6 +461,7 @@ MESSAGES = {
                   "kept for your teacher; you can also compare it with `solution()`.",
         "both": "it says the right thing and also {says}",
         "language": "it is not in English, Persian or Chinese",
+        "unsure": "it names what the question is about, but not in a way the check can read",
         "join": "; ",
     },
     "fa": {
@@ -470,6 +473,7 @@ MESSAGES = {
                   "شما برای معلم نگه داشته می‌شود؛ می‌توانید آن را با `solution()` هم مقایسه کنید.",
         "both": "هم حرف درست را می‌گوید و هم {says}",
         "language": "به انگلیسی، فارسی یا چینی نیست",
+        "unsure": "از موضوع سؤال نام می‌برد، ولی به شکلی که بررسی خودکار نمی‌تواند بخواند",
         "join": "؛ ",
     },
     "zh": {
@@ -480,6 +484,7 @@ MESSAGES = {
                   "`solution()` 对照一下。",
         "both": "它既说了正确的关系，又说{says}",
         "language": "它不是用英文、波斯语或中文写的",
+        "unsure": "它提到了题目所问的内容，但检查无法读懂它是怎么说的",
         "join": "；",
     },
 }
@@ -514,6 +519,12 @@ def judge(claim: Claim, text: str) -> Verdict:
     if reversed_:
         return Verdict("wrong", lang, _message("reversed", lang, says=join.join(reversed_), nudges=every_nudge),
                        tuple(found), tuple(r.name for r in missing), reversed_)
+    named = {f.names[0] for f in found if len(f.names) == 1}
+    unsure = [r for r in missing if any(len(a) == 2 and a[1].name in named for a in r.alternatives)]
+    if missing and len(unsure) == len(missing):
+        why = _message("unsure", lang)
+        return Verdict("needs review", lang, _message("review", lang, why=why), tuple(found),
+                       tuple(r.name for r in missing), details={"why": why})
     if missing:
         nudges = join.join(r.nudge[lang] for r in missing)
         return Verdict("wrong", lang, _message("missing", lang, nudges=nudges), tuple(found),
