@@ -360,6 +360,18 @@ QUESTIONS = {
 
 
 @pytest.mark.parametrize("key", sorted(QUESTIONS))
+def test_the_masters_reason_is_correct(key):
+    """The `why` of every master (read from its generated solution lines) passes the judge."""
+    from course_utils.checks import solutions
+
+    q, _ = QUESTIONS[key]
+    code = solutions.solution(q.exercise, q.number)
+    names: dict = {}
+    exec(code[code.index("why ="):], {}, names)  # noqa: S102 - the course's own master, not a learner's code
+    assert judge(_claim(key), names["why"]).status == "correct", names["why"]
+
+
+@pytest.mark.parametrize("key", sorted(QUESTIONS))
 def test_every_reason_question_uses_the_judge(key):
     q, answers = QUESTIONS[key]
     assert q.check(*answers, RIGHT[key][0]).status == "correct"
