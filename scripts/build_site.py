@@ -338,12 +338,15 @@ def fetch_mermaid(settings: dict, cache: Path) -> Path:
 def run_sphinx(srcdir: Path, outdir: Path, doctrees: Path, lang: str, manifest_path: Path, site_dir: Path, quiet: bool) -> None:
     """One edition through Sphinx; any warning fails the build (broken links, pages left out)."""
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     warnings = io.StringIO()
-    app = Sphinx(str(srcdir), str(site_dir), str(outdir), str(doctrees), "html",
-                 confoverrides={"language": lang, "course_site_manifest": str(manifest_path)},
-                 status=None if quiet else sys.stdout, warning=warnings, freshenv=True)
-    app.build()
+    # As sphinx-build does: docutils' directive registry is global, so each build gets its own namespace.
+    with patch_docutils(site_dir), docutils_namespace():
+        app = Sphinx(str(srcdir), str(site_dir), str(outdir), str(doctrees), "html",
+                     confoverrides={"language": lang, "course_site_manifest": str(manifest_path)},
+                     status=None if quiet else sys.stdout, warning=warnings, freshenv=True)
+        app.build()
     if warnings.getvalue().strip():
         raise SiteBuildError(f"Sphinx warned while building the {lang} pages:\n{warnings.getvalue()}")
 
