@@ -59,6 +59,10 @@ STRINGS = {
         "widget_note": "Static view of an interactive widget. The live widget needs the notebook: "
         "open it with a link at the top of this page.",
         "diagram_source": "The diagram as text",
+        "home_download": "Download the first lesson",
+        "home_binder": "Start on Binder",
+        "home_jupyterhub": "Start on JupyterHub",
+        "home_note": "These links open the first lesson; every page has its own.",
         "lessons": "Lessons",
         "exercises": "Exercises",
         "pages": "Every page",
@@ -75,6 +79,10 @@ STRINGS = {
         "widget_note": "نمای ثابتِ یک ابزارک تعاملی. ابزارک زنده فقط در نوت‌بوک کار می‌کند: "
         "با یکی از پیوندهای بالای همین صفحه بازش کنید.",
         "diagram_source": "نمودار به صورت متن",
+        "home_download": "دریافت نخستین درس",
+        "home_binder": "آغاز در Binder",
+        "home_jupyterhub": "آغاز در JupyterHub",
+        "home_note": "این پیوندها نخستین درس را باز می‌کنند؛ هر صفحه پیوندهای خودش را دارد.",
         "lessons": "درس‌ها",
         "exercises": "تمرین‌ها",
         "pages": "همهٔ صفحه‌ها",
@@ -203,7 +211,9 @@ def manifest(edition: Edition, editions: dict[str, Edition], settings: dict) -> 
                                     "dir": STRINGS[other_lang]["dir"], "label": STRINGS[other_lang]["name"]}
         pages[docname] = entry
     first_docname, first = edition.pages()[0]
-    pages["index"] = dict(pages[first_docname], download=f"{first_docname}.ipynb")
+    s = STRINGS[edition.lang]
+    pages["index"] = dict(pages[first_docname], download=f"{first_docname}.ipynb", note=s["home_note"],
+                          labels={k: s[f"home_{k}"] for k in ("download", "binder", "jupyterhub")})
     pages["index"]["counterpart"] = (
         {"href": relative(f"{edition.prefix}index.html", f"{other.prefix}index.html"), "lang": other_lang,
          "dir": STRINGS[other_lang]["dir"], "label": STRINGS[other_lang]["name"]} if other else None
@@ -344,7 +354,8 @@ def run_sphinx(srcdir: Path, outdir: Path, doctrees: Path, lang: str, manifest_p
     # As sphinx-build does: docutils' directive registry is global, so each build gets its own namespace.
     with patch_docutils(site_dir), docutils_namespace():
         app = Sphinx(str(srcdir), str(site_dir), str(outdir), str(doctrees), "html",
-                     confoverrides={"language": lang, "course_site_manifest": str(manifest_path)},
+                     confoverrides={"language": lang, "course_site_manifest": str(manifest_path),
+                                **({"html_title": STRINGS[lang]["title"]} if "title" in STRINGS[lang] else {})},
                      status=None if quiet else sys.stdout, warning=warnings, freshenv=True)
         app.build()
     if warnings.getvalue().strip():

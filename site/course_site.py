@@ -67,16 +67,15 @@ def launch_bar(page: dict, strings: dict) -> str:
         if not href:
             continue
         extra = ' download=""' if key == "download" else ""
-        links.append(
-            f'<a class="course-launch-{cls}" href="{html.escape(href)}"{extra}>{html.escape(strings[key])}</a>'
-        )
+        label = page.get("labels", {}).get(key) or strings[key]
+        links.append(f'<a class="course-launch-{cls}" href="{html.escape(href)}"{extra}>{html.escape(label)}</a>')
     switch = page.get("counterpart")
     if switch:
         links.append(
             f'<a class="course-language-switch" href="{html.escape(switch["href"])}" hreflang="{switch["lang"]}"'
             f' lang="{switch["lang"]}" dir="{switch["dir"]}">{html.escape(switch["label"])}</a>'
         )
-    note = strings.get("launch_note", "")
+    note = page.get("note") or strings.get("launch_note", "")
     return (
         f'<nav class="course-launch" aria-label="{html.escape(strings["launch_label"])}">'
         + "".join(links)
