@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -329,19 +330,28 @@ def fetch_mermaid(settings: dict, cache: Path) -> Path:
     if npm is None:
         raise SiteBuildError("npm is needed once to fetch Mermaid (apt-get install npm), or pass --mermaid-js FILE")
     cache.mkdir(parents=True, exist_ok=True)
-    subprocess.run([npm, "pack", f"mermaid@{version}", "--pack-destination", str(cache), "--silent"],
-                   check=True, stdout=subprocess.DEVNULL)
-    tarball = cache / f"mermaid-{version}.tgz"
-    algorithm, expected = integrity.split("-", 1)
-    actual = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
-    if actual != expected:
-        tarball.unlink()
-        raise SiteBuildError(f"mermaid-{version}.tgz: {algorithm} is {actual}, site.toml pins {expected}")
-    folder.mkdir(exist_ok=True)
-    with tarfile.open(tarball) as archive:
-        for member, name in (("package/dist/mermaid.min.js", "mermaid.min.js"), ("package/LICENSE", "LICENSE")):
-            (folder / name).write_bytes(archive.extractfile(member).read())
-    tarball.unlink()
+    # Fetch and unpack in a private folder, then rename it into place: two builds at once cannot clash.
+    scratch = Path(tempfile.mkdtemp(prefix="mermaid-", dir=cache))
+    try:
+        subprocess.run([npm, "pack", f"mermaid@{version}", "--pack-destination", str(scratch), "--silent"],
+                       check=True, stdout=subprocess.DEVNULL)
+        tarball = scratch / f"mermaid-{version}.tgz"
+        algorithm, expected = integrity.split("-", 1)
+        actual = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
+        if actual != expected:
+            raise SiteBuildError(f"mermaid-{version}.tgz: {algorithm} is {actual}, site.toml pins {expected}")
+        unpacked = scratch / "files"
+        unpacked.mkdir()
+        with tarfile.open(tarball) as archive:
+            for member, name in (("package/dist/mermaid.min.js", "mermaid.min.js"), ("package/LICENSE", "LICENSE")):
+                (unpacked / name).write_bytes(archive.extractfile(member).read())
+        try:
+            unpacked.rename(folder)
+        except OSError:
+            if not script.exists():  # another build put it there first; anything else is an error
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return script
 
 

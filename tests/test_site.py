@@ -273,3 +273,11 @@ def test_a_broken_link_in_a_lesson_fails_the_build(tmp_path_factory):
     with pytest.raises(build_site.SiteBuildError, match="09_missing"):
         build_site.build(root, folder / "out", work=folder / "src", cache=ROOT / "build" / "site-cache", quiet=True,
                          mermaid_js=next((ROOT / "build" / "site-cache").glob("mermaid-*/mermaid.min.js"), None))
+
+
+def test_home_page_launches_the_first_lesson(site):
+    links = launch_links(soup(site / "index.html"))
+    first = NOTEBOOKS[0]
+    assert (site / links["download"]).read_bytes() == (ROOT / first).read_bytes()
+    assert parse_qs(urlparse(links["binder"]).query)["urlpath"] == [f"lab/tree/{first.as_posix()}"]
+    assert parse_qs(urlparse(links["jupyterhub"]).query)["urlpath"][0].endswith(f"/{first.as_posix()}")
