@@ -281,3 +281,47 @@ def test_home_page_launches_the_first_lesson(site):
     assert (site / links["download"]).read_bytes() == (ROOT / first).read_bytes()
     assert parse_qs(urlparse(links["binder"]).query)["urlpath"] == [f"lab/tree/{first.as_posix()}"]
     assert parse_qs(urlparse(links["jupyterhub"]).query)["urlpath"][0].endswith(f"/{first.as_posix()}")
+
+
+def fake_npm(folder: Path, tarball: bytes) -> None:
+    """An `npm` on PATH whose `pack` writes ``tarball`` where the build asks (no network)."""
+    (folder / "payload.tgz").write_bytes(tarball)
+    script = folder / "npm"
+    script.write_text(
+        "#!/bin/sh\n"
+        'while [ "$1" != "--pack-destination" ]; do shift; done\n'
+        f'cp "{folder / "payload.tgz"}" "$2/mermaid-9.9.9.tgz"\n'
+    )
+    script.chmod(0o755)
+
+
+def mermaid_tarball(text: str) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, body in (("package/dist/mermaid.min.js", text), ("package/LICENSE", "MIT")):
+            data = body.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_mermaid_is_used_only_if_its_integrity_matches(tmp_path, monkeypatch):
+    import base64
+    import hashlib
+
+    tarball = mermaid_tarball("window.mermaid = {};")
+    fake_npm(tmp_path, tarball)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+    good = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    other = "sha512-" + base64.b64encode(hashlib.sha512(b"another tarball").digest()).decode()
+    settings = {"mermaid": {"version": "9.9.9", "integrity": other}}
+    with pytest.raises(build_site.SiteBuildError, match="pins"):
+        build_site.fetch_mermaid(settings, tmp_path / "cache")
+    assert not (tmp_path / "cache" / "mermaid-9.9.9").exists()
+    settings["mermaid"]["integrity"] = good
+    script = build_site.fetch_mermaid(settings, tmp_path / "cache")
+    assert script.read_text() == "window.mermaid = {};" and script.with_name("LICENSE").exists()
