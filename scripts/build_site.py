@@ -319,13 +319,21 @@ def home_page(edition: Edition, root: Path, settings: dict) -> str:
     return head + toc
 
 
-def fetch_mermaid(settings: dict, cache: Path) -> Path:
-    """mermaid.min.js from the pinned npm package (``npm pack``, integrity checked); cached after the first time."""
+def fetch_mermaid(settings: dict, cache: Path, download: bool = True) -> Path:
+    """mermaid.min.js from the pinned npm package (``npm pack``, integrity checked); cached after the first time.
+
+    With ``download=False`` only the cache is read (the tests build this way, so no
+    test opens a network connection; the README's test command fetches first with
+    ``build_site.py --fetch-mermaid``).
+    """
     version, integrity = settings["mermaid"]["version"], settings["mermaid"]["integrity"]
     folder = cache / f"mermaid-{version}"
     script = folder / "mermaid.min.js"
     if script.exists():
         return script
+    if not download:
+        raise SiteBuildError(f"mermaid {version} is not in {cache}: fetch it once with "
+                             "`.venv/bin/python scripts/build_site.py --fetch-mermaid` (the README's test command does)")
     npm = shutil.which("npm")
     if npm is None:
         raise SiteBuildError("npm is needed once to fetch Mermaid (apt-get install npm), or pass --mermaid-js FILE")
@@ -391,14 +399,18 @@ def outside_loads(outdir: Path) -> list[str]:
 
 
 def build(root: Path = ROOT, out: Path | None = None, work: Path | None = None, cache: Path | None = None,
-          site_dir: Path = SITE_DIR, mermaid_js: Path | None = None, quiet: bool = False) -> Path:
-    """Build the site from ``root``'s notebooks into ``out`` (default build/site); return ``out``."""
+          site_dir: Path = SITE_DIR, mermaid_js: Path | None = None, quiet: bool = False,
+          download: bool = True) -> Path:
+    """Build the site from ``root``'s notebooks into ``out`` (default build/site); return ``out``.
+
+    ``download=False`` never fetches Mermaid: it must already be in ``cache``.
+    """
     out = out or root / "build" / "site"
     work = work or root / "build" / "site-src"
     cache = cache or root / "build" / "site-cache"
     settings = load_settings(site_dir, root)
     editions = discover(root)
-    mermaid = mermaid_js or fetch_mermaid(settings, cache)
+    mermaid = mermaid_js or fetch_mermaid(settings, cache, download)
     for folder in (out, work):
         if folder.exists():
             shutil.rmtree(folder)
@@ -435,8 +447,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="output folder (default: ROOT/build/site)")
     parser.add_argument("--mermaid-js", type=Path, help="a mermaid.min.js to use instead of fetching the pinned one")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--fetch-mermaid", action="store_true",
+                        help="only fetch the pinned Mermaid into build/site-cache (a set-up step; the tests never fetch)")
     args = parser.parse_args(argv)
     try:
+        if args.fetch_mermaid:
+            root = args.root.resolve()
+            print(f"mermaid: {fetch_mermaid(load_settings(SITE_DIR, root), root / 'build' / 'site-cache')}")
+            return 0
         out = build(args.root.resolve(), args.out, mermaid_js=args.mermaid_js, quiet=args.quiet)
     except SiteBuildError as error:
         print(f"build_site: {error}", file=sys.stderr)

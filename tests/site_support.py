@@ -54,7 +54,8 @@ def build_once(tmp_path_factory, name: str, make_root=None, **options) -> Path:
     with locked(base / f"{name}.lock"):
         if not (out / ".built").exists():
             root = ROOT if make_root is None else make_root(base / f"{name}-course")
-            build_site.build(root, out, work=base / f"{name}-src", cache=ROOT / "build" / "site-cache", quiet=True, **options)
+            build_site.build(root, out, work=base / f"{name}-src", cache=ROOT / "build" / "site-cache", quiet=True,
+                             download=False, **options)
             (out / ".built").write_text("ok")
     return out
 

@@ -325,3 +325,13 @@ def test_mermaid_is_used_only_if_its_integrity_matches(tmp_path, monkeypatch):
     settings["mermaid"]["integrity"] = good
     script = build_site.fetch_mermaid(settings, tmp_path / "cache")
     assert script.read_text() == "window.mermaid = {};" and script.with_name("LICENSE").exists()
+
+
+def test_a_build_without_download_never_fetches(tmp_path, monkeypatch):
+    """The tests build with download=False: with Mermaid not cached, the build says how to fetch it, and npm is never run."""
+    fake_npm(tmp_path, b"not a tarball")
+    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+    settings = {"mermaid": {"version": "9.9.9", "integrity": "sha512-x"}}
+    with pytest.raises(build_site.SiteBuildError, match="--fetch-mermaid"):
+        build_site.fetch_mermaid(settings, tmp_path / "cache", download=False)
+    assert not (tmp_path / "cache").exists()
