@@ -401,6 +401,20 @@ def checkpoints_holding(saver: BaseCheckpointSaver, text: str, thread_id: str | 
     return Holding(text, holding, total)
 
 
+def file_copies(path: str | os.PathLike, text: str) -> int:
+    """How often ``text`` (UTF-8) occurs in the bytes of a SQLite file and its ``-wal`` and ``-shm`` companions.
+
+    The checkpointers store messages as msgpack, where a str is its UTF-8
+    bytes, so this finds what a person reading the file with any tool would
+    find, whether or not a row still points at it.
+    """
+    path = Path(check_sqlite_path(path, "path"))
+    text = check_text(text, "text", empty_ok=False)
+    needle = text.encode("utf-8")
+    companions = [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+    return sum(p.read_bytes().count(needle) for p in companions if p.is_file())
+
+
 def erase_thread(saver: BaseCheckpointSaver, thread_id: str) -> None:
     """Delete every checkpoint and write of ``thread_id``, so no copy of it is left in the saver.
 

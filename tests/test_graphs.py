@@ -13,7 +13,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 
 from course_utils.chat import ContextWindowExceededError, OfflineChatModel
-from course_utils.checkpoints import Holding, checkpoints_holding, erase_thread, sqlite_checkpointer
+from course_utils.checkpoints import Holding, checkpoints_holding, erase_thread, file_copies, sqlite_checkpointer
 from course_utils.facts import TEAMS
 from course_utils.graphs import (
     CREATE_SUMMARY_PROMPT,
@@ -443,7 +443,8 @@ NAME = "hi! I'm bob"
 
 
 def _raw_copies(db, text=NAME):
-    """How often ``text`` appears in the bytes of the SQLite file and its -wal / -shm companions."""
+    """How often ``text`` appears in the bytes of the SQLite file and its -wal / -shm companions (read here, not
+    with file_copies, so the test does not trust the function it checks)."""
     return sum(path.read_bytes().count(text.encode()) for path in db.parent.glob(db.name + "*"))
 
 
@@ -481,6 +482,7 @@ def test_restart_from_summary_erases_the_removed_messages_from_the_file(tmp_path
     assert checkpoints_holding(reader, "alice", "alice") == alice_before  # other threads are untouched
     reader.conn.close()
     assert _raw_copies(db) == 0  # not in the database file, nor in its write-ahead log
+    assert file_copies(db, NAME) == 0 and file_copies(db, "hi! I'm alice") == _raw_copies(db, "hi! I'm alice") > 0
     # The thread carries on from the summary, and the turn after it is a new one.
     assert graph.get_state(thread_config("bob")).next == ()
     assert chat(graph, "bob", "what's my name?") == "Your name is Bob."

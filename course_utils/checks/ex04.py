@@ -33,7 +33,7 @@ from course_utils.checks.kinds import (
     random_conversation,
 )
 from course_utils.checks.machinery import _ids, _is_stub, _short_list, describe, Exercise
-from course_utils.checkpoints import checkpoints_holding, close_checkpointer, sqlite_checkpointer
+from course_utils.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
 from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
@@ -390,11 +390,6 @@ def _ex04_q4(q, make_forgetful_node, erase_history):
             close_checkpointer(saver)
 
 
-def _ex04_file_copies(db: Path, text: str) -> int:
-    """How often ``text`` is in the bytes of the SQLite file and its -wal / -shm companions."""
-    return sum(path.read_bytes().count(text.encode()) for path in db.parent.glob(db.name + "*"))
-
-
 def _ex04_q4_thread(q, factory, erase, saver, db: Path):
     from langgraph.graph import MessagesState
 
@@ -459,7 +454,7 @@ def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[
     finally:
         close_checkpointer(reader)
     for text in dropped:
-        copies = _ex04_file_copies(db, text)
+        copies = file_copies(db, text)
         if copies:
             return (f"after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
                     f"({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes "
