@@ -165,7 +165,7 @@ def test_lesson_04b_erase_step_leaves_no_checkpoint_holding_the_removed_message(
     held = [int(n) for n in re.findall(r"checkpoints holding it: +(\d+) of", before)]
     assert held and all(n > 0 for n in held), "RemoveMessage left the message in earlier checkpoints"
     after = stdout(code_cell(nb, "restart_from_summary(summarizing_bot"))
-    assert re.search(r"checkpoints holding \"hi! I'm bob\": 0 of \d+; copies in the file's bytes: 0", after)
+    assert re.search(r"checkpoints holding \"hi! I'm bob\": 0 of the file's \d+; copies in the file's bytes: 0", after)
     assert "checkpoints holding 'Bob' (the summaries): 2" in after  # the summary may keep the name
 
 
