@@ -16,7 +16,7 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``facts``: the facts a user tells the offline model, read from plain text;
 - ``summaries``: how the offline model writes and extends a summary, and what it loses (lesson 04b);
 - ``graphs``: LangGraph chatbots that trim (lesson 04) or summarise (lesson 04b);
-- ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting;
+- ``checkpoints``: a SQLite or PostgreSQL checkpointer from one setting, and erasing a thread for real;
 - ``thresholds``: model limits and suggested thresholds by task (lesson 05);
 - ``models``: models' limits, tokenizer families and prices from ``data/models.json``, dated and sourced;
 - ``costs``: what a provider bills: input, output and prompt caching (lesson 05);
@@ -24,7 +24,8 @@ Computing (results as dataclasses and plain values; never imports a picture modu
 - ``samples``: the sample conversations in ``data/``;
 - ``tool_calling``: how the offline model picks tools, reads their arguments and answers from results (lesson 06);
 - ``agent_tools``: lesson 06's offline tools (forecast, web search, file reader) over ``data/agent/``;
-- ``agents``: running a task through an agent and measuring what each model call was sent (lesson 06).
+- ``agents``: running a task through an agent and measuring what each model call was sent (lesson 06);
+- ``agent_strategies``: lesson 06's strategies rebuilt and run in one call, for any chat model (lesson 06b).
 
 Pictures (take computed results, compute nothing): ``render`` (HTML and text
 tables), ``plots`` (matplotlib figures), ``widgets`` (ipywidgets), all in the

@@ -20,6 +20,9 @@ what every model call received, so a lesson can measure it:
   each call was sent as is, cleared, summarised or not at all.
 - :func:`compare_runs`: one row per strategy: tokens per task, turns failed,
   facts still answerable, orphaned tool results received.
+- :func:`prefix_reuse`: how much of each call's input a prompt cache could
+  read (the prefix it shares with an earlier call), and how often the
+  history was rewritten: tokens sent are not money when a provider caches.
 - :func:`findings_summary` and :func:`fit_turn`: a summariser that keeps the
   figures of tool results, and a trim that never drops the current turn.
 
@@ -39,6 +42,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from course_utils._args import check_int, check_text
+from course_utils.costs import Call, cached_prefix_tokens
 from course_utils.tokens import additive_parts, check_messages, resolve_token_counter
 from course_utils.tool_calling import is_cleared, is_summary
 from course_utils.sequences import orphaned_tool_messages
@@ -456,6 +460,75 @@ def compare_runs(runs: Sequence[TaskRun], token_counter: Any = "exact") -> list[
             )
         )
     return rows
+
+
+@dataclass(frozen=True)
+class PrefixReuse:
+    """What a prompt cache could do for one run: how much of its input repeats an earlier call's start."""
+
+    strategy: str
+    calls: int  #: the agent's model calls
+    tokens_sent: int  #: their input tokens (as in :class:`StrategyRow`)
+    cacheable_tokens: int  #: of those, each call's longest prefix (whole parts) an earlier call also started with
+    rewrites: int  #: calls whose input does not start with all of the previous call's input: the history changed
+
+    @property
+    def uncached_tokens(self) -> int:
+        """Input tokens no cache could serve: what is billed at the full input price."""
+        return self.tokens_sent - self.cacheable_tokens
+
+    @property
+    def cacheable_share(self) -> float:
+        return self.cacheable_tokens / self.tokens_sent if self.tokens_sent else 0.0
+
+
+def _cache_key(message: BaseMessage) -> str:
+    """Two parts with the same key are the same text to a provider's cache: type, text and tool calls."""
+    calls = [(c.get("name"), c.get("args"), c.get("id")) for c in getattr(message, "tool_calls", None) or []]
+    return json.dumps([message.type, message.text, calls], sort_keys=True, default=str)
+
+
+def _as_cache_call(call: ModelCall, number: int, counter: Any) -> Call:
+    """A call as the cache sees it: the tool schemas first (providers put tools before the messages), then each
+    message, then what the list costs once (the reply priming, never part of a reusable prefix)."""
+    one = message_counter(counter)
+    parts: list[tuple[str, int]] = []
+    if call.tools:
+        schemas = tool_schemas_message(call.tools)
+        parts.append(("tools:" + schemas.text, one(schemas)))
+    parts += [(_cache_key(m), one(m)) for m in call.messages]
+    rest = call_tokens(call, counter) - sum(tokens for _, tokens in parts)
+    parts.append((f"reply priming of call {number}", rest))
+    return Call("turn", tuple(k for k, _ in parts), tuple(t for _, t in parts), 0)
+
+
+def prefix_reuse(run: TaskRun, token_counter: Any = "exact", *, min_cached_tokens: int = 0) -> PrefixReuse:
+    """How much of a run's input a provider's prompt cache could serve, and how often the prefix was rewritten.
+
+    A cache serves the longest start of a call's input (tool schemas, system
+    prompt, messages, in order) that an earlier call also sent, at a fraction
+    of the input price; anything after the first changed part is billed in
+    full. An append-only history repeats the whole previous call; clearing,
+    trimming or summarising rewrites it, from the first changed message on.
+    Below ``min_cached_tokens`` (a provider's minimum cacheable prefix) no
+    call is served. Cache lifetimes (minutes) are not modelled: the calls are
+    taken to follow each other closely.
+
+    Uses :func:`course_utils.costs.cached_prefix_tokens`, the rule the
+    course's bills apply.
+    """
+    if not isinstance(run, TaskRun):
+        raise TypeError(f"run must be a TaskRun from run_task, got {type(run).__name__}: {run!r:.80}")
+    counter = resolve_token_counter(token_counter)
+    min_cached_tokens = check_int(min_cached_tokens, "min_cached_tokens")
+    calls = [_as_cache_call(call, i, counter) for i, call in enumerate(run.agent_calls, start=1)]
+    cacheable = rewrites = 0
+    for i, call in enumerate(calls):
+        cacheable += cached_prefix_tokens(call, calls[:i], min_cached_tokens=min_cached_tokens)
+        if i:
+            previous = calls[i - 1].message_keys[:-1]  # without its reply priming
+            rewrites += call.message_keys[: len(previous)] != previous
+    return PrefixReuse(run.name, len(calls), sum(c.input_tokens for c in calls), cacheable, rewrites)
 
 
 def calls_without_their_request(run: TaskRun) -> list[int]:

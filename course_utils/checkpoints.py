@@ -17,6 +17,15 @@ survives a restarted kernel, a new server pod, or a different machine:
   builders of :mod:`course_utils.graphs` use it when given no checkpointer,
   so a hub's ``COURSE_CHECKPOINT_URL`` reaches every chatbot of the course.
 
+Erasing, as stored. A ``RemoveMessage`` removes a message from a thread's
+*current* state; every earlier checkpoint of the thread still holds it.
+:func:`checkpoints_holding` reads a saver's checkpoints back (through its own
+``list``, as LangGraph does) and counts those that still hold a text, and
+:func:`erase_thread` really deletes a thread: ``delete_thread``, and on SQLite
+also the copies the file keeps after a delete (freed pages, the write-ahead
+log). :func:`course_utils.graphs.restart_from_summary` uses it to start a
+thread again from its summary alone.
+
 >>> saver = get_checkpointer("sqlite:///:memory:")
 >>> type(saver).__name__
 'SqliteSaver'
@@ -34,8 +43,12 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from langchain_core.messages import BaseMessage
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -329,3 +342,104 @@ def user_thread_id(thread_id: str, user: str | None = None) -> str:
         user = os.environ.get("JUPYTERHUB_USER", "")
     user = check_text(user, "user", none_ok=True)
     return f"{user.strip()}/{thread_id}" if user.strip() else thread_id
+
+
+# --- erasing, as stored ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Holding:
+    """How many of a saver's checkpoints hold a text: ``holding`` of ``total``."""
+
+    text: str
+    holding: int  #: checkpoints whose state or pending writes contain ``text``
+    total: int  #: checkpoints read (of the thread, or of every thread)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every str inside a stored value: message contents and tool-call arguments, dicts, lists."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, BaseMessage):
+        yield from _strings(value.content)
+        yield from _strings(getattr(value, "tool_calls", None) or [])
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _check_saver(saver: Any) -> BaseCheckpointSaver:
+    if not isinstance(saver, BaseCheckpointSaver):
+        raise TypeError(f"saver must be a LangGraph checkpointer, got {type(saver).__name__}: {saver!r:.80}")
+    return saver
+
+
+def checkpoints_holding(saver: BaseCheckpointSaver, text: str, thread_id: str | None = None) -> Holding:
+    """Count the checkpoints of ``thread_id`` (or of every thread) that still hold ``text``.
+
+    Reads the checkpoints back with the saver's own ``list`` (what LangGraph
+    uses to load a thread, or to go back in time with ``get_state_history``),
+    and looks for ``text`` in each one's stored state and pending writes: in
+    message contents, tool-call arguments and plain strings, case-sensitive.
+
+    >>> from langgraph.checkpoint.memory import InMemorySaver
+    >>> checkpoints_holding(InMemorySaver(), "hi! I'm bob", "bob")
+    Holding(text="hi! I'm bob", holding=0, total=0)
+    """
+    saver = _check_saver(saver)
+    text = check_text(text, "text", empty_ok=False)
+    thread_id = check_text(thread_id, "thread_id", none_ok=True, empty_ok=False)
+    config = None if thread_id is None else {"configurable": {"thread_id": thread_id}}
+    holding = total = 0
+    for item in saver.list(config):
+        total += 1
+        stored = [item.checkpoint.get("channel_values", {}), [value for *_, value in item.pending_writes or []]]
+        holding += any(text in s for s in _strings(stored))
+    return Holding(text, holding, total)
+
+
+def file_copies(path: str | os.PathLike, text: str) -> int:
+    """How often ``text`` (UTF-8) occurs in the bytes of a SQLite file and its ``-wal`` and ``-shm`` companions.
+
+    The checkpointers store messages as msgpack, where a str is its UTF-8
+    bytes, so this finds what a person reading the file with any tool would
+    find, whether or not a row still points at it.
+    """
+    path = Path(check_sqlite_path(path, "path"))
+    text = check_text(text, "text", empty_ok=False)
+    needle = text.encode("utf-8")
+    companions = [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))]
+    return sum(p.read_bytes().count(needle) for p in companions if p.is_file())
+
+
+def erase_thread(saver: BaseCheckpointSaver, thread_id: str) -> None:
+    """Delete every checkpoint and write of ``thread_id``, so no copy of it is left in the saver.
+
+    ``saver.delete_thread(thread_id)`` deletes the rows. On a ``SqliteSaver``
+    that is not yet erasure: SQLite keeps deleted content in freed pages
+    unless ``secure_delete`` is on, and the saver's write-ahead log (the
+    ``-wal`` file next to the database) keeps the old pages until a checkpoint
+    copies them back. So on SQLite this also turns ``secure_delete`` on for
+    the delete, then empties the log (``PRAGMA wal_checkpoint(TRUNCATE)``);
+    if another connection is still reading, the log cannot be emptied and a
+    ``RuntimeError`` says so. On PostgreSQL deleted rows stay in the table's
+    files until ``VACUUM`` reuses the space: that, and backups, is the
+    database administrator's part of erasure.
+    """
+    saver = _check_saver(saver)
+    thread_id = check_text(thread_id, "thread_id", empty_ok=False)
+    if isinstance(saver, SqliteSaver):
+        with saver.lock:
+            saver.conn.execute("PRAGMA secure_delete = ON")
+    saver.delete_thread(thread_id)
+    if isinstance(saver, SqliteSaver):
+        with saver.lock:
+            busy, _, _ = saver.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            raise RuntimeError(
+                f"thread {thread_id!r} was deleted, but SQLite could not empty its write-ahead log "
+                f"(another connection is reading the file): close it and call erase_thread again"
+            )

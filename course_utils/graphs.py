@@ -17,6 +17,12 @@ Small helpers keep a lesson short: :func:`chat` runs one turn, :func:`replay`
 a whole dialogue, :func:`stored_messages` reads a thread back, and
 :func:`graph_mermaid` draws the graph as Mermaid text.
 
+:func:`restart_from_summary` erases a thread for real: ``RemoveMessage``
+removes messages from the current state only, and the thread's earlier
+checkpoints still hold them. It deletes the whole thread
+(:func:`course_utils.checkpoints.erase_thread`) and starts it again from
+what its current state holds (the summary and the kept messages).
+
 >>> from langgraph.checkpoint.memory import InMemorySaver
 >>> graph = build_summarizing_chatbot(checkpointer=InMemorySaver())
 >>> chat(graph, "bob", "hi! I'm bob")
@@ -36,7 +42,7 @@ from langgraph.pregel import Pregel
 
 from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.chat import get_chat_model
-from course_utils.checkpoints import DEFAULT_DB_PATH, check_sqlite_path, get_checkpointer
+from course_utils.checkpoints import DEFAULT_DB_PATH, check_sqlite_path, erase_thread, get_checkpointer
 from course_utils.sequences import valid_tail
 from course_utils.tokens import resolve_token_counter
 
@@ -282,6 +288,30 @@ def replay(graph: Any, thread_id: str, texts: Sequence[str]) -> list[Turn]:
         values = graph.get_state(thread_config(thread_id)).values
         turns.append(Turn(number, text, reply, len(values.get("messages", [])), values.get("summary", "")))
     return turns
+
+
+def restart_from_summary(graph: Any, thread_id: str, *, as_node: str = "summarize_conversation") -> dict:
+    """Erase a thread's stored history and start it again from its current state alone.
+
+    After the summarising chatbot has summarised, the thread's current state
+    holds the summary and the kept messages, but its earlier checkpoints still
+    hold every removed message (a ``RemoveMessage`` changes the current state,
+    not the past ones). This reads the current state, deletes the whole thread
+    (:func:`course_utils.checkpoints.erase_thread`), and writes that state back
+    as the thread's only checkpoint, as if node ``as_node`` had written it (the
+    summary node, so the turn is over and the next message starts a new one).
+    The same ``thread_id`` carries on; nothing older than the current state is
+    left to read. Returns the values carried over.
+    """
+    graph = _check_graph(graph, needs_checkpointer=True)
+    config = thread_config(thread_id)
+    as_node = check_choice(as_node, "as_node", [n for n in graph.nodes if n != START])
+    values = dict(graph.get_state(config).values)
+    if not values:
+        raise ValueError(f"thread {thread_id!r} stores nothing: there is nothing to restart from")
+    erase_thread(graph.checkpointer, thread_id)
+    graph.update_state(config, values, as_node=as_node)
+    return values
 
 
 def graph_mermaid(graph: Any) -> str:

@@ -354,3 +354,81 @@ def test_agent_step_explorer_follows_its_controls(runs):
         agent_step_explorer([runs["clear"], runs["clear"]])
     with pytest.raises(TypeError, match="runs"):
         agent_step_explorer([])
+
+
+# --- tokens sent are not money: what a prompt cache could read --------------------------------
+
+
+def _clearing(clear_at_least):
+    model = OfflineChatModel(context_window=WINDOW)
+    edit = ClearToolUsesEdit(trigger=1200, keep=1, clear_at_least=clear_at_least)
+    return run_task(trip_agent(model, [ContextEditingMiddleware(edits=[edit], token_counter=exact_counter)]),
+                    name=f"clear_at_least {clear_at_least}")
+
+
+def test_prefix_reuse_of_an_append_only_history_is_every_previous_call():
+    from course_utils.agents import prefix_reuse
+
+    run = run_task(trip_agent(OfflineChatModel(context_window=100_000)), name="send everything")
+    reuse = prefix_reuse(run)
+    assert reuse.rewrites == 0
+    assert reuse.tokens_sent == sum(call_tokens(c) for c in run.agent_calls)
+    # Computed independently: each call can reuse the whole previous call's input, minus its reply priming.
+    priming = shared_counter("cl100k_base").reply_tokens
+    expected = sum(call_tokens(previous) - priming for previous in run.agent_calls[:-1])
+    assert reuse.cacheable_tokens == expected
+    assert reuse.uncached_tokens == reuse.tokens_sent - expected
+    assert prefix_reuse(run, min_cached_tokens=10**6).cacheable_tokens == 0  # below a provider's minimum: nothing
+
+
+def test_clearing_rewrites_the_prefix_and_clear_at_least_rewrites_it_less_often():
+    from course_utils.agents import prefix_reuse
+
+    everything = prefix_reuse(run_task(trip_agent(OfflineChatModel(context_window=100_000)), name="everything"))
+    default, at_least = prefix_reuse(_clearing(0)), prefix_reuse(_clearing(600))
+    assert default.tokens_sent < at_least.tokens_sent < everything.tokens_sent  # clearing sends fewer tokens...
+    assert default.rewrites > at_least.rewrites > everything.rewrites == 0  # ...and rewrites the prefix
+    assert default.uncached_tokens > everything.uncached_tokens  # so fewer tokens sent is not fewer billed in full
+    with pytest.raises(TypeError, match="run"):
+        prefix_reuse("a run")
+    with pytest.raises(ValueError, match="min_cached_tokens"):
+        prefix_reuse(_clearing(0), min_cached_tokens=-1)
+
+
+# --- lesson 06's strategies in one call, for any chat model ------------------------------------
+
+
+def test_run_strategies_matches_the_lessons_runs_and_takes_any_model():
+    from course_utils.agent_strategies import STRATEGIES, run_strategies
+
+    made = []
+
+    def make_model(window):
+        made.append(window)
+        return OfflineChatModel(context_window=window)
+
+    names = ["send everything", "clear tool uses (trigger 1200, keep 1)", "prebuilt agent, pre_model_hook (1000)"]
+    runs = run_strategies(make_model, names=names)
+    assert list(runs) == names and made == [WINDOW] * 3  # one fresh model per run, from the function given
+    assert set(names) <= set(STRATEGIES)
+    built = {name: lesson_strategies()[key] for name, key in zip(names, ["send everything", "clear tool uses",
+                                                                          "prebuilt pre_model_hook"])}
+    for name, (window, build) in built.items():
+        model = OfflineChatModel(context_window=window)
+        made_here = build(model)
+        agent = made_here if hasattr(made_here, "invoke") else trip_agent(model, made_here)
+        (expected,), (got,) = compare_runs([run_task(agent, name=name)]), compare_runs([runs[name]])
+        assert got == expected, name
+
+
+def test_run_strategies_bad_arguments():
+    from course_utils.agent_strategies import run_strategies
+
+    with pytest.raises(ValueError, match="name must be one of"):
+        run_strategies(names=["send nothing"])
+    with pytest.raises(TypeError, match="names"):
+        run_strategies(names="send everything")
+    with pytest.raises(TypeError, match="make_model must return a chat model"):
+        run_strategies(lambda window: "gpt", names=["send everything"])
+    with pytest.raises(TypeError, match="make_model"):
+        run_strategies(42)

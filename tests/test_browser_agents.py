@@ -1,4 +1,4 @@
-"""Lesson 06's AgentStepExplorer in a real browser: JupyterLab on loopback, driven through Chromium.
+"""Lesson 06b's AgentStepExplorer in a real browser: JupyterLab on loopback, driven through Chromium.
 
 What a learner does: open the lesson, run every cell, move the "model call"
 slider with the keyboard, pick another strategy in the "strategy" list, and
@@ -22,7 +22,7 @@ from pathlib import Path
 from browser_support import KERNEL_IDLE_JS, OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSON = ROOT / "notebooks" / "06_agent_context.ipynb"
+LESSON = ROOT / "notebooks" / "06b_agent_failure_modes.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 EXPLORER = ".agent-explorer"
 
@@ -45,7 +45,7 @@ def lesson_runs():
             break
         source = "\n".join(line for line in cell.source.splitlines() if not line.startswith("%"))
         with contextlib.redirect_stdout(io.StringIO()):  # the lesson's prints and displays, not needed here
-            exec(compile(source, "lesson-06", "exec"), namespace)  # noqa: S102 - the course's own lesson
+            exec(compile(source, "lesson-06b", "exec"), namespace)  # noqa: S102 - the course's own lesson
     return {run.name: run for run in namespace["runs"]}
 
 
@@ -100,7 +100,7 @@ def test_agent_step_explorer_in_jupyterlab(lab_server, chromium_browser):
         assert lab.slider_readout(EXPLORER) == last
         assert wait_for_line(page, call_status_line(first, last))
         assert "refused" in page.locator(f"{OUTPUT} {EXPLORER} caption").first.inner_text()
-        page.screenshot(path=str(ARTIFACTS / "lesson06-explorer-last-call.png"))
+        page.screenshot(path=str(ARTIFACTS / "lesson06b-explorer-last-call.png"))
 
         # Another strategy: the clearing run, whose last call was sent cleared tool results.
         clearing = next(name for name in runs if name.startswith("clear tool uses"))
@@ -111,6 +111,6 @@ def test_agent_step_explorer_in_jupyterlab(lab_server, chromium_browser):
             "rows => rows.map(r => r.dataset.role)")
         assert "cleared tool results" in statuses
         lab.reveal(EXPLORER)
-        page.screenshot(path=str(ARTIFACTS / "lesson06-explorer-cleared.png"))
+        page.screenshot(path=str(ARTIFACTS / "lesson06b-explorer-cleared.png"))
     finally:
         page.close()

@@ -1,4 +1,4 @@
-"""Exercise 04's summarisation questions: q4 (a node that returns the list to keep) and q5 (the summary node).
+"""Exercise 04's summarisation questions: q4 (store no more than is sent, proved on the SQLite file) and q5 (the summary node).
 
 Each plausible wrong answer is refused with a message that names the
 mistake; right answers, written two different ways, pass.
@@ -9,8 +9,9 @@ from langchain_core.messages import HumanMessage, RemoveMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from course_utils import checks
+from course_utils.checkpoints import erase_thread
 from course_utils.checks import ex04
-from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
+from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, restart_from_summary
 from course_utils.sequences import valid_tail
 
 q4, q5 = ex04.q4, ex04.q5
@@ -50,6 +51,27 @@ def forgetful(kind="remove"):
     return make_forgetful_node
 
 
+def eraser(kind="erase"):
+    """An erase_history(graph, thread_id): right (two ways) or with one mistake."""
+
+    def erase_history(graph, thread_id):
+        config = {"configurable": {"thread_id": thread_id}}
+        if kind == "restart":
+            restart_from_summary(graph, thread_id, as_node="chatbot")
+            return
+        if kind == "nothing":  # RemoveMessage alone: the earlier checkpoints keep what it removed
+            return None
+        values = graph.get_state(config).values
+        if kind == "delete_thread":  # rows deleted, but SQLite's write-ahead log keeps the old pages
+            graph.checkpointer.delete_thread(thread_id)
+        else:
+            erase_thread(graph.checkpointer, thread_id)
+        if kind != "no_write_back":
+            graph.update_state(config, values, as_node="chatbot")
+
+    return erase_history
+
+
 def summarizer(kind="right"):
     """A make_summarize_node: right, or with one mistake."""
 
@@ -79,10 +101,25 @@ def summarizer(kind="right"):
     return make_summarize_node
 
 
-@pytest.mark.parametrize("kind", ["remove", "remove_all"])
-def test_q4_right_answers_pass(kind):
-    result = q4.check(forgetful(kind))
+@pytest.mark.parametrize("kind, erase", [("remove", "erase"), ("remove_all", "restart")])
+def test_q4_right_answers_pass(kind, erase):
+    result = q4.check(forgetful(kind), eraser(erase))
     assert result.correct, result.text
+    assert "SQLite file" in result.message
+
+
+@pytest.mark.parametrize(
+    "erase, words",
+    [
+        ("nothing", "checkpoints in the SQLite file still do: RemoveMessage removes"),
+        ("delete_thread", "write-ahead log"),
+        ("no_write_back", "must write the current state back"),
+    ],
+)
+def test_q4_only_real_erasure_passes(erase, words):
+    """A solution that only sends RemoveMessages fails: the check reads the database back."""
+    result = q4.check(forgetful("remove"), eraser(erase))
+    assert result.status == "wrong" and words in result.message, result.text
 
 
 @pytest.mark.parametrize(
@@ -95,7 +132,7 @@ def test_q4_right_answers_pass(kind):
     ],
 )
 def test_q4_wrong_answers_are_named(kind, status, words):
-    result = q4.check(forgetful(kind))
+    result = q4.check(forgetful(kind), eraser())
     assert result.status == status and words in result.message, result.text
 
 
@@ -126,5 +163,6 @@ def test_q5_plain_slice_fails_only_on_a_conversation_with_tool_calls():
 
 
 def test_not_attempted():
-    assert q4.check(...).status == "not attempted"
+    assert q4.check(..., eraser()).status == "not attempted"
+    assert q4.check(forgetful(), ...).status == "not attempted"
     assert q5.check(...).status == "not attempted"

@@ -29,7 +29,7 @@ from course_utils.budget import history_budget
 from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex04_state_messages
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
-from test_exercise04_summaries import forgetful, summarizer
+from test_exercise04_summaries import eraser, forgetful, summarizer
 
 import make_student_copies as make_copies  # scripts/, on the tests' path (pyproject's pythonpath)
 
@@ -692,8 +692,9 @@ WRONG = [
      "the model an empty list"),
     # 04 q3: why does it forget
     # 04 q4, q5: what the state stores (the answers are built in test_exercise04_summaries.py)
-    (ex04.q4, (forgetful("merged"),), "wrong", "nothing was removed"),
-    (ex04.q4, (forgetful("no_reply"),), "wrong", "not the model's reply"),
+    (ex04.q4, (forgetful("merged"), eraser()), "wrong", "nothing was removed"),
+    (ex04.q4, (forgetful("no_reply"), eraser()), "wrong", "not the model's reply"),
+    (ex04.q4, (forgetful("remove"), eraser("nothing")), "wrong", "RemoveMessage removes a message from the current state only"),
     (ex04.q5, (summarizer("plain_slice"),), "wrong", "valid_tail(messages, keep_last)"),
     (ex04.q5, (summarizer("keep_list"),), "wrong", "merges them into the state by id"),
     (ex04.q3, ("a", WHY), "wrong", "stored_messages"),

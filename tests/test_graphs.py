@@ -13,7 +13,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 
 from course_utils.chat import ContextWindowExceededError, OfflineChatModel
-from course_utils.checkpoints import sqlite_checkpointer
+from course_utils.checkpoints import Holding, checkpoints_holding, erase_thread, file_copies, sqlite_checkpointer
 from course_utils.facts import TEAMS
 from course_utils.graphs import (
     CREATE_SUMMARY_PROMPT,
@@ -24,6 +24,7 @@ from course_utils.graphs import (
     chat,
     graph_mermaid,
     replay,
+    restart_from_summary,
     stored_messages,
     thread_config,
 )
@@ -434,3 +435,89 @@ def test_helpers_bad_arguments():
     with pytest.raises(ValueError, match="checkpointer"):
         chat(builder.compile(), "t", "hello")
 
+
+
+# --- erasing, as stored ------------------------------------------------------------------------
+
+NAME = "hi! I'm bob"
+
+
+def _raw_copies(db, text=NAME):
+    """How often ``text`` appears in the bytes of the SQLite file and its -wal / -shm companions (read here, not
+    with file_copies, so the test does not trust the function it checks)."""
+    return sum(path.read_bytes().count(text.encode()) for path in db.parent.glob(db.name + "*"))
+
+
+def test_remove_message_leaves_the_removed_text_in_earlier_checkpoints(tmp_path):
+    saver = sqlite_checkpointer(tmp_path / "bob.sqlite")
+    graph = build_summarizing_chatbot(OfflineChatModel(), checkpointer=saver)
+    replay(graph, "bob", BOB[:4])
+    assert NAME not in [m.content for m in stored_messages(graph, "bob")]  # the current state: removed
+    held = checkpoints_holding(saver, NAME, "bob")
+    history = list(graph.get_state_history(thread_config("bob")))
+    assert held.total == len(history) > 1
+    expected = sum(any(getattr(m, "content", None) == NAME for m in s.values.get("messages", [])) for s in history)
+    assert held.holding >= expected > 0  # the past states LangGraph can go back to still hold it
+    saver.conn.close()
+
+
+def test_restart_from_summary_erases_the_removed_messages_from_the_file(tmp_path):
+    db = tmp_path / "bob.sqlite"
+    saver = sqlite_checkpointer(db)
+    graph = build_summarizing_chatbot(OfflineChatModel(), checkpointer=saver)
+    replay(graph, "bob", BOB[:4])
+    replay(graph, "alice", ["hi! I'm alice"])
+    alice_before = checkpoints_holding(saver, "alice", "alice")
+    assert checkpoints_holding(saver, NAME, "bob").holding > 0
+    assert _raw_copies(db) > 0
+    current = graph.get_state(thread_config("bob")).values
+
+    carried = restart_from_summary(graph, "bob")
+
+    assert carried == current
+    # Read back through a new connection, as another process would.
+    reader = sqlite_checkpointer(db)
+    assert checkpoints_holding(reader, NAME, "bob") == Holding(NAME, 0, 1)
+    assert checkpoints_holding(reader, "Bob", "bob").holding == 1  # the summary keeps the name
+    assert checkpoints_holding(reader, "alice", "alice") == alice_before  # other threads are untouched
+    reader.conn.close()
+    assert _raw_copies(db) == 0  # not in the database file, nor in its write-ahead log
+    assert file_copies(db, NAME) == 0 and file_copies(db, "hi! I'm alice") == _raw_copies(db, "hi! I'm alice") > 0
+    # The thread carries on from the summary, and the turn after it is a new one.
+    assert graph.get_state(thread_config("bob")).next == ()
+    assert chat(graph, "bob", "what's my name?") == "Your name is Bob."
+    assert checkpoints_holding(saver, NAME, "bob").holding == 0
+    saver.conn.close()
+
+
+def test_delete_thread_alone_leaves_copies_in_the_write_ahead_log(tmp_path):
+    """Why erase_thread does more than delete_thread on SQLite: the -wal file keeps the old pages."""
+    db = tmp_path / "bob.sqlite"
+    saver = sqlite_checkpointer(db)
+    replay(build_summarizing_chatbot(OfflineChatModel(), checkpointer=saver), "bob", BOB[:4])
+    saver.delete_thread("bob")
+    assert checkpoints_holding(saver, NAME, "bob").total == 0
+    assert _raw_copies(db) > 0
+    erase_thread(saver, "bob")
+    assert _raw_copies(db) == 0
+    saver.conn.close()
+
+
+def test_sqlite_saver_has_no_prune():
+    """SqliteSaver 3.1.x inherits prune from BaseCheckpointSaver, which raises: restart_from_summary it is."""
+    with pytest.raises(NotImplementedError):
+        sqlite_checkpointer(":memory:").prune(["bob"], strategy="keep_latest")
+
+
+def test_erasing_bad_arguments():
+    graph = build_summarizing_chatbot(OfflineChatModel(), checkpointer=InMemorySaver())
+    with pytest.raises(TypeError, match="saver"):
+        checkpoints_holding("file.sqlite", NAME)
+    with pytest.raises(ValueError, match="text"):
+        checkpoints_holding(InMemorySaver(), "")
+    with pytest.raises(TypeError, match="thread_id"):
+        erase_thread(InMemorySaver(), 7)
+    with pytest.raises(ValueError, match="nothing to restart"):
+        restart_from_summary(graph, "never-used")
+    with pytest.raises(ValueError, match="as_node"):
+        restart_from_summary(graph, "t", as_node="no-such-node")

@@ -24,12 +24,14 @@ LESSONS = [
     "04b_summarising_history",
     "05_threshold_selection",
     "06_agent_context",
+    "06b_agent_failure_modes",
 ]
 #: A lesson split in two shares its exercise: 03b practises in the 03 exercise, and so on.
 EXERCISE = {
     "01b_counting_tokens": "01_measuring_growth",
     "03b_valid_boundaries": "03_trimming_walkthrough",
     "04b_summarising_history": "04_langgraph_integration",
+    "06b_agent_failure_modes": "06_agent_context",
 }
 PRESENT = [name for name in LESSONS if (ROOT / "notebooks" / f"{name}.ipynb").exists()]
 

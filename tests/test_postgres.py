@@ -36,6 +36,7 @@ from course_utils.checkpoints import (
     CHECKPOINT_URL_ENV,
     CheckpointerConnectionError,
     checkpoint_backend,
+    checkpoints_holding,
     close_checkpointer,
     get_checkpointer,
     postgres_checkpointer,
@@ -48,6 +49,7 @@ from course_utils.graphs import (
     build_trimming_chatbot,
     chat,
     replay,
+    restart_from_summary,
     stored_messages,
     thread_config,
 )
@@ -334,6 +336,41 @@ def test_two_thread_ids_are_isolated(postgres_url):
         assert [m.content for m in stored_messages(graph, alice)] == alice_texts
     finally:
         close_checkpointer(saver)
+
+
+def test_erasing_a_thread_on_postgres_restart_or_prune(postgres_url):
+    """RemoveMessage leaves "hi! I'm bob" in earlier checkpoints; restart_from_summary and prune erase it."""
+    suffix = secrets.token_hex(4)
+    restarted, pruned, other = f"bob-r-{suffix}", f"bob-p-{suffix}", f"bob-o-{suffix}"
+    name = "hi! I'm bob"
+    saver = postgres_checkpointer(postgres_url)
+    try:
+        graph = build_summarizing_chatbot(checkpointer=saver)
+        for thread in (restarted, pruned, other):
+            replay(graph, thread, BOB[:4])
+            assert name not in [m.content for m in stored_messages(graph, thread)]
+            assert checkpoints_holding(saver, name, thread).holding > 0
+        untouched = checkpoints_holding(saver, name, other)
+
+        summary = graph.get_state(thread_config(restarted)).values["summary"]
+        restart_from_summary(graph, restarted)
+        saver.prune([pruned], strategy="keep_latest")  # PostgresSaver implements prune; SqliteSaver 3.1.x does not
+    finally:
+        close_checkpointer(saver)
+
+    reader = postgres_checkpointer(postgres_url)  # read back on a new connection
+    try:
+        for thread in (restarted, pruned):
+            held = checkpoints_holding(reader, name, thread)
+            assert (held.holding, held.total) == (0, 1), thread
+            assert checkpoints_holding(reader, "Bob", thread).holding == 1  # the summary keeps the name
+        assert checkpoints_holding(reader, name, other) == untouched
+        graph = build_summarizing_chatbot(checkpointer=reader)
+        assert graph.get_state(thread_config(restarted)).values["summary"] == summary
+        assert chat(graph, restarted, "what's my name?") == "Your name is Bob."
+        assert chat(graph, pruned, "what's my name?") == "Your name is Bob."
+    finally:
+        close_checkpointer(reader)
 
 
 def test_setup_twice_and_get_checkpointer_chooses_postgres(postgres_url, monkeypatch):

@@ -2,13 +2,16 @@
 
 The notebook binds its questions with ``from course_utils.checks import ex04``. Questions 1-3
 trim inside a node; 4 and 5 change what the state stores: a node that returns the list to
-keep (``add_messages`` merges it, so nothing is removed), and the how-to's summary node,
-which must keep a valid tail.
+keep (``add_messages`` merges it, so nothing is removed) and a privacy rule that the SQLite
+file, read back, must obey (RemoveMessage leaves earlier checkpoints; erasing deletes the
+thread), and the how-to's summary node, which must keep a valid tail.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import (
@@ -30,6 +33,7 @@ from course_utils.checks.kinds import (
     random_conversation,
 )
 from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
+from course_utils.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
 from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
@@ -257,7 +261,7 @@ def _ex04_merge_bug(turn: int, stored: int, expected: int) -> str:
             f"`RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.")
 
 
-def _ex04_graph(node: Callable, state_type: type) -> Any:
+def _ex04_graph(node: Callable, state_type: type, saver: Any = None) -> Any:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, StateGraph
 
@@ -265,7 +269,7 @@ def _ex04_graph(node: Callable, state_type: type) -> Any:
     builder.add_node("chatbot", node)
     builder.add_edge(START, "chatbot")
     builder.add_edge("chatbot", END)
-    return builder.compile(checkpointer=InMemorySaver())
+    return builder.compile(checkpointer=saver if saver is not None else InMemorySaver())
 
 
 def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
@@ -274,15 +278,20 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
 
 @ex04.question(
     "store only what you send",
-    "q4.check(make_forgetful_node)",
+    "q4.check(make_forgetful_node, erase_history)",
     hints=(
         "The node returns `{\"messages\": trimmed + [reply]}`. `add_messages` merges that list into the state by "
-        "id: every message of `trimmed` is already stored, so it replaces itself, and nothing is deleted.",
-        "To delete a stored message, return `RemoveMessage(id=m.id)` for it: one for each message of "
-        "`state[\"messages\"]` that is not in `trimmed`, followed by the reply.",
+        "id: every message of `trimmed` is already stored, so it replaces itself, and nothing is deleted. "
+        "Return `RemoveMessage(id=m.id)` for each message of `state[\"messages\"]` that is not in `trimmed`, "
+        "followed by the reply.",
+        "RemoveMessage changes the thread's *current* state; every earlier checkpoint in the file still holds "
+        "the message. `erase_history(graph, thread_id)` must read the current state "
+        "(`graph.get_state(config).values`), delete the whole thread with `erase_thread(graph.checkpointer, "
+        "thread_id)`, and write the state back with `graph.update_state(config, values, as_node=\"chatbot\")` "
+        "(or call `restart_from_summary(graph, thread_id, as_node=\"chatbot\")`, which does the three).",
     ),
 )
-def _ex04_q4(q, make_forgetful_node):
+def _ex04_q4(q, make_forgetful_node, erase_history):
     from langgraph.graph import MessagesState
 
     from course_utils.chat import OfflineChatModel
@@ -305,38 +314,90 @@ def _ex04_q4(q, make_forgetful_node):
                        f"say what to delete in the update you return, with RemoveMessage.")
     if _ex04_node_messages(out) is None:
         return q.wrong(f"a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {describe(out)}.")
+    erase = q.need_function(erase_history, "erase_history")
 
-    # 2. In a graph with a checkpointer, the thread must store what was sent, and the reply.
+    # 2. In a graph with a SQLite checkpointer, after every turn and erase_history, the thread must store what
+    #    was sent and the reply, and the file must hold nothing the thread dropped.
+    with tempfile.TemporaryDirectory(prefix="ex04-q4-") as folder:
+        db = Path(folder) / "privacy.sqlite"
+        saver = sqlite_checkpointer(db)
+        try:
+            return _ex04_q4_thread(q, factory, erase, saver, db)
+        finally:
+            close_checkpointer(saver)
+
+
+def _ex04_q4_thread(q, factory, erase, saver, db: Path):
+    from langgraph.graph import MessagesState
+
+    from course_utils.chat import OfflineChatModel
+
     model = OfflineChatModel(token_counter="approximate")
     node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
-    graph = _ex04_graph(node, MessagesState)
-    config = {"configurable": {"thread_id": "check"}}
+    graph = _ex04_graph(node, MessagesState, saver)
+    thread = "check"
+    config = {"configurable": {"thread_id": thread}}
+    ever: list[str] = []  # every text the thread has stored
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
         calls = len(model.calls)
         human = HumanMessage(text, id=f"check-human-{turn}")
         q.call(graph.invoke, {"messages": [human]}, config, about=f"turn {turn} ({text!r}) of a graph",
                explain=_ex04_empty_call)
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if len(model.calls) == calls:
-            return q.wrong(f"on turn {turn} your node did not call `model.invoke`.")
         seen = [*before, human]
         sent = ex04_trim(seen, EX04_FORGET_CAP)
+        if len(model.calls) == calls:
+            return q.wrong(f"on turn {turn} your node did not call `model.invoke`.")
         problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, f"on turn {turn}")
         if problem:
             return q.wrong(problem)
+        stored = list(graph.get_state(config).values.get("messages", []))
         if len(stored) == len(seen) + 1 and len(sent) < len(seen):
             return q.wrong(_ex04_merge_bug(turn, len(stored), len(sent) + 1))
         if not stored or not isinstance(stored[-1], AIMessage):
             return q.wrong(f"after turn {turn} the thread's last message is not the model's reply: return the reply "
                            f"in the update too, after the RemoveMessages.")
-        if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent):
-            return q.wrong(f"after turn {turn} the thread stores {short_list([_text_label(m) for m in stored], 5)}; "
-                           f"it should store what the model was sent, "
-                           f"{short_list([_text_label(m) for m in sent], 5)}, and the reply.")
-    return q.correct(f"the thread now stores only what the model was sent and its reply: {len(stored)} messages "
-                     f"after {len(EX04_DIALOGUE)} turns, not {2 * len(EX04_DIALOGUE)}. A list returned under "
-                     f"\"messages\" is merged by id; only RemoveMessage deletes.")
+        ever += [m.content for m in [human, stored[-1]] if isinstance(m.content, str)]
+        q.call(erase, graph, thread, about=f"(graph, {thread!r}) after turn {turn}")
+        stored = list(graph.get_state(config).values.get("messages", []))
+        if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent) or not stored or stored[-1].content != ever[-1]:
+            return q.wrong(f"after turn {turn} and `erase_history` the thread stores "
+                           f"{short_list([_text_label(m) for m in stored], 5)}; it should store what the model "
+                           f"was sent, {short_list([_text_label(m) for m in sent], 5)}, and the reply. "
+                           f"`erase_history` must write the current state back after deleting the thread.")
+        problem = _ex04_leftover(db, thread, ever, stored, turn)
+        if problem:
+            return q.wrong(problem)
+    return q.correct(f"the thread stores only what the model was sent and its reply ({len(stored)} messages after "
+                     f"{len(EX04_DIALOGUE)} turns, not {2 * len(EX04_DIALOGUE)}), and the SQLite file, read back "
+                     f"after every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. "
+                     f"RemoveMessage changes the current state; erasing takes deleting the thread.")
+
+
+def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[BaseMessage], turn: int) -> str | None:
+    """Why the file still holds a text the thread dropped, read back on a new connection; None if it holds none."""
+    kept = {m.content for m in stored}
+    dropped = [text for text in dict.fromkeys(ever) if text not in kept]
+    reader = sqlite_checkpointer(db)
+    try:
+        for text in dropped:
+            held = checkpoints_holding(reader, text, thread)
+            if held.holding:
+                return (f"after turn {turn} the current state no longer holds {text!r}, but {held.holding} of the "
+                        f"thread's {held.total} checkpoints in the SQLite file still do: RemoveMessage removes a "
+                        f"message from the current state only, and every earlier checkpoint keeps it. "
+                        f"`erase_history` must delete the thread (`erase_thread(graph.checkpointer, thread_id)`) "
+                        f"and write the current state back (`graph.update_state(config, values, as_node=\"chatbot\")`).")
+    finally:
+        close_checkpointer(reader)
+    for text in dropped:
+        copies = file_copies(db, text)
+        if copies:
+            return (f"after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
+                    f"({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes "
+                    f"rows, and SQLite keeps the old pages until a checkpoint of the log. Use "
+                    f"`erase_thread(graph.checkpointer, thread_id)`, which also empties the log.")
+    return None
 
 
 # --- question 5: the how-to's summary node, with a valid tail -----------------------------------
