@@ -596,3 +596,37 @@ def fact_turns(conversation: Conversation | str = "spread_chat") -> dict[str, li
 
 
 __all__ += ["fact_turns"]
+
+
+@dataclass(frozen=True)
+class CacheReach:
+    """How a replay's calls compare with a model's minimum cacheable prefix (``Prices.min_cached_tokens``)."""
+
+    min_cached_tokens: int
+    calls: int  #: every billed call of the runs
+    reaching: int  #: calls at least as long as the minimum (only these can be written to the cache)
+    largest: int  #: the longest call's input tokens
+
+    def __str__(self) -> str:
+        if not self.min_cached_tokens:
+            return f"no minimum: every call can be cached (the longest sends {self.largest:,} tokens)"
+        return (f"{self.reaching:,} of {self.calls:,} calls reach the {self.min_cached_tokens:,}-token minimum "
+                f"(the longest sends {self.largest:,} tokens)")
+
+
+def cache_reach(runs: Sequence[StrategyRun], prices: Prices) -> CacheReach:
+    """How many of the runs' calls are long enough for ``prices``' caching minimum to let them be cached.
+
+    Below the minimum a provider neither reads nor writes the cache, so a
+    replay whose calls all stay below it gets no caching at all.
+    """
+    check_instance(prices, "prices", Prices)
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(f"runs must be a non-empty list of StrategyRun (from compare_strategies), got {runs!r:.80}")
+    calls = [c for i, run in enumerate(runs) for c in check_instance(run, f"runs[{i}]", StrategyRun).calls]
+    minimum = prices.min_cached_tokens
+    return CacheReach(minimum, len(calls), sum(c.input_tokens >= max(minimum, 1) for c in calls),
+                      max(c.input_tokens for c in calls))
+
+
+__all__ += ["CacheReach", "cache_reach"]
