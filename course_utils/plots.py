@@ -469,13 +469,14 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
         return small + (large - small) * rank
 
     dpi = 100
-    fig = _described(alt, figsize=(10.0 if len(panels) == 2 else 6.0, 5.8), dpi=dpi)
+    fig = _described(alt, figsize=(10.0 if len(panels) == 2 else 6.0, 6.2), dpi=dpi)
     # Fixed margins (not a layout engine), so the axes' size in pixels is known before drawing and
     # markers can be spread by their real size. Room on top for the titles, below for the legend.
-    fig.subplots_adjust(left=0.075, right=0.985, top=0.79 if title else 0.84, bottom=0.20, wspace=0.06)
+    fig.subplots_adjust(left=0.075, right=0.985, top=0.80 if title else 0.85, bottom=0.18, wspace=0.06)
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.06
-    ylim = (-5 - COST_RECALL_SPREAD, 100 + COST_RECALL_SPREAD + 3)
+    lowest = min(p.recall for _, pts, _ in panels for p in pts) * 100
+    ylim = (min(lowest, 80) - COST_RECALL_SPREAD - 3, 100 + COST_RECALL_SPREAD + 3)
     handles: list[Any] = []
     for ax, (label, pts, attr) in zip(axes, panels):
         ax.set_xlim(0, xmax)
