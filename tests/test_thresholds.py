@@ -361,8 +361,11 @@ def test_lesson_05_code_lines_fit_the_notebook_width(name):
     import nbformat
 
     nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / f"{name}.ipynb", as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            assert all(len(line) <= 100 for line in cell.source.splitlines()), cell.source
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    assert code
+    for cell in code:
+        assert all(len(line) <= 100 for line in cell.source.splitlines()), cell.source
+        printed = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+        assert all(len(line) <= 100 for line in printed.splitlines()), printed
 
 
