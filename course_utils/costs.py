@@ -1,4 +1,4 @@
-"""What a provider bills for a conversation (lesson 05): input, output and prompt caching.
+"""What a provider bills for a conversation (lessons 01 and 05b): input, output and prompt caching.
 
 A provider bills three things per call:
 

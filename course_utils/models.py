@@ -1,4 +1,4 @@
-"""Models' limits, tokenizers and prices, from the data file ``course_utils/data/models.json`` (lesson 05).
+"""Models' limits, tokenizers and prices, from the data file ``course_utils/data/models.json`` (lessons 05 and 05b).
 
 One row per model: its context window, its cap on output tokens, the family
 of its tokenizer, its prices (input, output, cached input, cache write) in

@@ -386,7 +386,7 @@ def languages_alt_text(counts: Mapping[str, Mapping[str, int]], *, kinds: Sequen
     return text
 
 
-# --- retention strategies: recall against cost (lesson 05) --------------------------------------
+# --- retention strategies: recall against cost (lesson 05b) -------------------------------------
 
 #: Marker and colour of each strategy of ``retention.compare_strategies``.
 RETENTION_STYLES = {

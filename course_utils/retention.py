@@ -1,4 +1,4 @@
-"""Retention strategies side by side (lesson 05): what each remembers, what each costs.
+"""Retention strategies side by side (lesson 05b): what each remembers, what each costs.
 
 :func:`compare_strategies` replays one scripted conversation through several
 ways of keeping the history under a threshold, and records for every model

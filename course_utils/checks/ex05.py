@@ -364,9 +364,11 @@ def _ex05_cache_mistakes(calls, minimum):
         n = 0
         while n < min(len(sent), len(before)) and key(sent[n]) == key(before[n]):
             n += 1
-        previous_only += sum(approximate_counter([m]) for m in sent[:n])
+        prefix = sum(approximate_counter([m]) for m in sent[:n])
+        previous_only += prefix if prefix >= minimum else 0
         seen = {key(m) for earlier in calls[:i] for m in earlier}
-        anywhere += sum(approximate_counter([m]) for m in sent if key(m) in seen)
+        shared = sum(approximate_counter([m]) for m in sent if key(m) in seen)
+        anywhere += shared if shared >= minimum else 0
         if any(key(sent[0]) == key(e[0]) for e in calls[:i] if e and sent):
             whole += sum(approximate_counter([m]) for m in sent)
     records = _ex05_cache_records(calls)
