@@ -472,7 +472,9 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
     fig = _described(alt, figsize=(10.0 if len(panels) == 2 else 6.0, 6.2), dpi=dpi)
     # Fixed margins (not a layout engine), so the axes' size in pixels is known before drawing and
     # markers can be spread by their real size. Room on top for the titles, below for the legend.
-    fig.subplots_adjust(left=0.075, right=0.985, top=0.80 if title else 0.85, bottom=0.18, wspace=0.06)
+    two = len(panels) == 2
+    fig.subplots_adjust(left=0.075 if two else 0.12, right=0.985 if two else 0.97, top=0.80 if title else 0.85,
+                        bottom=0.18 if two else 0.30, wspace=0.06)
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.06
     lowest = min(p.recall for _, pts, _ in panels for p in pts) * 100
@@ -519,8 +521,9 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
     axes[0].set_ylabel("facts remembered (%)")
     sizes = [Line2D([], [], linestyle="none", marker="o", color="#757575", markersize=size(t) ** 0.5,
                     label=f"threshold {t:,} tokens") for t in (thresholds[0], thresholds[-1])]
-    fig.legend(handles=handles + sizes, fontsize=7.5, loc="lower center", ncol=4, frameon=False,
-               title="shaded corner: as cheap as the circled point and nearly as good; grey bands: one recall level each",
+    fig.legend(handles=handles + sizes, fontsize=7.5, loc="lower center", ncol=4 if two else 2, frameon=False,
+               title="shaded corner: as cheap as the circled point and nearly as good;"
+                     + (" " if two else "\n") + "grey bands: one recall level each",
                title_fontsize=7.5)
     if title:
         fig.suptitle(title, fontsize=11)

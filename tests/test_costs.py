@@ -232,6 +232,14 @@ def test_the_cost_recall_figure_has_no_overlapping_markers_or_labels_at_the_less
         assert not legend.overlaps(ax.get_window_extent(renderer))
     for a_box, b_box in itertools.combinations(boxes + [legend], 2):
         assert not a_box.overlaps(b_box)
+    figure_box = fig.bbox
+    assert figure_box.x0 <= legend.x0 and legend.x1 <= figure_box.x1
+    # One panel (no prices without caching): the legend still fits and covers no plotting area.
+    single = cost_recall_figure(cached)
+    FigureCanvasAgg(single).draw()
+    box = single.legends[0].get_window_extent(single.canvas.get_renderer())
+    assert single.bbox.x0 <= box.x0 and box.x1 <= single.bbox.x1
+    assert not box.overlaps(single.axes[0].get_window_extent(single.canvas.get_renderer()))
     best, best_plain = best_point(cached), best_point(plain)
     titles = [ax.get_title() for ax in panels]
     assert any(f"at {best.threshold} tokens, ${best.cost * 1000:.2f}" in t for t in titles)
