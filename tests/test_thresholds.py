@@ -369,3 +369,24 @@ def test_lesson_05_code_lines_fit_the_notebook_width(name):
         assert all(len(line) <= 100 for line in printed.splitlines()), printed
 
 
+
+
+def test_lesson_05_dates_and_sources_every_published_measurement_it_quotes():
+    """Issue 26: the quality-at-length step quotes RULER and LongMemEval; each figure carries its source and the
+    date the course read it, and says which models were tested."""
+    import re
+
+    import nbformat
+
+    nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "05_threshold_selection.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    section = text[text.index("## 3. Below the window"):text.index("## 4. A procedure")]
+    for source in ("https://arxiv.org/abs/2404.06654", "https://arxiv.org/abs/2410.10813",
+                   "https://developers.openai.com/api/docs/guides/prompt-caching"):
+        assert source in section
+    assert len(re.findall(r"read\s+2026-12-01", section)) >= 3
+    for tested in ("GPT-4-1106-preview", "Llama 3.1", "GPT-4o"):
+        assert tested in section
+    assert "Neither paper tested the models in this lesson's data file" in section
+    assert "Choose below the length where your model's quality was measured to\n   drop" in text or \
+        "choose below the length where your model's quality was measured to drop" in " ".join(text.split()).lower()
