@@ -306,6 +306,7 @@ _OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
     "token_counter": resolve_token_counter,
     "summary_questions": _check_summary_questions,
     "model_name": lambda value: check_text(value, "model_name", empty_ok=False),
+    "cache_min_tokens": lambda value: check_int(value, "cache_min_tokens", none_ok=True),
 }
 
 
@@ -363,7 +364,11 @@ class OfflineChatModel(BaseChatModel):
     model_name: str = "offline-chat"
     #: Questions a summary keeps (the last ones); None keeps every question.
     summary_questions: int | None = None
+    #: A provider's prompt cache with this minimum prefix (costs.PromptCache): cache reads and writes are
+    #: reported in usage_metadata["input_token_details"] as providers do. None (default): no cache.
+    cache_min_tokens: int | None = None
 
+    _prompt_cache: Any = PrivateAttr(default=None)
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _count: int = PrivateAttr(default=0)
 
@@ -508,11 +513,22 @@ class OfflineChatModel(BaseChatModel):
             "output_tokens": output_tokens,
             "total_tokens": input_tokens + output_tokens,
         }
+        if self.cache_min_tokens is not None:
+            reply.usage_metadata["input_token_details"] = self._cache_details(messages, input_tokens, output_tokens)
         reply.response_metadata = {
             "model_name": self.model_name,
             "finish_reason": "tool_calls" if reply.tool_calls else "stop",
         }
         return ChatResult(generations=[ChatGeneration(message=reply)])
+
+    def _cache_details(self, messages: list[BaseMessage], input_tokens: int, output_tokens: int) -> dict[str, int]:
+        """What the prompt cache read and wrote for this call (``costs.PromptCache``, the rule ``costs.bill`` prices)."""
+        from course_utils.costs import PromptCache, call_record
+
+        if self._prompt_cache is None:
+            self._prompt_cache = PromptCache(self.cache_min_tokens)
+        tools = input_tokens - self.token_counter(list(messages))  # tool schemas go first, as providers send them
+        return self._prompt_cache.record(call_record("turn", messages, output_tokens, self.token_counter, extra_input=tools))
 
     @staticmethod
     def _respond(

@@ -1,4 +1,4 @@
-"""Models' limits, tokenizers and prices, from the data file ``course_utils/data/models.json`` (lesson 05).
+"""Models' limits, tokenizers and prices, from the data file ``course_utils/data/models.json`` (lessons 05 and 05b).
 
 One row per model: its context window, its cap on output tokens, the family
 of its tokenizer, its prices (input, output, cached input, cache write) in
@@ -35,8 +35,11 @@ from course_utils.tokens import ENCODING_NAMES, TokenCounter, get_token_counter
 #: Keys every row of models.json has.
 ROW_KEYS = (
     "model", "provider", "kind", "context_window", "max_output_tokens", "tokenizer",
-    "price_input", "price_output", "price_cached_input", "price_cache_write", "checked", "source", "note",
+    "price_input", "price_output", "price_cached_input", "price_cache_write", "checked", "source", "note", "caching",
 )
+#: Keys of a row's "caching" object, and the ways a provider sets a cache breakpoint.
+CACHING_KEYS = ("min_prefix_tokens", "lifetime_minutes", "breakpoint", "checked", "source", "unstated", "note")
+BREAKPOINTS = ("automatic prefix", "cache_control")
 KINDS = ("hosted", "open weights")
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -46,6 +49,31 @@ EXACT_COUNTERS = {name: name for name in ENCODING_NAMES}
 #: The margin (share of L) the course uses when it counts exactly (lesson 05's procedure): room for
 #: the formatting tokens a provider adds around messages, not for counting error.
 EXACT_MARGIN_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class CachingRules:
+    """A provider's prompt-caching rules for one model, as its page stated them (the row's "caching").
+
+    ``min_prefix_tokens``: the shortest prefix cached (below it nothing is
+    read or written); ``lifetime_minutes``: how long an unused entry lives;
+    ``breakpoint``: "automatic prefix" (the provider caches by itself) or
+    "cache_control" (only where the request marks it). None means the page
+    read did not state it; ``unstated`` says why, field by field.
+    """
+
+    min_prefix_tokens: int | None
+    lifetime_minutes: float | None
+    breakpoint: str | None
+    checked: str
+    source: str
+    unstated: dict
+    note: str
+
+    @property
+    def offered(self) -> bool:
+        """Whether the provider caches prompts for this model at all (it names a way to set a breakpoint)."""
+        return self.breakpoint is not None
 
 
 @dataclass(frozen=True)
@@ -65,6 +93,7 @@ class ModelInfo:
     checked: str  #: the date the course read the source (YYYY-MM-DD)
     source: str
     note: str
+    caching: CachingRules  #: the provider's prompt-caching rules, dated and sourced on their own
 
     @property
     def exact_tokenizer(self) -> bool:
@@ -80,7 +109,49 @@ class ModelInfo:
         """The row's prices (ValueError when the source gave none)."""
         if not self.has_prices:
             raise ValueError(f"model {self.model!r} has no prices in models.json (its source did not state them)")
-        return Prices(self.price_input, self.price_output, self.price_cached_input, self.price_cache_write)
+        cached = self.price_cached_input if self.caching.offered else None
+        return Prices(self.price_input, self.price_output, cached, self.price_cache_write,
+                      min_cached_tokens=self.caching.min_prefix_tokens or 0)
+
+    @property
+    def cache_write_premium(self) -> float | None:
+        """How many times the input price a cache write costs (1.0: no premium; None: no caching or no prices)."""
+        if not self.has_prices or not self.caching.offered or self.price_cached_input is None:
+            return None
+        return (self.price_cache_write if self.price_cache_write is not None else self.price_input) / self.price_input
+
+
+def _caching(raw: Any, where: str) -> CachingRules:
+    where = f"{where}: 'caching'"
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where} must be an object, got {type(raw).__name__}")
+    missing = [k for k in CACHING_KEYS if k not in raw]
+    unknown = sorted(set(raw) - set(CACHING_KEYS))
+    if missing or unknown:
+        raise ValueError(f"{where}: missing keys {missing}, unknown keys {unknown}")
+    value = raw["min_prefix_tokens"]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"{where}: 'min_prefix_tokens' must be an int >= 0 or null, got {value!r}")
+    value = raw["lifetime_minutes"]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+        raise ValueError(f"{where}: 'lifetime_minutes' must be a number > 0 or null, got {value!r}")
+    if raw["breakpoint"] is not None and raw["breakpoint"] not in BREAKPOINTS:
+        raise ValueError(f"{where}: 'breakpoint' must be one of {BREAKPOINTS} or null, got {raw['breakpoint']!r}")
+    if not isinstance(raw["checked"], str) or not DATE.match(raw["checked"]):
+        raise ValueError(f"{where}: 'checked' must be a date YYYY-MM-DD, got {raw['checked']!r}")
+    if not isinstance(raw["source"], str) or not raw["source"].startswith("https://"):
+        raise ValueError(f"{where}: 'source' must be an https:// address, got {raw['source']!r:.80}")
+    if not isinstance(raw["note"], str) or not raw["note"].strip():
+        raise ValueError(f"{where}: 'note' must be a non-empty string, got {raw['note']!r:.80}")
+    unstated = raw["unstated"]
+    if not isinstance(unstated, dict) or not all(isinstance(v, str) and v.strip() for v in unstated.values()):
+        raise ValueError(f"{where}: 'unstated' must map field names to reasons (non-empty strings), got {unstated!r:.80}")
+    for key in ("min_prefix_tokens", "lifetime_minutes", "breakpoint"):
+        if (raw[key] is None) != (key in unstated):
+            raise ValueError(f"{where}: {key!r} is null exactly when 'unstated' gives a reason for it; got "
+                             f"{raw[key]!r} with reason {unstated.get(key)!r:.60}")
+    return CachingRules(raw["min_prefix_tokens"], raw["lifetime_minutes"], raw["breakpoint"], raw["checked"],
+                        raw["source"], dict(unstated), raw["note"])
 
 
 def _row(raw: Any, where: str) -> ModelInfo:
@@ -113,7 +184,7 @@ def _row(raw: Any, where: str) -> ModelInfo:
         raise ValueError(f"{where}: 'checked' must be a date YYYY-MM-DD, got {raw['checked']!r}")
     if not isinstance(raw["source"], str) or not raw["source"].startswith("https://"):
         raise ValueError(f"{where}: 'source' must be an https:// address, got {raw['source']!r:.80}")
-    return ModelInfo(**{k: raw[k] for k in ROW_KEYS})
+    return ModelInfo(**{k: raw[k] for k in ROW_KEYS if k != "caching"}, caching=_caching(raw["caching"], where))
 
 
 def models_from_dict(raw: Any, where: str = "models.json") -> tuple[ModelInfo, ...]:
@@ -218,6 +289,9 @@ def counter_for_tokenizer(tokenizer: str, language: str = "en") -> CounterChoice
 
 
 __all__ = [
+    "BREAKPOINTS",
+    "CACHING_KEYS",
+    "CachingRules",
     "approximate_worst_ratio",
     "EXACT_COUNTERS",
     "EXACT_MARGIN_SHARE",

@@ -395,7 +395,7 @@ def languages_alt_text(counts: Mapping[str, Mapping[str, int]], *, kinds: Sequen
     return text
 
 
-# --- retention strategies: recall against cost (lesson 05) --------------------------------------
+# --- retention strategies: recall against cost (lesson 05b) -------------------------------------
 
 #: Marker and colour of each strategy of ``retention.compare_strategies``.
 RETENTION_STYLES = {
@@ -408,6 +408,36 @@ RETENTION_STYLES = {
 CORNER_COLOUR = "#fff59d"
 
 
+#: Marker areas (points²) of the smallest and largest threshold in the recall-against-cost figure.
+COST_RECALL_SIZES = (18.0, 80.0)
+#: How far (in percentage points) markers may be spread above and below their recall, so points
+#: with the same recall and nearly the same cost stay visible side by side (a "beeswarm").
+COST_RECALL_SPREAD = 9.0
+
+
+def _swarm(xs_px: Sequence[float], radii_px: Sequence[float], px_per_unit: float, spread: float) -> list[float]:
+    """Vertical offsets (in data units) that keep markers of one recall level apart: each marker, in order
+    of cost, takes the smallest offset (0, +d, -d, +2d, ...) where its disc touches none placed before.
+
+    >>> _swarm([10.0, 11.0, 50.0], [5.0, 5.0, 5.0], 2.0, 9.0)
+    [0.0, 5.5, 0.0]
+    """
+    placed: list[tuple[float, float, float]] = []  # (x px, y px, radius px)
+    offsets = []
+    step = 0.5
+    for x, r in zip(xs_px, radii_px):
+        candidates = [0.0] + [sign * k * step for k in range(1, int(spread / step) + 1) for sign in (1, -1)]
+        chosen = candidates[-1]
+        for dy in candidates:
+            y = dy * px_per_unit
+            if all((x - px) ** 2 + (y - py) ** 2 >= (r + pr + 1) ** 2 for px, py, pr in placed):
+                chosen = dy
+                break
+        placed.append((x, chosen * px_per_unit, r))
+        offsets.append(chosen)
+    return offsets
+
+
 def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[Any] | None = None, *, title: str | None = None) -> Figure:
     """Recall against cost, one point per strategy and threshold, the cheap-and-good corner shaded.
 
@@ -415,12 +445,15 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
     ``points_without_caching`` a second panel on the same axes shows the same
     runs priced without caching. A marker's size grows with its threshold
     (the legend shows the smallest and the largest), so no point needs a
-    number next to it: printed labels of thirty points overlap each other,
-    and the table the lesson prints holds every number. The shaded corner is
-    what is at most as expensive as the best point (``retention.best_point``:
-    the cheapest with the top recall) and nearly as good; the best point is
-    circled and named, with its threshold, in an empty part of the panel. The
-    text alternative is ``retention.describe_cost_recall``.
+    number next to it. Points with the same recall are spread a little
+    up and down around it (at most ``COST_RECALL_SPREAD`` points) so that
+    none hides another; each recall level is a light band. The shaded
+    corner is what is at most as expensive as the best point
+    (``retention.best_point``: the cheapest with the top recall) and nearly as
+    good; the best point is circled and named under the panel's title, outside
+    the plotting area, so the name never covers a marker or a line. The
+    legend sits below the panels for the same reason. The text alternative
+    is ``retention.describe_cost_recall``.
     """
     from matplotlib.lines import Line2D
 
@@ -437,50 +470,70 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
     check_text(title, "title", none_ok=True)
     alt = describe_cost_recall(points, points_without_caching)
     thresholds = sorted({p.threshold for _, pts, _ in panels for p in pts})
+    small, large = COST_RECALL_SIZES
 
     def size(threshold: int) -> float:
-        # Marker area from 16 (smallest threshold) to 110 (largest): the threshold at a glance.
+        # Marker area from the smallest threshold to the largest: the threshold at a glance.
         rank = thresholds.index(threshold) / max(len(thresholds) - 1, 1)
-        return 16 + 94 * rank
+        return small + (large - small) * rank
 
-    fig = _described(alt, figsize=(9.5 if len(panels) == 2 else 6.0, 4.4), dpi=100, layout="constrained")
+    dpi = 100
+    fig = _described(alt, figsize=(10.0 if len(panels) == 2 else 6.0, 6.2), dpi=dpi)
+    # Fixed margins (not a layout engine), so the axes' size in pixels is known before drawing and
+    # markers can be spread by their real size. Room on top for the titles, below for the legend.
+    two = len(panels) == 2
+    fig.subplots_adjust(left=0.075 if two else 0.12, right=0.985 if two else 0.97, top=0.80 if title else 0.85,
+                        bottom=0.18 if two else 0.30, wspace=0.06)
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
-    xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.08
+    xmax = max(getattr(p, attr) for _, pts, attr in panels for p in pts) * 1000 * 1.06
+    lowest = min(p.recall for _, pts, _ in panels for p in pts) * 100
+    ylim = (min(lowest, 80) - COST_RECALL_SPREAD - 3, 100 + COST_RECALL_SPREAD + 3)
     handles: list[Any] = []
     for ax, (label, pts, attr) in zip(axes, panels):
+        ax.set_xlim(0, xmax)
+        ax.set_ylim(*ylim)
+        box = ax.get_window_extent()
+        px_x, px_y = box.width / xmax, box.height / (ylim[1] - ylim[0])
         costs = {id(p): getattr(p, attr) * 1000 for p in pts}
+        # Spread the markers of each recall level so none covers another.
+        offset: dict[int, float] = {}
+        for recall in sorted({p.recall for p in pts}):
+            level = sorted((p for p in pts if p.recall == recall), key=lambda p: (costs[id(p)], p.threshold))
+            radii = [math.sqrt(size(p.threshold)) / 2 * dpi / 72 + 0.6 for p in level]
+            for p, dy in zip(level, _swarm([costs[id(p)] * px_x for p in level], radii, px_y, COST_RECALL_SPREAD)):
+                offset[id(p)] = dy
+            ax.axhspan(recall * 100 - COST_RECALL_SPREAD, recall * 100 + COST_RECALL_SPREAD, color="#f4f4f4", zorder=0)
         top = max(p.recall for p in pts)
         best = min((p for p in pts if p.recall == top), key=lambda p: costs[id(p)])
         # The corner: cheaper than (or as cheap as) the best point, and nearly as good.
-        ax.fill_between([0, costs[id(best)]], top * 100 - 12, 108, color=CORNER_COLOUR, alpha=0.8, zorder=0)
+        ax.fill_between([0, costs[id(best)]], top * 100 - 12, ylim[1], color=CORNER_COLOUR, alpha=0.8, zorder=0.5)
         handles = []
         for strategy in dict.fromkeys(p.strategy for p in pts):
             mine = sorted((p for p in pts if p.strategy == strategy), key=lambda p: p.threshold)
             style = RETENTION_STYLES.get(strategy, {})
             colour, marker = style.get("color"), style.get("marker", "o")
-            xs, ys = [costs[id(p)] for p in mine], [p.recall * 100 for p in mine]
-            ax.plot(xs, ys, linestyle=":", linewidth=1, color=colour, zorder=2)
+            xs, ys = [costs[id(p)] for p in mine], [p.recall * 100 + offset[id(p)] for p in mine]
+            ax.plot(xs, ys, linestyle=":", linewidth=0.8, color=colour, alpha=0.7, zorder=2)
             ax.scatter(xs, ys, s=[size(p.threshold) for p in mine], marker=marker, color=colour,
-                       edgecolors="white", linewidths=0.6, zorder=3)
+                       edgecolors="white", linewidths=0.6, zorder=3, gid=f"markers-{strategy}")
             handles.append(Line2D([], [], linestyle=":", linewidth=1, color=colour, marker=marker, markersize=6,
                                   label=STRATEGY_LABELS.get(strategy, strategy)))
-        ax.scatter([costs[id(best)]], [best.recall * 100], s=200, facecolors="none", edgecolors="black", linewidths=1.5, zorder=5)
-        # The best point named once, in the empty band below the corner, with an arrow to it.
-        ax.annotate(f"cheapest with {best.facts_remembered}/{best.facts_asked} facts:\n"
-                    f"{STRATEGY_LABELS.get(best.strategy, best.strategy)}\nat {best.threshold} tokens, ${costs[id(best)]:.2f}",
-                    xy=(costs[id(best)], best.recall * 100), xytext=(0.03, 0.80), textcoords="axes fraction",
-                    fontsize=7.5, va="top", ha="left",
-                    arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 0.8, "shrinkB": 8})
-        ax.set_xlim(0, xmax)
-        ax.set_ylim(-5, 108)
+        ax.scatter([costs[id(best)]], [best.recall * 100 + offset[id(best)]], s=size(best.threshold) + 150,
+                   facecolors="none", edgecolors="black", linewidths=1.4, zorder=5)
+        # The best point named in the panel's title, outside the plotting area.
+        ax.set_title(f"{label}\ncircled, cheapest with {best.facts_remembered}/{best.facts_asked} facts: "
+                     f"{STRATEGY_LABELS.get(best.strategy, best.strategy)}\nat {best.threshold} tokens, "
+                     f"${costs[id(best)]:.2f}", fontsize=8.5)
         ax.set_xlabel("cost, $ per 1,000 conversations")
-        ax.set_title(label, fontsize=10)
-        ax.grid(alpha=0.3)
+        ax.set_yticks([0, 20, 40, 60, 80, 100])
+        ax.grid(axis="x", alpha=0.3)
     axes[0].set_ylabel("facts remembered (%)")
     sizes = [Line2D([], [], linestyle="none", marker="o", color="#757575", markersize=size(t) ** 0.5,
                     label=f"threshold {t:,} tokens") for t in (thresholds[0], thresholds[-1])]
-    axes[-1].legend(handles=handles + sizes, fontsize=7, loc="lower right",
-                    title="shaded: cheap and good", title_fontsize=7)
+    fig.legend(handles=handles + sizes, fontsize=7.5, loc="lower center", ncol=4 if two else 2, frameon=False,
+               title="shaded corner: as cheap as the circled point and nearly as good;"
+                     + (" " if two else "\n") + "grey bands: one recall level each",
+               title_fontsize=7.5)
     if title:
         fig.suptitle(title, fontsize=11)
     return fig

@@ -523,11 +523,11 @@ def limits_table(rows: Sequence[Any]) -> str:
     for i, row in enumerate(rows):
         check_instance(row, f"rows[{i}]", LimitsRow, "thresholds.limits_rows")
     tasks = list(rows[0].h_max)
-    header = f"{'model':<26}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>17}" for t in tasks)
+    header = f"{'model':<25}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>16}" for t in tasks)
     lines = [header, "-" * len(header)]
     for row in rows:
-        cells = [f"{'no room':>17}" if row.h_max.get(task) is None else f"{row.h_max[task]:>17,}" for task in tasks]
-        lines.append(f"{row.model:<26}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
+        cells = [f"{'no room':>16}" if row.h_max.get(task) is None else f"{row.h_max[task]:>16,}" for task in tasks]
+        lines.append(f"{row.model:<25}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
     return "\n".join(lines)
 
 

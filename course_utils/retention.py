@@ -1,4 +1,4 @@
-"""Retention strategies side by side (lesson 05): what each remembers, what each costs.
+"""Retention strategies side by side (lesson 05b): what each remembers, what each costs.
 
 :func:`compare_strategies` replays one scripted conversation through several
 ways of keeping the history under a threshold, and records for every model
@@ -42,17 +42,18 @@ The questions come from :func:`fact_questions` (one per fact a sample lists,
 
 from __future__ import annotations
 
-import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
 
 from course_utils._args import check_instance, check_int
-from course_utils.chat import OfflineChatModel
+from course_utils.chat import OfflineChatModel, get_chat_model
 from course_utils.facts import read_facts, readable_text
-from course_utils.costs import Bill, Call, Prices, bill
+from course_utils.costs import Bill, Call, Prices, _pair_overhead, bill, call_record, message_key
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
 from course_utils.tokens import TokenCounter, check_messages, resolve_token_counter
@@ -170,29 +171,6 @@ def _check_questions(questions: Any) -> tuple[FactQuestion, ...]:
 # --- what a call sends, as a Call record --------------------------------------------------------
 
 
-def message_key(message: BaseMessage) -> str:
-    """A short fingerprint of a message's role and text: equal keys, equal messages (for the prompt cache)."""
-    digest = hashlib.sha1(f"{message.type}\x00{readable_text(message)}".encode("utf-8")).hexdigest()
-    return digest[:16]
-
-
-def _pair_overhead(counter: TokenCounter) -> int:
-    """Tokens a counter adds once per list (e.g. the reply priming of the exact counter)."""
-    a, b = HumanMessage("a"), AIMessage("b")
-    return max(0, counter([a]) + counter([b]) - counter([a, b]))
-
-
-def call_record(kind: str, messages: Sequence[BaseMessage], output_tokens: int, counter: TokenCounter) -> Call:
-    """A :class:`Call` for ``messages``: one part per message, plus the list's own overhead as a last part."""
-    overhead = _pair_overhead(counter)
-    parts = [max(0, counter([m]) - overhead) for m in messages]
-    rest = counter(list(messages)) - sum(parts)
-    keys = tuple(message_key(m) for m in messages)
-    if rest > 0:
-        keys, parts = (*keys, "list-overhead"), [*parts, rest]
-    return Call(kind, keys, tuple(parts), output_tokens)
-
-
 def pinned_facts_text(texts: Sequence[str]) -> str:
     """The facts stated in ``texts`` as sentences, in a fixed order ("" when there are none).
 
@@ -261,7 +239,9 @@ class _Replay:
             prompt += f" Keep it to at most {self.summary_words} words."
         request = [*messages, HumanMessage(prompt)]
         reply = self.model.invoke(request)
-        self.calls.append(call_record("summary", request, reply.usage_metadata["output_tokens"], self.counter))
+        usage = getattr(reply, "usage_metadata", None) or {}
+        output = usage.get("output_tokens", self.counter([reply]) - _pair_overhead(self.counter))
+        self.calls.append(call_record("summary", request, max(0, output), self.counter))
         self.summary = reply.text
         self.summaries += 1
 
@@ -388,6 +368,7 @@ def compare_strategies(
     low_water: float = 0.5,
     summary_questions: int | None = 3,
     summary_words_per_token: float | None = SUMMARY_WORDS_PER_TOKEN,
+    model: BaseChatModel | None = None,
 ) -> list[StrategyRun]:
     """Replay ``conversation`` through each strategy at each threshold; one run per pair, strategies first.
 
@@ -399,6 +380,15 @@ def compare_strategies(
     the threshold: each summary request asks for at most ``threshold *
     summary_words_per_token`` words (None asks for no length, and the
     model's own default applies).
+
+    ``model`` writes the summaries and answers the fact questions: any
+    LangChain chat model (a ``BaseChatModel``). By default it is the course's
+    model: ``chat.get_chat_model()``, a real provider's model when the
+    environment variable ``COURSE_CHAT_MODEL`` names one (e.g.
+    ``"anthropic:claude-haiku-4-5"``), otherwise a fresh ``OfflineChatModel``
+    per run (keeping ``summary_questions`` of the user's questions in a
+    summary). So the same call, and the same table, measure a real model.
+    Token counts, and so the bill, always come from ``token_counter``.
     """
     if isinstance(conversation, str):
         conversation = load_sample(conversation)
@@ -419,11 +409,12 @@ def compare_strategies(
         summary_words_per_token = _check_share(summary_words_per_token, "summary_words_per_token")
     counter = resolve_token_counter(token_counter)
     system, turns = _turns(messages)
+    model_for_run = _model_source(model, counter, summary_questions)
 
     runs = []
     for strategy in strategies:
         for threshold in thresholds:
-            model = OfflineChatModel(context_window=10_000_000, token_counter=counter, summary_questions=summary_questions)
+            model = model_for_run()
             words = None if summary_words_per_token is None else max(1, int(threshold * summary_words_per_token))
             replay = _Replay(strategy, threshold, system, model, counter, keep_last, window, low_water, words)
             for number, (human, replies) in enumerate(turns, start=1):
@@ -431,6 +422,18 @@ def compare_strategies(
             answers = tuple(replay.ask(question) for question in questions)
             runs.append(StrategyRun(strategy, threshold, tuple(replay.calls), answers, replay.summaries, tuple(replay.sent)))
     return runs
+
+
+def _model_source(model: Any, counter: TokenCounter, summary_questions: int | None):
+    """A function giving the model for each run: ``model`` itself, the one ``COURSE_CHAT_MODEL`` names, or a fresh offline model."""
+    if model is not None:
+        check_instance(model, "model", BaseChatModel, "chat.get_chat_model")
+        return lambda: model
+    spec = os.environ.get("COURSE_CHAT_MODEL", "").strip()
+    if spec and spec != "offline":
+        real = get_chat_model(spec)
+        return lambda: real
+    return lambda: OfflineChatModel(context_window=10_000_000, token_counter=counter, summary_questions=summary_questions)
 
 
 @dataclass(frozen=True)
@@ -593,3 +596,37 @@ def fact_turns(conversation: Conversation | str = "spread_chat") -> dict[str, li
 
 
 __all__ += ["fact_turns"]
+
+
+@dataclass(frozen=True)
+class CacheReach:
+    """How a replay's calls compare with a model's minimum cacheable prefix (``Prices.min_cached_tokens``)."""
+
+    min_cached_tokens: int
+    calls: int  #: every billed call of the runs
+    reaching: int  #: calls at least as long as the minimum (only these can be written to the cache)
+    largest: int  #: the longest call's input tokens
+
+    def __str__(self) -> str:
+        if not self.min_cached_tokens:
+            return f"no minimum: every call can be cached (the longest sends {self.largest:,} tokens)"
+        return (f"{self.reaching:,} of {self.calls:,} calls reach the {self.min_cached_tokens:,}-token minimum "
+                f"(the longest sends {self.largest:,} tokens)")
+
+
+def cache_reach(runs: Sequence[StrategyRun], prices: Prices) -> CacheReach:
+    """How many of the runs' calls are long enough for ``prices``' caching minimum to let them be cached.
+
+    Below the minimum a provider neither reads nor writes the cache, so a
+    replay whose calls all stay below it gets no caching at all.
+    """
+    check_instance(prices, "prices", Prices)
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(f"runs must be a non-empty list of StrategyRun (from compare_strategies), got {runs!r:.80}")
+    calls = [c for i, run in enumerate(runs) for c in check_instance(run, f"runs[{i}]", StrategyRun).calls]
+    minimum = prices.min_cached_tokens
+    return CacheReach(minimum, len(calls), sum(c.input_tokens >= max(minimum, 1) for c in calls),
+                      max(c.input_tokens for c in calls))
+
+
+__all__ += ["CacheReach", "cache_reach"]

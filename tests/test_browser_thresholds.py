@@ -1,5 +1,6 @@
-"""Lesson 05 in real JupyterLab in Chromium: Run All draws the recall-against-cost figure, its text
-alternative and the models table, and the budget calculator answers the keyboard."""
+"""Lessons 05 and 05b in real JupyterLab in Chromium: Run All shows lesson 05's models table and budget
+calculator (which answers the keyboard), and lesson 05b's recall-against-cost figure, its text
+alternative and the strategy tables, with no code line running past the notebook's edge."""
 
 import shutil
 import time
@@ -9,7 +10,8 @@ import pytest
 from browser_support import OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSON = ROOT / "notebooks" / "05_threshold_selection.ipynb"
+LESSON = ROOT / "notebooks" / "05b_cost_and_caching.ipynb"
+THRESHOLDS = ROOT / "notebooks" / "05_threshold_selection.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "browser_thresholds"
 
 IDLE_AND_DONE_JS = """() => {
@@ -22,24 +24,36 @@ IDLE_AND_DONE_JS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def lesson(lab_server, chromium_browser):
-    shutil.copy(LESSON, lab_server.root / LESSON.name)
+def _run_all(lab_server, chromium_browser, path: Path, done_text: str, width: int = 1280):
+    shutil.copy(path, lab_server.root / path.name)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 1400})
+    context = chromium_browser.new_context(viewport={"width": width, "height": 1400})
     page = LabPage(context.new_page(), lab_server)
-    page.open_notebook(LESSON.name)
+    page.open_notebook(path.name)
     # Run All, as a learner does, and wait until no cell is queued, twice in a row.
     page.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.page.wait_for_function(
-        "(output) => [...document.querySelectorAll(output)].some(o => o.textContent.includes('cheapest with the most facts'))",
-        arg=OUTPUT,
-        timeout=90_000,
+        "([output, text]) => [...document.querySelectorAll(output)].some(o => o.textContent.includes(text))",
+        arg=[OUTPUT, done_text],
+        timeout=120_000,
     )
     settled, deadline = 0, time.monotonic() + 60
     while settled < 2 and time.monotonic() < deadline:
         settled = settled + 1 if page.page.evaluate(IDLE_AND_DONE_JS) else 0
         time.sleep(0.3)
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def lesson(lab_server, chromium_browser):
+    context, page = _run_all(lab_server, chromium_browser, LESSON, "a rerun of section 2", width=1400)
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def thresholds(lab_server, chromium_browser):
+    context, page = _run_all(lab_server, chromium_browser, THRESHOLDS, "Sara's whole conversation fills")
     yield page
     context.close()
 
@@ -51,10 +65,9 @@ def output_text(page: LabPage) -> str:
 def test_run_all_shows_the_figure_with_its_text_alternative_and_the_tables(lesson):
     text = output_text(lesson)
     assert "Recall against cost, one point per strategy and threshold" in text  # the text alternative
-    assert "H_max = 5892" in text
-    assert "checked" in text and "tokenizer" in text  # the models table's header
+    assert "cheapest with the most facts, Claude Haiku 4.5: facts in the system prompt at 512" in text
     figures = lesson.page.locator(f"{OUTPUT} img")
-    assert figures.count() >= 2  # the budget bars and the recall-against-cost figure
+    assert figures.count() >= 1  # the recall-against-cost figure
     # The recall-against-cost figure is the widest image: two panels, drawn at full size.
     widths = [figures.nth(i).evaluate("img => img.naturalWidth") for i in range(figures.count())]
     assert max(widths) >= 900
@@ -78,7 +91,28 @@ def test_run_all_shows_the_figure_with_its_text_alternative_and_the_tables(lesso
     assert overflow <= 0, f"the strategies table is {overflow}px wider than its output area"
 
 
-def test_the_budget_calculator_answers_the_keyboard(lesson):
+def test_no_code_line_runs_past_the_right_edge_at_1400_px(lesson):
+    """Issue 20: a code line of the comparison cell ran past the editor's right edge at 1,400 px."""
+    lesson.page.screenshot(path=str(ARTIFACTS / "lesson05b_top.png"))
+    wide = lesson.page.evaluate(
+        """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea .cm-scroller')]
+            .map(el => ({over: el.scrollWidth - el.clientWidth, text: el.textContent.slice(0, 60)}))
+            .filter(item => item.over > 0)"""
+    )
+    assert not wide, wide
+    assert lesson.page.locator(".jp-CodeCell .jp-InputArea .cm-scroller").count() >= 10  # the cells were measured
+
+
+def test_lesson_05_shows_the_models_table_and_the_ceiling(thresholds):
+    text = output_text(thresholds)
+    assert "H_max = 5892" in text
+    assert "checked" in text and "tokenizer" in text  # the models table's header
+    assert "Above 272K input tokens" in text  # the price tier, from models.json
+    thresholds.page.screenshot(path=str(ARTIFACTS / "lesson05_top.png"))
+
+
+def test_the_budget_calculator_answers_the_keyboard(thresholds):
+    lesson = thresholds
     lesson.reveal(".budget-calculator", block="center")
     before = lesson.slider_readout(".budget-calculator")
     lesson.press_on_slider(".budget-calculator", "ArrowRight")

@@ -1,5 +1,9 @@
 """Billing rules (costs.py): input, output, prompt caching; and the strategies' replay records (retention.py)."""
 
+import dataclasses
+import itertools
+import random
+
 import pytest
 
 from course_utils.costs import Bill, Call, Prices, bill, cached_prefix_tokens, common_prefix_length
@@ -120,7 +124,8 @@ def test_facts_in_the_system_prompt_survive_any_trim(runs):
 
 def test_water_marks_keep_the_prefix_stable_between_cuts(runs):
     slid, chunked = pick(runs, "trim", 1024), pick(runs, "trim_chunked", 1024)
-    prices = model_info("Claude Haiku 4.5").prices
+    # The mechanism, with no minimum prefix (the model's own minimum is tested below).
+    prices = dataclasses.replace(model_info("Claude Haiku 4.5").prices, min_cached_tokens=0)
     assert chunked.bill(prices).cached_share > slid.bill(prices).cached_share + 0.3
     # Between cuts, each call starts with the whole of the call before it.
     turns = [c for c in chunked.calls if c.kind == "turn"]
@@ -182,27 +187,250 @@ def test_each_summary_request_asks_for_a_length_in_proportion_to_the_threshold(m
     assert summaries and all(text.endswith("Keep it to at most 16 words.") for text in summaries)
 
 
-def test_the_cost_recall_figure_has_no_overlapping_text_and_names_the_best_point(runs):
-    """Thirty points: printed threshold labels used to overlap; the figure must read at a glance."""
+def _lesson_points(model_name):
+    """The lesson 05b replay (its thresholds and counter), priced for a model as its data row says."""
+    from course_utils.models import counter_for_tokenizer
+
+    model = model_info(model_name)
+    runs = compare_strategies("spread_chat", thresholds=(512, 1024, 1536, 2048, 3072, 4096),
+                              token_counter=counter_for_tokenizer(model.tokenizer).counter)
+    return runs, price_runs(runs, model.prices), price_runs(runs, model.prices, caching=False)
+
+
+@pytest.mark.parametrize("model_name", ["Claude Haiku 4.5", "GPT-6.2 Sol"])
+def test_the_cost_recall_figure_has_no_overlapping_markers_or_labels_at_the_lessons_data(model_name):
+    """Issue 20: markers at 100 % piled up and the "cheapest..." label covered the lines. Measured on the
+    rendered figure: no two marker discs overlap, no text lies over a plotting area, no text over another."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from course_utils.plots import cost_recall_figure
 
-    model = priced_models(caching=True)[0]
-    cached, plain = price_runs(runs, model.prices), price_runs(runs, model.prices, caching=False)
-    fig = cost_recall_figure(cached, plain, title="recall against cost")
+    _, cached, plain = _lesson_points(model_name)
+    fig = cost_recall_figure(cached, plain, title=f"recall against cost, {model_name}")
     FigureCanvasAgg(fig).draw()
     renderer = fig.canvas.get_renderer()
-    for ax in fig.axes:
-        texts = [t for t in ax.texts if t.get_text().strip()]
-        boxes = [t.get_window_extent(renderer) for t in texts]
-        for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
-                assert not a.overlaps(b), [t.get_text() for t in texts]
-    named = [t.get_text() for ax in fig.axes for t in ax.texts]
+    panels = [ax for ax in fig.axes if ax.collections]
+    assert len(panels) == 2
+    for ax in panels:
+        discs = []
+        for collection in ax.collections:
+            if not str(collection.get_gid() or "").startswith("markers-"):
+                continue
+            centres = collection.get_offset_transform().transform(collection.get_offsets())
+            for (x, y), area in zip(centres, collection.get_sizes()):
+                discs.append((x, y, area ** 0.5 / 2 * fig.dpi / 72))
+        assert len(discs) == 30
+        for (x1, y1, r1), (x2, y2, r2) in itertools.combinations(discs, 2):
+            assert (x1 - x2) ** 2 + (y1 - y2) ** 2 >= (r1 + r2) ** 2, (x1, y1, x2, y2)
+        area = ax.get_window_extent(renderer)
+        assert not any(t.get_window_extent(renderer).overlaps(area) for t in ax.texts if t.get_text().strip())
+        assert not ax.title.get_window_extent(renderer).overlaps(area)
+    texts = [t for t in fig.texts if t.get_text().strip()] + [ax.title for ax in panels]
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    legend = fig.legends[0].get_window_extent(renderer)
+    for ax in panels:
+        assert not legend.overlaps(ax.get_window_extent(renderer))
+    for a_box, b_box in itertools.combinations(boxes + [legend], 2):
+        assert not a_box.overlaps(b_box)
+    figure_box = fig.bbox
+    assert figure_box.x0 <= legend.x0 and legend.x1 <= figure_box.x1
+    # One panel (no prices without caching): the legend still fits and covers no plotting area.
+    single = cost_recall_figure(cached)
+    FigureCanvasAgg(single).draw()
+    box = single.legends[0].get_window_extent(single.canvas.get_renderer())
+    assert single.bbox.x0 <= box.x0 and box.x1 <= single.bbox.x1
+    assert not box.overlaps(single.axes[0].get_window_extent(single.canvas.get_renderer()))
     best, best_plain = best_point(cached), best_point(plain)
-    assert any(f"at {best.threshold} tokens, ${best.cost * 1000:.2f}" in t for t in named)
-    assert any(f"at {best_plain.threshold} tokens, ${best_plain.cost_without_caching * 1000:.2f}" in t for t in named)
+    titles = [ax.get_title() for ax in panels]
+    assert any(f"at {best.threshold} tokens, ${best.cost * 1000:.2f}" in t for t in titles)
+    assert any(f"at {best_plain.threshold} tokens, ${best_plain.cost_without_caching * 1000:.2f}" in t for t in titles)
+
+
+# --- caching as billed: the minimum prefix, the write premium, the reply's usage -------------------
+
+
+def random_calls(seed, n=12):
+    """Calls that grow, slide and restart, with random message sizes."""
+    rng = random.Random(seed)
+    sizes = {key: rng.randint(20, 900) for key in "sabcdefghijkl"}
+    calls, keys = [], ["s"]
+    for _ in range(n):
+        move = rng.random()
+        if move < 0.6:
+            keys = keys + [rng.choice("abcdefghijkl")]
+        elif move < 0.85 and len(keys) > 2:
+            keys = [keys[0]] + keys[2:]
+        else:
+            keys = ["s", rng.choice("abcdefghijkl")]
+        calls.append(call(keys, [sizes[k] for k in keys]))
+    return calls
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_caching_never_applies_below_a_models_minimum_prefix(seed):
+    from course_utils.costs import cache_tokens
+
+    calls = random_calls(seed)
+    for minimum in (0, 500, 1024, 2048, 4096):
+        prices = Prices(1.0, 5.0, cached_input=0.1, cache_write=1.25, min_cached_tokens=minimum)
+        for i, c in enumerate(calls):
+            tokens = cache_tokens(c, calls[:i], minimum)
+            assert tokens.read == 0 or tokens.read >= minimum
+            if c.input_tokens < minimum:
+                assert (tokens.read, tokens.written) == (0, 0)
+        result = bill(calls, prices)
+        # Re-price by hand: every call below the minimum pays the plain input price.
+        expected = 0.0
+        for i, c in enumerate(calls):
+            read = cached_prefix_tokens(c, calls[:i], min_cached_tokens=minimum)
+            written = c.input_tokens - read if c.input_tokens >= max(minimum, 1) else 0
+            expected += (read * 0.1 + written * 1.25 + (c.input_tokens - read - written) * 1.0) / 1e6
+        assert result.cost == pytest.approx(expected)
+
+
+def test_no_write_premium_where_nothing_can_be_cached():
+    """Issue 26: "facts in the system prompt" at 512 cost $40.25 "with caching" against $36.03 without."""
+    _, cached, _ = _lesson_points("Claude Haiku 4.5")
+    point = next(p for p in cached if p.strategy == "pinned_facts" and p.threshold == 512)
+    assert point.cached_share == 0 and point.cost == pytest.approx(point.cost_without_caching)
+    small = [call("sa", (100, 20)), call("sab", (100, 20, 9))]
+    haiku = model_info("Claude Haiku 4.5").prices
+    assert haiku.min_cached_tokens == 4096 and haiku.cache_write > haiku.input
+    result = bill(small, haiku)
+    assert result.written_tokens == 0 and result.cached_tokens == 0
+    assert result.cost == pytest.approx(bill(small, haiku, caching=False).cost)
+
+
+def test_the_models_data_gives_the_minimum_that_prices_apply():
+    for row in priced_models(caching=True):
+        assert row.prices.min_cached_tokens == (row.caching.min_prefix_tokens or 0)
+    assert model_info("Claude Haiku 4.5").caching.min_prefix_tokens == 4096
+    assert model_info("GPT-6.2 Sol").caching.min_prefix_tokens == 1024
+    # A model the provider does not cache is billed without caching, whatever its prices say.
+    assert model_info("GPT-4 (original)").prices.offers_caching is False
+
+
+@pytest.mark.parametrize("minimum", [0, 1024, 4096])
+def test_usage_metadata_reports_what_costs_computes(minimum):
+    """The offline model reports cache_read / cache_creation as providers do, by the rule the bill prices."""
+    from course_utils.chat import OfflineChatModel
+    from course_utils.costs import cache_tokens, call_record
+    from course_utils.tokens import approximate_counter
+
+    runs = compare_strategies("spread_chat", [3072], ["trim_chunked", "trim"], token_counter="approximate")
+    for run in runs:
+        model = OfflineChatModel(cache_min_tokens=minimum, token_counter="approximate", context_window=10_000)
+        records, reads = [], 0
+        for sent in run.sent:
+            details = model.invoke(list(sent)).usage_metadata["input_token_details"]
+            record = call_record("turn", list(sent), 0, approximate_counter)
+            expected = cache_tokens(record, records, minimum)
+            assert details == {"cache_read": expected.read, "cache_creation": expected.written}
+            records.append(record)
+            reads += details["cache_read"]
+        assert reads == bill(records, Prices(1.0, 5.0, 0.1, min_cached_tokens=minimum)).cached_tokens
+        if minimum == 4096:
+            assert reads == 0
+    chunked_reads = sum(cache_tokens(c, run.calls[:i], 1024).read for i, c in enumerate(runs[0].calls))
+    assert chunked_reads > 0
+    # Without a minimum set, the reply carries no cache details (as before).
+    assert "input_token_details" not in OfflineChatModel().invoke("hi").usage_metadata
+
+
+def test_tool_schemas_count_as_the_first_part_of_the_cached_prefix():
+    from course_utils.chat import OfflineChatModel
+
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    model = OfflineChatModel(cache_min_tokens=0).bind_tools([weather])
+    first = model.invoke("hi there").usage_metadata
+    second = model.invoke([("human", "hi there"), ("ai", "hello"), ("human", "weather in Oslo?")]).usage_metadata
+    assert first["input_token_details"]["cache_creation"] == first["input_tokens"]
+    assert second["input_token_details"]["cache_read"] > 0
+    assert sum(second["input_token_details"].values()) == second["input_tokens"]
+
+
+# --- any chat model runs the comparison ------------------------------------------------------------
+
+
+def test_compare_strategies_uses_the_model_it_is_given():
+    """Two different chat models give different answers and summaries: the model passed in is the one used."""
+    from langchain_core.language_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    from course_utils.chat import OfflineChatModel
+
+    class Forgetful(OfflineChatModel):
+        """Answers every question with the same sentence."""
+
+        def _respond(self, messages, tools, tool_choice, reply_id, summary_questions=None):
+            return AIMessage("I do not remember.", id=reply_id)
+
+    forgetful = Forgetful(context_window=10_000_000, token_counter="approximate")
+    runs = compare_strategies("spread_chat", [1024, 4096], ["trim", "summarise"], token_counter="approximate",
+                              model=forgetful)
+    assert all(run.facts_remembered == 0 for run in runs)
+    offline = compare_strategies("spread_chat", [4096], ["trim"], token_counter="approximate")
+    assert offline[0].facts_remembered == 5
+    summaries = [c for run in runs for c in run.calls if c.kind == "summary"]
+    assert summaries  # the summarising runs asked the given model for summaries too
+
+    replies = iter(["Your name is Sara."] * 200)
+    fake = GenericFakeChatModel(messages=replies)
+    [run] = compare_strategies("spread_chat", [1024], ["summarise"], token_counter="approximate", model=fake)
+    # The fake answers "Sara" to everything: right for the name, wrong for the four other facts.
+    assert [a.correct for a in run.answers] == [a.fact == "name" for a in run.answers]
+    assert run.summaries > 0 and all(c.output_tokens > 0 for c in run.calls if c.kind == "summary")
+    with pytest.raises(TypeError, match="model must be a BaseChatModel"):
+        compare_strategies("spread_chat", [1024], ["trim"], model="offline")
+
+
+def test_compare_strategies_honours_course_chat_model(monkeypatch):
+    """COURSE_CHAT_MODEL names the model the comparison runs on (here a spec that needs a missing package)."""
+    monkeypatch.setenv("COURSE_CHAT_MODEL", "nosuchprovider:some-model")
+    with pytest.raises(ImportError, match="nosuchprovider:some-model"):
+        compare_strategies("spread_chat", [1024], ["trim"])
+    monkeypatch.setenv("COURSE_CHAT_MODEL", "offline")
+    assert compare_strategies("spread_chat", [4096], ["trim"])[0].facts_remembered == 5
+
+
+# --- exercise 05 q5 follows the rule -----------------------------------------------------------------
+
+
+def test_exercise_05_q5_demands_the_minimum(monkeypatch):
+    from course_utils import checks
+    from course_utils.checks import ex05
+
+    monkeypatch.setattr(checks, "STRICT", False)
+    from course_utils.tokens import approximate_counter
+
+    q5 = ex05.questions[4]
+
+    def prefix_lengths(calls):
+        for i, sent in enumerate(calls):
+            longest = 0
+            for earlier in calls[:i]:
+                n = 0
+                while n < min(len(sent), len(earlier)) and (sent[n].type, sent[n].text) == (earlier[n].type, earlier[n].text):
+                    n += 1
+                longest = max(longest, n)
+            yield sent, sum(approximate_counter([m]) for m in sent[:longest])
+
+    def right(calls, minimum):
+        return sum(p for _, p in prefix_lengths(calls) if p >= minimum)
+
+    def no_minimum(calls, minimum):
+        return sum(p for _, p in prefix_lengths(calls))
+
+    def whole_call(calls, minimum):
+        return sum(p for sent, p in prefix_lengths(calls) if approximate_counter(sent) >= minimum)
+
+    assert q5.check(right).status == "correct"
+    wrong = q5.check(no_minimum)
+    assert wrong.status != "correct" and "ignored the minimum" in wrong.message
+    assert q5.check(whole_call).status != "correct"
 
 
 def test_compare_pair_says_what_the_numbers_show_with_and_without_caching(runs):

@@ -507,24 +507,26 @@ def _leading_match(sent, earlier):
     return n
 
 
-def cache_previous_call_only(calls):
+def cache_previous_call_only(calls, minimum):
     """05 q5 slip: compares each call with the one just before it, not with every earlier call."""
     from course_utils.tokens import approximate_counter
 
-    return sum(
+    prefixes = [
         sum(approximate_counter([m]) for m in sent[: _leading_match(sent, calls[i - 1])])
         for i, sent in enumerate(calls) if i
-    )
+    ]
+    return sum(p for p in prefixes if p >= minimum)
 
 
-def cache_anywhere(calls):
+def cache_anywhere(calls, minimum):
     """05 q5 slip: counts every message sent before, wherever it sits in the call."""
     from course_utils.tokens import approximate_counter
 
     total = 0
     for i, sent in enumerate(calls):
         seen = {(m.type, m.text) for earlier in calls[:i] for m in earlier}
-        total += sum(approximate_counter([m]) for m in sent if (m.type, m.text) in seen)
+        shared = sum(approximate_counter([m]) for m in sent if (m.type, m.text) in seen)
+        total += shared if shared >= minimum else 0
     return total
 
 
@@ -739,8 +741,8 @@ WRONG = [
     # 05 q5: what a prompt cache serves
     (ex05.q5, (cache_previous_call_only,), "wrong", "previous call only"),
     (ex05.q5, (cache_anywhere,), "wrong", "only a *prefix*"),
-    (ex05.q5, (lambda calls: sum(len(call) for call in calls),), "wrong", "a cache serves"),
-    (ex05.q5, (lambda calls: None,), "wrong", "returned None"),
+    (ex05.q5, (lambda calls, minimum: sum(len(call) for call in calls),), "wrong", "a cache serves"),
+    (ex05.q5, (lambda calls, minimum: None,), "wrong", "returned None"),
     # 06 q1: a middleware to a budget
     (ex06.q1, ([],), "wrong", "turn 4 failed"),
     (ex06.q1, (_ex06_middleware()["clears and forgets"],), "wrong", "answers only 1 of 4"),

@@ -23,6 +23,7 @@ LESSONS = [
     "04_langgraph_integration",
     "04b_summarising_history",
     "05_threshold_selection",
+    "05b_cost_and_caching",
     "06_agent_context",
     "06b_agent_failure_modes",
 ]
@@ -31,6 +32,7 @@ EXERCISE = {
     "01b_counting_tokens": "01_measuring_growth",
     "03b_valid_boundaries": "03_trimming_walkthrough",
     "04b_summarising_history": "04_langgraph_integration",
+    "05b_cost_and_caching": "05_threshold_selection",
     "06b_agent_failure_modes": "06_agent_context",
 }
 PRESENT = [name for name in LESSONS if (ROOT / "notebooks" / f"{name}.ipynb").exists()]

@@ -267,24 +267,31 @@ def _ex05_q4(q, plan, why):
                      f"is sent without an orphaned ToolMessage.")
 
 
-# --- question 5: what a prompt cache serves (lesson 05, section 3) -----------------------------------
+# --- question 5: what a prompt cache serves (lesson 05b, sections 2 and 3) -----------------------------
 
 
-def _ex05_cache_reference(calls):
-    """Tokens a prompt cache serves over ``calls`` (lists of messages), by ``costs.cached_prefix_tokens``."""
-    from course_utils.costs import Call, cached_prefix_tokens
-    from course_utils.retention import message_key
+def _ex05_cache_records(calls):
+    from course_utils.costs import Call, message_key
     from course_utils.tokens import approximate_counter
 
-    records = [
+    return [
         Call("turn", tuple(message_key(m) for m in sent), tuple(approximate_counter([m]) for m in sent), 0)
         for sent in calls
     ]
-    return sum(cached_prefix_tokens(call, records[:i]) for i, call in enumerate(records))
 
 
-def _ex05_cache_mistakes(calls):
-    """What three common slips give: only the previous call, shared messages anywhere, whole calls."""
+def _ex05_cache_reference(calls, minimum):
+    """Tokens a prompt cache serves over ``calls`` (lists of messages) with a minimum prefix, by ``costs.cache_tokens``."""
+    from course_utils.costs import cache_tokens
+
+    records = _ex05_cache_records(calls)
+    return sum(cache_tokens(call, records[:i], minimum).read for i, call in enumerate(records))
+
+
+def _ex05_cache_mistakes(calls, minimum):
+    """What common slips give: only the previous call, shared messages anywhere, whole calls, no minimum,
+    and the minimum applied to the whole call instead of the shared prefix."""
+    from course_utils.costs import cached_prefix_tokens
     from course_utils.tokens import approximate_counter
 
     def key(m):
@@ -298,30 +305,47 @@ def _ex05_cache_mistakes(calls):
         n = 0
         while n < min(len(sent), len(before)) and key(sent[n]) == key(before[n]):
             n += 1
-        previous_only += sum(approximate_counter([m]) for m in sent[:n])
+        prefix = sum(approximate_counter([m]) for m in sent[:n])
+        previous_only += prefix if prefix >= minimum else 0
         seen = {key(m) for earlier in calls[:i] for m in earlier}
-        anywhere += sum(approximate_counter([m]) for m in sent if key(m) in seen)
+        shared = sum(approximate_counter([m]) for m in sent if key(m) in seen)
+        anywhere += shared if shared >= minimum else 0
         if any(key(sent[0]) == key(e[0]) for e in calls[:i] if e and sent):
             whole += sum(approximate_counter([m]) for m in sent)
-    return previous_only, anywhere, whole
+    records = _ex05_cache_records(calls)
+    no_minimum = sum(cached_prefix_tokens(call, records[:i]) for i, call in enumerate(records))
+    whole_call = sum(cached_prefix_tokens(call, records[:i]) for i, call in enumerate(records)
+                     if call.input_tokens >= minimum)
+    return {"previous_only": previous_only, "anywhere": anywhere, "whole": whole,
+            "no_minimum": no_minimum, "whole_call": whole_call}
 
 
 def _ex05_q5_cases():
     from langchain_core.messages import HumanMessage as _Human
 
     from course_utils.checks.kinds import random_conversation
+    from course_utils.models import model_info
     from course_utils.retention import compare_strategies
 
     cases = []
-    for run in compare_strategies("spread_chat", [1024], ["trim", "trim_chunked"], token_counter="approximate"):
-        cases.append((f"spread_chat, {run.strategy} at 1024 tokens", [list(sent) for sent in run.sent]))
+    runs = compare_strategies("spread_chat", [3072], ["trim", "trim_chunked"], token_counter="approximate")
+    for name in ("GPT-6.2 Sol", "Claude Haiku 4.5"):
+        minimum = model_info(name).caching.min_prefix_tokens
+        for run in runs:
+            cases.append((f"spread_chat, {run.strategy} at 3072 tokens, minimum {minimum:,} ({name})",
+                          [list(sent) for sent in run.sent], minimum))
     messages = random_conversation(71, turns=6, system=True, tools=False)
     humans = [i for i, m in enumerate(messages) if isinstance(m, _Human)]
-    cases.append(("a generated conversation sent whole every turn", [messages[: i + 1] for i in humans]))
+    grown = [messages[: i + 1] for i in humans]
+    cases.append(("a generated conversation sent whole every turn, no minimum", grown, 0))
+    # A minimum between the calls' sizes: some shared prefixes pass it, some do not.
+    records = _ex05_cache_records(grown)
+    middle = sorted(c.input_tokens for c in records)[len(records) // 2]
+    cases.append((f"the same calls, minimum {middle}", grown, middle))
     # A call that repeats an older call's start, not the previous one's.
     a, b = humans[1], humans[2]
     cases.append(("calls that go back to an older start", [messages[: a + 1], [messages[0], *messages[b:b + 1]],
-                                                              messages[: a + 2]]))
+                                                              messages[: a + 2]], 0))
     return cases
 
 
@@ -330,33 +354,40 @@ def _ex05_q5_cases():
     "q5.check(cached_tokens)",
     hints=(
         "For each call, walk its messages from the first one while they are the same as an earlier call's "
-        "messages at the same positions; stop at the first difference. Those leading messages are served from "
-        "the cache.",
+        "messages at the same positions; stop at the first difference. Those leading messages are the shared "
+        "prefix; the cache serves it only if it has at least `minimum` tokens.",
         "Compare with *every* earlier call and keep the longest match; count each matching message with "
-        "`approximate_counter([message])`; the first call has nothing before it.",
+        "`approximate_counter([message])`; add the prefix's tokens only when that sum is >= `minimum` (the "
+        "prefix, not the whole call); the first call has nothing before it.",
     ),
 )
 def _ex05_q5(q, cached_tokens):
     fn = q.need_function(cached_tokens, "cached_tokens")
-    for about, calls in _ex05_q5_cases():
+    for about, calls, minimum in _ex05_q5_cases():
         given = [list(sent) for sent in calls]
-        got = q.call(fn, given, about=about)
+        got = q.call(fn, given, minimum, about=about)
         if got is None:
             return q.wrong(f"`cached_tokens` returned None for {about}: return the number of tokens, an int.")
         got = q.as_int(got, "what cached_tokens returned")
-        expected = _ex05_cache_reference(calls)
+        expected = _ex05_cache_reference(calls, minimum)
         if got == expected:
             continue
-        previous_only, anywhere, whole = _ex05_cache_mistakes(calls)
-        if got == anywhere:
+        slips = _ex05_cache_mistakes(calls, minimum)
+        if got == slips["no_minimum"]:
+            return q.wrong(f"for {about}: you ignored the minimum. A provider caches nothing shorter than its "
+                           f"minimum prefix: a shared prefix under {minimum:,} tokens is not served ({expected}).")
+        if got == slips["whole_call"]:
+            return q.wrong(f"for {about}: you compared the whole call with the minimum. It is the shared "
+                           f"*prefix* that must reach {minimum:,} tokens to be served ({expected}).")
+        if got == slips["anywhere"]:
             return q.wrong(f"for {about}: you counted every message seen before, wherever it is. A cache serves "
                            f"only a *prefix*: once one message differs, everything after it is new ({expected}).")
-        if got == whole:
+        if got == slips["whole"]:
             return q.wrong(f"for {about}: you counted whole calls. Only the leading messages an earlier call also "
                            f"started with are cached ({expected}).")
-        if got == previous_only:
+        if got == slips["previous_only"]:
             return q.wrong(f"for {about}: you compared with the previous call only. A cache keeps every earlier "
                            f"prefix: take the longest match with any earlier call ({expected}).")
         return q.wrong(f"for {about}: a cache serves {expected} tokens, you returned {got}.")
-    return q.correct("your count matches the cache rule on sliding and chunked trimming and on generated calls. "
-                     "Run the next cell to compare the two trims.")
+    return q.correct("your count matches the cache rule, minimum included, on sliding and chunked trimming and "
+                     "on generated calls. Run the next cell to compare the two trims for two models.")
