@@ -61,7 +61,7 @@ from course_utils.summaries import summary_reply
 from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.tool_calling import (  # the tool rules live there (lesson 06)
-    plan_tool_calls,
+    plan_turn,
     recall_reply,
     tool_name,
     tool_results_reply,
@@ -523,16 +523,19 @@ class OfflineChatModel(BaseChatModel):
         summary_questions: int | None = None,
     ) -> AIMessage:
         """Pick what kind of answer the last message calls for."""
-        if messages and isinstance(messages[-1], ToolMessage):
-            return AIMessage(tool_results_reply(messages), id=reply_id)
+        after_results = bool(messages) and isinstance(messages[-1], ToolMessage)
         text = last_human_text(messages)
-        if ASKS_SUMMARY.search(text):
+        if not after_results and ASKS_SUMMARY.search(text):
             return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
-        calls = plan_tool_calls(text, tools, tool_choice)
-        if calls:
-            ids = [f"call-{reply_id}" if k == 0 else f"call-{reply_id}-{k + 1}" for k in range(len(calls))]
-            tool_calls = [{**call, "id": id_, "type": "tool_call"} for call, id_ in zip(calls, ids)]
+        plan = plan_turn(messages, tools, tool_choice)  # the next step's calls, or a reply in words
+        if plan.calls:
+            ids = [f"call-{reply_id}" if k == 0 else f"call-{reply_id}-{k + 1}" for k in range(len(plan.calls))]
+            tool_calls = [{**call, "id": id_, "type": "tool_call"} for call, id_ in zip(plan.calls, ids)]
             return AIMessage("", tool_calls=tool_calls, id=reply_id)
+        if plan.reply is not None:
+            return AIMessage(plan.reply, id=reply_id)
+        if after_results:
+            return AIMessage(tool_results_reply(messages), id=reply_id)
         return AIMessage(conversation_reply(messages), id=reply_id)
 
 
