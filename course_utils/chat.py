@@ -57,10 +57,12 @@ from course_utils._args import check_choice, check_int, check_text
 
 # Reading facts lives in facts.py, writing summaries in summaries.py.
 from course_utils.facts import PET_KINDS, Facts, join_words, pretty, read_facts, readable_text, teams_in
+from course_utils.fact_replies import fact_reply, other_fallback
 from course_utils.summaries import summary_reply
 from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.tool_calling import (  # the tool rules live there (lesson 06)
+    language_of,
     plan_turn,
     recall_reply,
     tool_name,
@@ -204,11 +206,13 @@ def conversation_reply(messages: Sequence[BaseMessage]) -> str:
     """Reply to the last human message using the facts in human and system messages."""
     facts = read_facts([readable_text(m) for m in messages if isinstance(m, (HumanMessage, SystemMessage))])
     text = last_human_text(messages)
-    for rule in RULES:
+    language = language_of(text)  # Persian and Chinese are answered by fact_reply alone, in their language
+    for rule in (*(RULES if language == "en" else ()), fact_reply):
         reply = rule(text, facts)
         if reply is not None:
             return reply
-    return recall_reply(text, messages) or reply_fallback(text, facts)
+    fallback = reply_fallback(text, facts) if language == "en" else other_fallback(text, language)
+    return recall_reply(text, messages) or fallback
 
 
 def last_human_text(messages: Sequence[BaseMessage]) -> str:
