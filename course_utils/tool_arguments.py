@@ -99,7 +99,8 @@ OTHER_DAYS = {
     "今天": "Today", "明天": "Tomorrow",
 }  # fmt: skip
 #: Capitalised names after in/for/at/of, possibly several: "in Porto and Lisbon", "for New York, Boston".
-NAME = r"(?-i:[A-Z][\w'-]*)(?:\s(?-i:[A-Z][\w'-]*))*"
+#: Lower-case words inside a place's name ("Rio de Janeiro").
+NAME = r"(?-i:[A-Z][\w'-]*)(?:\s(?:(?-i:de|da|do|del|della|di|du|la|le|van|von|der|upon|el)\s)?(?-i:[A-Z][\w'-]*))*"
 PLACES_PATTERN = re.compile(rf"\b(?:in|for|at|of)\s+({NAME}(?:(?:\s*,\s*|\s+and\s+){NAME})*)", re.I)
 #: Without capitals ("weather in paris?"): the words after in/for/at up to punctuation.
 LOWER_PLACE_PATTERN = re.compile(r"\b(?:in|for|at)\s+([a-z][\w .'-]*?)\s*(?:[?!.,]|$)", re.I)
@@ -261,6 +262,8 @@ def places_in(text: str) -> list[str]:
     ['Porto', 'Lisbon']
     >>> places_in("Is it raining in New York City?")
     ['New York City']
+    >>> places_in("What's the weather like in Rio de Janeiro?")
+    ['Rio de Janeiro']
     >>> places_in("هوای تهران چطور است؟")
     ['تهران']
     """
@@ -330,6 +333,7 @@ class Reading:
     unresolved: str | None = None
     fanned: tuple[str, list[Any]] | None = None
     extra_numbers: int = 0  #: numbers left over (the request gives more than the tool takes)
+    used_reference: bool = False  #: an argument was read from a reference ("that")
 
     @property
     def ok(self) -> bool:
@@ -426,6 +430,7 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None) ->
 
     def resolve(mention: Mention) -> float | int | None:
         if mention.is_reference:
+            reading.used_reference = True
             if earlier is None:
                 reading.unresolved = reading.unresolved or mention.text
             return earlier
@@ -471,6 +476,9 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None) ->
                 if value is not None:
                     reading.args[param.name] = value
                     queue.remove(mention)
+                    # the strings are read without it: "for checkpointers, 3 results" searches "checkpointers"
+                    span = text[mention.start : mention.end + following.end()]
+                    text = re.sub(rf"[\s,;]*{re.escape(span)}", "", text, count=1)
                 break
     # 3. required numbers (and arrays of numbers) in order
     for param in params:
@@ -521,6 +529,7 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None) ->
         reading.args[param.name] = value
         if len(several) > 1 and reading.fanned is None:
             reading.fanned = (param.name, several)
+    reading.args = {p.name: reading.args[p.name] for p in params if p.name in reading.args}  # schema order
     has_text = any(p.kind == "string" and not p.enum for p in params)
     if any(p.numeric for p in params) and not has_text:
         reading.extra_numbers = len([m for m in queue if not m.is_reference])

@@ -21,7 +21,8 @@ The rules, in the order they apply:
    different things ("What is 2 plus 3 and 4 times 5?") is split at "and",
    commas, "then" (Persian "و", Chinese "和", "然后"), each part asking its
    own tools; a part that asks for no tool belongs to the part before it
-   ("multiply 2.5 and 4" stays one part).
+   ("multiply 2.5 and 4" stays one part), and so does one that uses a word
+   of the previous part's parameter names ("..., 3 results" for ``max_results``).
 2. **Which arguments**: :mod:`course_utils.tool_arguments`, one parameter at
    a time from the schema (numbers in order and by name, types respected,
    places of several words, references such as "that" resolving to the last
@@ -29,7 +30,10 @@ The rules, in the order they apply:
    is **not called**: the model answers in words, naming the parameter and
    the tool ("I'm an offline model and could not read `b` for multiply(a, b)
    from your request."), and for a reference that stands for nothing, says it
-   does not know what it stands for. A wrong call is worse than no call.
+   does not know what it stands for. A wrong call is worse than no call. When
+   a part asks for several tools, those whose arguments can be read are
+   called and the others left out ("the result plus 5" calls ``add``, not a
+   ``read_result(result_id)`` it gives no id for).
 3. **Several calls in one turn**: one per part, and one per place when a part
    names several ("in Porto and Lisbon"). A part that refers to an earlier
    part's result ("..., then add 5 to the result") waits for that result: it
@@ -215,7 +219,8 @@ class Part:
 
     @property
     def refers_back(self) -> bool:
-        return any(m.is_reference for m in mentions(self.text))
+        """Whether an argument of this part is read from a reference ("add 5 to the result")."""
+        return any(read_arguments(self.text, tool, 0).used_reference for tool in self.tools)
 
 
 def request_parts(text: str, tools: Sequence[dict], tool_choice: str | None = None) -> list[Part]:
@@ -234,7 +239,12 @@ def request_parts(text: str, tools: Sequence[dict], tool_choice: str | None = No
     pending = ""  # text before the first part that asks for a tool
     for k in range(0, len(pieces), 2):
         piece, separator = pieces[k], pieces[k - 1] if k else ""
-        asked = [t for t in tools if matches(piece, t)] if piece.strip() else []
+        if parts and parts[-1].tools:  # "..., 3 results" gives max_results of the tool before it
+            own = parameter_words(parts[-1].tools)
+            piece_words = " ".join(w for w in piece.split() if _stem(w.lower().strip(".,?!")) not in own)
+        else:
+            piece_words = piece
+        asked = [t for t in tools if matches(piece_words, t)] if piece_words.strip() else []
         if asked and (not parts or parts[-1].tools):
             parts.append(Part(pending + (separator if pending else "") + piece, asked))
             pending = ""
@@ -246,6 +256,11 @@ def request_parts(text: str, tools: Sequence[dict], tool_choice: str | None = No
     if not parts and tool_choice in ("any", "required"):
         parts = [Part(text.strip(), [tools[0]])]
     return parts
+
+
+def parameter_words(tools: Sequence[dict]) -> set[str]:
+    """The words of the tools' parameter names (max_results -> "max", "result")."""
+    return {_stem(w) for t in tools for p in parameters_of(t) for w in re.split(r"[_\W]+", p.name.lower()) if len(w) > 1}
 
 
 def steps(parts: Sequence[Part]) -> list[list[Part]]:
@@ -353,7 +368,7 @@ def plan_turn(messages: Sequence[BaseMessage], tools: Sequence[dict], tool_choic
     for part in grouped[done]:
         made, unread = calls_for(part, earlier, forced=tool_choice not in (None, "auto"))
         calls += made
-        failed += unread
+        failed += [] if made else unread  # of the tools a part asks for, those it can fill are called
     if failed:
         words = " ".join(cannot_sentence(tool, reading, language) for tool, reading in failed)
         found = tool_results_reply(messages) if done else ""
