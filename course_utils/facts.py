@@ -150,6 +150,7 @@ ORIGIN_PATTERNS = (
     re.compile(r"\b(?:i(?:'m| am)|the user is) from ((?-i:[A-Z][\w'-]*)(?: (?-i:[A-Z][\w'-]*))*)", re.I),
     re.compile(r"我来自([^，。！？,.!?]+)"),
     re.compile(rf"من اهل ({LETTERS}) (?:هستم|ام)"),
+    re.compile(r"\bthe user is from ([^\x00-\x7f][^.!?]*)", re.I),
 )
 AGE_PATTERN = re.compile(r"\b(?:i(?:'m| am)|the user is) (\d{1,3})(?: years old)?\s*(?:[,.!?]|$)", re.I)
 TRAIT_PATTERNS = (
@@ -158,7 +159,9 @@ TRAIT_PATTERNS = (
     re.compile(r"我是([\u4e00-\u9fff]{2,4})(?:[，。！？,.!?]|$)"),
     re.compile(rf"(?:^|\s)من ({LETTERS}) (?:هستم|ام)"),
 )
-OTHER_CITY_PATTERNS = (re.compile(r"我住在([^，。！？,.!?]+)"), re.compile(rf"من در ({LETTERS}) زندگی می"))
+#: Chinese and Persian places, as stated and as a summary restates them ("The user lives in 上海.").
+OTHER_CITY_PATTERNS = (re.compile(r"我住在([^，。！？,.!?]+)"), re.compile(rf"من در ({LETTERS}) زندگی می"),
+                       re.compile(r"\bthe user lives in ([^\x00-\x7f][^.!?]*)", re.I))
 
 #: A question recorded in a summary ("The user asked: what's my name?").
 ASKED_PREFIX = re.compile(r"^the user asked:\s*", re.I)
