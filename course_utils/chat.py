@@ -23,7 +23,14 @@ Besides a name and likes (the how-to's dialogue with Bob) it remembers where
 the user lives, a pet's name, a favourite food and a job, as stated in the
 long sample conversation of lesson 05 ("I live in Valencia", "a cat called
 Pistachio", ...), and answers "Where do I live?", "What is my cat called?",
-"What is my favourite food?" and "What do I do for work?" from them.
+"What is my favourite food?" and "What do I do for work?" from them. Facts
+stated in other common forms ("My favourite colour is green.", "I'm allergic
+to peanuts.") and in Chinese and Persian are answered by
+:mod:`course_utils.fact_replies`, in the question's language; tool calls
+follow :mod:`course_utils.tool_calling` and :mod:`course_utils.tool_arguments`.
+
+>>> model.invoke([HumanMessage("سلام! من باب هستم"), HumanMessage("اسم من چیست؟")]).content
+'اسم شما باب است.'
 
 :func:`get_chat_model` returns it, or a real provider's model when the
 environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
@@ -64,6 +71,7 @@ from course_utils.tokens import check_messages, exact_counter, resolve_token_cou
 from course_utils.tool_calling import (  # the tool rules live there (lesson 06)
     language_of,
     plan_turn,
+    recall_call,
     recall_reply,
     tool_name,
     tool_results_reply,
@@ -456,8 +464,9 @@ class OfflineChatModel(BaseChatModel):
     # -- tools -------------------------------------------------------------------
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any):
-        """Bind tools (BaseTool, functions or dicts); the model calls one when the
-        question uses a word of its name ("weather" for get_weather).
+        """Bind tools (BaseTool, functions or dicts); the model calls those a request
+        asks for by their name or description, with arguments read from their
+        schemas, or says which argument it cannot read (:mod:`course_utils.tool_calling`).
 
         ``tool_choice``: None or "auto" (match), "none", "any"/"required" (always
         call one) or a tool's name.
@@ -540,7 +549,11 @@ class OfflineChatModel(BaseChatModel):
             return AIMessage(plan.reply, id=reply_id)
         if after_results:
             return AIMessage(tool_results_reply(messages), id=reply_id)
-        return AIMessage(conversation_reply(messages), id=reply_id)
+        answer = conversation_reply(messages)
+        search = recall_call(text, answer, tools) if tool_choice != "none" else None
+        if search:  # it does not know, and a memory can be searched
+            return AIMessage("", tool_calls=[{**search, "id": f"call-{reply_id}", "type": "tool_call"}], id=reply_id)
+        return AIMessage(answer, id=reply_id)
 
 
 # --- choosing a model ---------------------------------------------------------

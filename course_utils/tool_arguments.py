@@ -32,9 +32,11 @@ The rules:
    "در"/"هوای", or Chinese characters before "的天气"/"下雨"; ``origin`` /
    ``destination`` read "from X to Y"; a day is a weekday, "today" or
    "tomorrow" (Persian and Chinese too, given in English); a path looks like
-   a file name; an id (``id``, ``key``, ``ref``) is a word with a digit, dash
-   or underscore; a query or text (``query``, ``text``, ``task``, ...) is a
-   quoted text, else what follows "for"/"about", else the whole request.
+   a file name; an id (``id``, ``key``, ``ref``, ``..._id``) is a word with a
+   digit, dash or underscore, or, for "that"/"it"/"the result", the last id
+   stated ("id res-2") in a tool result, reply or summary sent; a query or text (``query``, ``text``, ``task``, ...) is a
+   quoted text, else what follows "for"/"about" (a query) or "remember
+   that", "note that" or a colon (a text), else the whole request.
    Any parameter may be given in quotes. An ``enum`` takes one of its values
    named in the request ("to fahrenheit").
 5. Optional parameters not given are **left out**; required ones not read are
@@ -308,6 +310,22 @@ def query_in(text: str) -> str:
     return text.strip()
 
 
+#: What introduces the text to store or pass on: "remember that ...", "note: ...", "... to: ...".
+TEXT_AFTER = re.compile(r"(?:\b(?:remember|note|don't forget)(?: that)?\s+|[:：]\s*|记住[:：]?\s*|به خاطر بسپار(?: که)?\s+)(.+)$", re.I)
+
+
+def text_in(text: str) -> str:
+    """A text argument: what follows "remember that", "note that" or a colon, else the whole request.
+
+    >>> text_in("Remember that my favourite colour is green.")
+    'my favourite colour is green.'
+    >>> text_in("Ask the researcher: find food markets in Porto")
+    'find food markets in Porto'
+    """
+    match = TEXT_AFTER.search(text)
+    return match.group(1).strip() if match else text.strip()
+
+
 def quoted_in(text: str) -> str | None:
     """The first quoted text of a request ("...", “...”, «...» or '...'), if any."""
     match = QUOTED.search(text)
@@ -388,6 +406,20 @@ def _enum_value(text: str, param: Parameter, taken: set) -> Any:
     return hits[0][1]
 
 
+def _is_id(param: Parameter) -> bool:
+    return param.name.lower() in ID_ARGUMENTS or param.name.lower().endswith("_id")
+
+
+#: An id as a tool result or placeholder states it: "id res-1", "id: call_7", "ref=abc-2".
+STATED_ID = re.compile(r"\b(?:id|ref|reference|handle)\b\s*[:=]?\s*[\"'`]?([A-Za-z0-9][\w-]*\d[\w-]*)", re.I)
+
+
+def last_id(text: str) -> str | None:
+    """The last id a text states ("... offloaded as id res-2 ..." -> "res-2"), or None."""
+    found = STATED_ID.findall(text)
+    return found[-1] if found else None
+
+
 def _string_value(text: str, param: Parameter) -> tuple[Any, list[Any]]:
     """(value, several values) for a string parameter, by what it is called; (None, []) when not read."""
     key = param.name.lower()
@@ -400,22 +432,23 @@ def _string_value(text: str, param: Parameter) -> tuple[Any, list[Any]]:
         return day_in(text), []
     if key in PATH_ARGUMENTS and (match := PATH_PATTERN.search(text)):
         return match.group(), []
-    if key in ID_ARGUMENTS or key.endswith("_id"):
+    if _is_id(param):
         quoted = quoted_in(text)
         match = ID_PATTERN.search(text)
         return (quoted or (match.group() if match else None)), []
     if key in QUERY_ARGUMENTS:
         return query_in(text), []
     if key in TEXT_ARGUMENTS:
-        return quoted_in(text) or text.strip(), []
+        return quoted_in(text) or text_in(text), []
     return quoted_in(text), []
 
 
-def read_arguments(text: str, tool: dict, earlier: float | int | None = None) -> Reading:
+def read_arguments(text: str, tool: dict, earlier: float | int | None = None, earlier_id: str | None = None) -> Reading:
     """Read every parameter of ``tool`` from the request ``text`` (see the module docstring).
 
     ``earlier`` is the number a reference ("that") stands for, or None when
-    nothing the model was sent holds one.
+    nothing the model was sent holds one; ``earlier_id`` the id a reference
+    stands for in an id parameter ("read that result back"), or None.
     """
     text = normalise(text)
     reading = Reading()
@@ -523,6 +556,11 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None) ->
             fail(param)
             continue
         value, several = _string_value(text, param)
+        if value is None and _is_id(param) and (refs := [m for m in mentions(text) if m.is_reference]):
+            reading.used_reference = True
+            value = earlier_id
+            if value is None:
+                reading.unresolved = reading.unresolved or refs[0].text
         if value is None:
             fail(param)
             continue

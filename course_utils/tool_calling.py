@@ -15,9 +15,14 @@ The rules, in the order they apply:
    "rain", "raining", "sunny", "snow", "temperature", "forecast" too; one
    that *adds* (or sums) by "plus", "sum", "total", "+"; one that
    *multiplies* by "times", "product", "×"; one that *subtracts* by "minus",
-   "take", "difference"; one that *divides* by "divided", "over", "÷".
+   "take", "difference"; one that *divides* by "divided", "over", "÷"; one
+   that *saves*, *stores* or *remembers* by "remember that", "note that",
+   "don't forget"; one that *recalls* or *retrieves* by "what do you
+   remember", "do you remember", "what did I tell you".
    Each family has its Persian and Chinese words ("هوا", "باران", "ضرب",
-   "جمع", "天气", "下雨", "乘", "加", ...). A request whose parts ask for
+   "جمع", "天气", "下雨", "乘", "加", ...). When several tools match, those
+   matched by the most words are called (``save_memory`` rather than
+   ``recall_memory`` for "Save to memory: ..."). A request whose parts ask for
    different things ("What is 2 plus 3 and 4 times 5?") is split at "and",
    commas, "then" (Persian "و", Chinese "和", "然后"), each part asking its
    own tools; a part that asks for no tool belongs to the part before it
@@ -46,6 +51,11 @@ The rules, in the order they apply:
    enough, the chat rules' honest fallback. What the model was not sent, it
    does not know. A Persian or Chinese request gets these sentences in its
    language.
+5. **Searching a memory.** When the model would answer that it does not know
+   (the fact is not in what it was sent) and a memory-search tool is bound
+   (its name or description says recall, retrieve or memory, and its name
+   not save, store, remember or write), it calls that tool with the question
+   instead (:func:`recall_call`), and answers from the result.
 
 >>> weather = {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
 ...     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
@@ -66,6 +76,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from course_utils.tool_arguments import (  # re-exported: lessons and tests import them from here
     day_in,
+    last_id,
     last_number,
     mentions,
     parameters_of,
@@ -110,6 +121,8 @@ WORD_FAMILIES = (
     _family("multiply multiplication multiplies product", "times|multiplied|×|*|ضرب|乘|乘以|相乘"),
     _family("subtract subtraction subtracts difference minus", "take|deduct|−|تفریق|منهای|کم|减|减去"),
     _family("divide division divides quotient", "divided|over|÷|تقسیم|除|除以"),
+    _family("save store remember memorise memorize", "remember that|remember:|don't forget|note that|记住|به خاطر بسپار|یادت باشد"),
+    _family("recall retrieve remembered", "what do you remember|do you remember|what did i tell you|你记得|یادت هست"),
 )
 #: Where a request splits into parts (rule 1).
 PART_SEPARATOR = re.compile(r"(\s*(?:[,;]|\band then\b|\bthen\b|\band\b|\balso\b|،|，|；)\s*|\s+و\s+|和|然后|再)", re.I)
@@ -182,12 +195,31 @@ def _says(text: str, cue: str) -> bool:
     return re.search(rf"(?<![^\W\d_]){re.escape(cue)}(?![^\W\d_])", text, re.I) is not None
 
 
+def match_score(text: str, tool: dict) -> int:
+    """How strongly a request asks for a tool: its name keywords used, plus the family cues said,
+    plus the description words used when there are at least two; 0 when it does not ask for it."""
+    words = content_words(text)
+    shared = len(description_words(tool) & words)
+    score = len(tool_keywords(tool) & words) + (shared if shared >= DESCRIPTION_MATCH_WORDS else 0)
+    return score + sum(1 for cue in family_cues(tool) if _says(text, cue))
+
+
 def matches(text: str, tool: dict) -> bool:
     """Whether a request asks for this tool: a name keyword, two description words, or a family cue."""
-    words = content_words(text)
-    if tool_keywords(tool) & words or len(description_words(tool) & words) >= DESCRIPTION_MATCH_WORDS:
-        return True
-    return any(_says(text, cue) for cue in family_cues(tool))
+    return match_score(text, tool) > 0
+
+
+def best_tools(text: str, tools: Sequence[dict]) -> list[dict]:
+    """The tools a request asks for most strongly (all of those tied), in the order bound.
+
+    >>> save = {"type": "function", "function": {"name": "save_memory", "description": "Save a fact."}}
+    >>> recall = {"type": "function", "function": {"name": "recall_memory", "description": "Recall facts."}}
+    >>> [tool_name(t) for t in best_tools("Save to memory: I like tea", [save, recall])]
+    ['save_memory']
+    """
+    scores = [match_score(text, tool) for tool in tools]
+    top = max(scores, default=0)
+    return [tool for tool, score in zip(tools, scores) if top and score == top]
 
 
 def matching_tools(text: str, tools: Sequence[dict], tool_choice: str | None = None) -> list[dict]:
@@ -220,7 +252,7 @@ class Part:
     @property
     def refers_back(self) -> bool:
         """Whether an argument of this part is read from a reference ("add 5 to the result")."""
-        return any(read_arguments(self.text, tool, 0).used_reference for tool in self.tools)
+        return any(read_arguments(self.text, tool, 0, "id").used_reference for tool in self.tools)
 
 
 def request_parts(text: str, tools: Sequence[dict], tool_choice: str | None = None) -> list[Part]:
@@ -244,7 +276,7 @@ def request_parts(text: str, tools: Sequence[dict], tool_choice: str | None = No
             piece_words = " ".join(w for w in piece.split() if _stem(w.lower().strip(".,?!")) not in own)
         else:
             piece_words = piece
-        asked = [t for t in tools if matches(piece_words, t)] if piece_words.strip() else []
+        asked = best_tools(piece_words, tools) if piece_words.strip() else []
         if asked and (not parts or parts[-1].tools):
             parts.append(Part(pending + (separator if pending else "") + piece, asked))
             pending = ""
@@ -272,6 +304,17 @@ def steps(parts: Sequence[Part]) -> list[list[Part]]:
         else:
             grouped[-1].append(part)
     return grouped
+
+
+def earlier_id(messages: Sequence[BaseMessage]) -> str | None:
+    """The id a reference stands for: the last id stated ("id res-2") in the latest tool result,
+    model reply or summary in ``messages`` that states one."""
+    for message in reversed(messages):
+        if isinstance(message, (ToolMessage, AIMessage)) or is_summary(message):
+            found = last_id(_text(message))
+            if found is not None:
+                return found
+    return None
 
 
 def earlier_number(messages: Sequence[BaseMessage]) -> float | int | None:
@@ -318,7 +361,8 @@ def cannot_sentence(tool: dict, reading, language: str = "en") -> str:
     }[language]
 
 
-def calls_for(part: Part, earlier: float | int | None, forced: bool = False) -> tuple[list[dict], list[tuple[dict, Any]]]:
+def calls_for(part: Part, earlier: float | int | None, forced: bool = False,
+              earlier_id_: str | None = None) -> tuple[list[dict], list[tuple[dict, Any]]]:
     """(calls, [(tool, reading) that could not be read]) for one part.
 
     ``forced`` (a ``tool_choice`` that makes the model call a tool, as a
@@ -327,7 +371,7 @@ def calls_for(part: Part, earlier: float | int | None, forced: bool = False) -> 
     """
     calls, failed = [], []
     for tool in part.tools:
-        reading = read_arguments(part.text, tool, earlier)
+        reading = read_arguments(part.text, tool, earlier, earlier_id_)
         if forced and reading.missing and not reading.unresolved:
             kinds = {p.name: p for p in parameters_of(tool)}
             if all(kinds[name].kind == "string" and not kinds[name].enum for name in reading.missing):
@@ -366,7 +410,7 @@ def plan_turn(messages: Sequence[BaseMessage], tools: Sequence[dict], tool_choic
     earlier = earlier_number(messages)
     calls, failed = [], []
     for part in grouped[done]:
-        made, unread = calls_for(part, earlier, forced=tool_choice not in (None, "auto"))
+        made, unread = calls_for(part, earlier, tool_choice not in (None, "auto"), earlier_id(messages))
         calls += made
         failed += [] if made else unread  # of the tools a part asks for, those it can fill are called
     if failed:
@@ -374,6 +418,39 @@ def plan_turn(messages: Sequence[BaseMessage], tools: Sequence[dict], tool_choic
         found = tool_results_reply(messages) if done else ""
         return TurnPlan(reply=f"{found} {words}".strip())
     return TurnPlan(calls=calls)
+
+
+#: Words that make a tool a memory search (and words that make it a memory writer instead).
+RECALL_WORDS = frozenset("recall retrieve remembered memory memories".split())
+SAVE_WORDS = frozenset("save store remember write add put".split())
+#: How a reply that does not know begins or reads, in each language (see fact_replies.NOT_SENT).
+UNKNOWN_MARKERS = ("I don't know", "I only know what you've told me", "我不知道", "نمی‌دانم")
+
+
+def recall_tool(tools: Sequence[dict]) -> dict | None:
+    """The first bound tool that searches a memory: its name or description says recall, retrieve
+    or memory, and its name does not say save, store, remember or write."""
+    for tool in tools:
+        name_words = {w.lower() for w in re.split(r"[_\W]+", tool_name(tool))}
+        words = name_words | {w.lower() for w in WORD_PATTERN.findall(tool["function"].get("description") or "")}
+        params = parameters_of(tool)
+        if words & RECALL_WORDS and not name_words & SAVE_WORDS and any(p.kind == "string" for p in params):
+            return tool
+    return None
+
+
+def recall_call(question: str, reply: str, tools: Sequence[dict]) -> dict | None:
+    """A memory search for a question the model cannot answer from what it was sent (rule 5), or None.
+
+    When the reply it would give says it does not know (:data:`UNKNOWN_MARKERS`)
+    and a memory-search tool is bound, it calls that tool with the question as
+    its first string argument.
+    """
+    tool = recall_tool(tools)
+    if tool is None or not any(marker in reply for marker in UNKNOWN_MARKERS):
+        return None
+    first = next(p.name for p in parameters_of(tool) if p.kind == "string")
+    return {"name": tool_name(tool), "args": {first: question}}
 
 
 def plan_tool_calls(text: str, tools: Sequence[dict], tool_choice: str | None = None) -> list[dict]:

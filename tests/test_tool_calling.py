@@ -286,3 +286,66 @@ def test_once_the_first_result_is_trimmed_away_the_agent_says_it_does_not_know()
     assert "42" not in " ".join(m.text for m in second), "the first result was trimmed away"
     assert second[-1].text.startswith("I don't know what \"that\" is")
     assert "multiply(a, b)" in second[-1].text
+
+
+# --- the shapes lesson 07 builds on: memory tools, a read-back tool, a sub-agent tool ------------
+
+
+@tool
+def save_memory(text: str) -> str:
+    """Save a fact to long-term memory."""
+    return "saved"
+
+
+@tool
+def recall_memory(query: str) -> str:
+    """Search long-term memory for saved facts."""
+    return "The user's favourite colour is green."
+
+
+@tool
+def ask_researcher(task: str) -> str:
+    """Delegate a research task to a researcher sub-agent and get its short report."""
+    return "Bolhão market opens at 08:00."
+
+
+LESSON_07 = [save_memory, recall_memory, read_result, ask_researcher, get_weather]
+
+
+@pytest.mark.parametrize("request_text, expected", {
+    "Remember that my favourite colour is green.": ("save_memory", {"text": "my favourite colour is green."}),
+    "Save to memory: I'm allergic to peanuts": ("save_memory", {"text": "I'm allergic to peanuts"}),
+    "记住：我喜欢绿茶": ("save_memory", {"text": "我喜欢绿茶"}),
+    "به خاطر بسپار که رنگ مورد علاقه من سبز است": ("save_memory", {"text": "رنگ مورد علاقه من سبز است"}),
+    "What do you remember about my favourite colour?": ("recall_memory", {"query": "my favourite colour"}),
+    "Ask the researcher: find food markets in Porto": ("ask_researcher", {"task": "find food markets in Porto"}),
+    "Read back the result res-1": ("read_result", {"result_id": "res-1"}),
+}.items())
+def test_memory_read_back_and_delegation_requests(request_text, expected):
+    reply = OfflineChatModel().bind_tools(LESSON_07).invoke(request_text)
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [expected]
+
+
+def test_a_read_back_reference_takes_the_id_stated_in_what_was_sent():
+    placeholder = [HumanMessage("What's the weather in Porto?"),
+                   AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Porto"}, "id": "c1"}]),
+                   ToolMessage("[offloaded: 2,345 tokens stored as id res-1; call read_result to read it]",
+                               tool_call_id="c1"),
+                   AIMessage("The forecast was offloaded.")]
+    bound = OfflineChatModel().bind_tools(LESSON_07)
+    assert bound.invoke([*placeholder, HumanMessage("Read that result back")]).tool_calls[0]["args"] == {
+        "result_id": "res-1"}
+    alone = bound.invoke([HumanMessage("Read that result back")])
+    assert alone.tool_calls == [] and alone.text.startswith("I don't know what \"that result\" is")
+
+
+def test_a_fact_not_sent_is_searched_in_memory_and_a_fact_sent_is_not():
+    bound = OfflineChatModel().bind_tools(LESSON_07)
+    question = HumanMessage("What's my favourite colour?")
+    search = bound.invoke([question])
+    assert [(c["name"], c["args"]) for c in search.tool_calls] == [("recall_memory", {"query": question.text})]
+    assert bound.invoke([HumanMessage("My favourite colour is green."), question]).tool_calls == []
+    result = ToolMessage(recall_memory.invoke({"query": "colour"}), tool_call_id=search.tool_calls[0]["id"])
+    assert "green" in bound.invoke([question, search, result]).text
+    # Without a memory tool it says it does not know.
+    assert OfflineChatModel().bind_tools([get_weather]).invoke([question]).text.startswith("I don't know")
