@@ -122,7 +122,7 @@ JOB_PATTERN = re.compile(
 
 #: "my X is Y", "The user's X is Y.", "我的X是Y", "X من Y است": an attribute X with value Y (rule above).
 ATTRIBUTE_PATTERNS = (
-    re.compile(r"\b(?:my|the user's) ((?:[a-z'-]+ ){0,2}[a-z'-]+) (?:is|are) ([^.!?,;]+?)\s*(?:[.!?,;]|$)", re.I),
+    re.compile(r"\b(?:my|the user's) ((?:[a-z'-]+ ){0,2}[a-z'-]+) (?:is|are) ([^.!?,;]+?)\s*(?:[.!?,;]|\band (?=my\b|i\b)|$)", re.I),
     re.compile(rf"\bthe user's ((?:{LETTERS} ){{0,3}}{LETTERS}) is ([^.!?]+?)\s*(?:[.!?]|$)", re.I),
     re.compile(r"我(?:的)?((?:最喜欢的)?[\u4e00-\u9fff]{1,4}?)(?:是|叫)([^，。！？,.!?]+)"),
     re.compile(rf"((?:{LETTERS} ){{0,3}}{LETTERS}) من ((?:{LETTERS} ){{0,2}}{LETTERS}) (?:است|هست)"),

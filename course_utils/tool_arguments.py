@@ -286,7 +286,7 @@ def places_in(text: str) -> list[str]:
         return persian[:1]
     if match := CHINESE_PLACE.search(text):
         place = CHINESE_TIME_WORDS.sub("", match.group(1))
-        return [place] if place else []
+        return [name for name in re.split(r"[和、]", place) if name]
     return []
 
 

@@ -127,3 +127,8 @@ def test_persian_and_chinese_replies_stay_in_their_language():
     assert fact_reply("我叫什么名字？", read_facts([])) == "我不知道你的名字：我收到的消息里没有。"
     assert ask(HumanMessage("کتاب خوبی می‌شناسی؟")).startswith("پرسیدید:")
     assert ask(HumanMessage("你好")) == "你好！有什么可以帮你的？"
+
+
+def test_two_facts_in_one_sentence_are_both_read():
+    facts = read_facts(["My favourite colour is green and my favourite food is pizza."])
+    assert facts.attributes == {"favourite colour": "green"} and facts.food == "pizza"

@@ -158,6 +158,7 @@ TABLE = {
     "六乘以七": [("multiply", {"a": 6.0, "b": 7.0})],
     "北京的天气怎么样？": [("get_weather", {"city": "北京"})],
     "纽约会下雨吗？": [("get_weather", {"city": "纽约"})],
+    "北京和上海的天气怎么样？": [("get_weather", {"city": "北京"}), ("get_weather", {"city": "上海"})],
     "把那个乘以3": ("我不知道", "`a`", "multiply(a, b)"),
 }
 
