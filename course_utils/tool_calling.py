@@ -38,7 +38,9 @@ The rules, in the order they apply:
    does not know what it stands for. A wrong call is worse than no call. When
    a part asks for several tools, those whose arguments can be read are
    called and the others left out ("the result plus 5" calls ``add``, not a
-   ``read_result(result_id)`` it gives no id for).
+   ``read_result(result_id)`` it gives no id for). A ``tool_choice`` that
+   names a tool (or "any"/"required") makes it call anyway, as a provider's
+   forced choice does: an unreadable required string gets the whole request.
 3. **Several calls in one turn**: one per part, and one per place when a part
    names several ("in Porto and Lisbon"). A part that refers to an earlier
    part's result ("..., then add 5 to the result") waits for that result: it
@@ -63,6 +65,8 @@ The rules, in the order they apply:
 [{'name': 'get_weather', 'args': {'city': 'Porto'}}, {'name': 'get_weather', 'args': {'city': 'Lisbon'}}]
 >>> plan_tool_calls("Is it raining in New York City?", [weather])
 [{'name': 'get_weather', 'args': {'city': 'New York City'}}]
+>>> plan_turn([HumanMessage("What's the weather?")], [weather]).reply
+"I'm an offline model and could not read `city` for get_weather(city) from your request."
 """
 
 from __future__ import annotations
