@@ -208,7 +208,9 @@ class Mention:
 
 
 def normalise(text: str) -> str:
-    """Persian digits as ASCII digits, typographic apostrophes as plain ones."""
+    """Persian digits as ASCII digits (a slash between them is a decimal point: "۲/۵" is 2.5, as
+    Persian is often typed), typographic apostrophes as plain ones."""
+    text = re.sub(r"(?<=[۰-۹])/(?=[۰-۹])", ".", text)
     return text.translate(DIGITS).replace("\u2019", "'")
 
 

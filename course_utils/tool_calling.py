@@ -121,8 +121,8 @@ def _family(defines: str, cues: str) -> WordFamily:
 #: The families of rule 1.
 WORD_FAMILIES = (
     _family("weather forecast", "rain|raining|rainy|sunny|snow|snowing|temperature|umbrella|هوا|هوای|آب‌وهوا|باران|بارانی|天气|下雨|气温"),
-    _family("add addition adds sum", "plus|total|+|جمع|علاوه|加|加上|相加"),
-    _family("multiply multiplication multiplies product", "times|multiplied|×|*|ضرب|乘|乘以|相乘"),
+    _family("add addition adds sum", "plus|total|+|جمع|علاوه|اضافه|加|加上|相加"),
+    _family("multiply multiplication multiplies product", "times|multiplied|×|*|ضرب|ضربدر|乘|乘以|相乘"),
     _family("subtract subtraction subtracts difference minus", "take|deduct|−|تفریق|منهای|کم|减|减去"),
     _family("divide division divides quotient", "divided|over|÷|تقسیم|除|除以"),
     _family("save store remember memorise memorize", "remember that|remember:|don't forget|note that|记住|به خاطر بسپار|یادت باشد"),
