@@ -411,10 +411,11 @@ def plan_turn(messages: Sequence[BaseMessage], tools: Sequence[dict], tool_choic
     done = sum(1 for m in this_turn(messages) if isinstance(m, AIMessage) and m.tool_calls)
     if done >= len(grouped):
         return TurnPlan()
-    earlier = earlier_number(messages)
+    refers = any(m.is_reference for part in grouped[done] for m in mentions(part.text))
+    earlier, stated_id = (earlier_number(messages), earlier_id(messages)) if refers else (None, None)
     calls, failed = [], []
     for part in grouped[done]:
-        made, unread = calls_for(part, earlier, tool_choice not in (None, "auto"), earlier_id(messages))
+        made, unread = calls_for(part, earlier, tool_choice not in (None, "auto"), stated_id)
         calls += made
         failed += [] if made else unread  # of the tools a part asks for, those it can fill are called
     if failed:
