@@ -220,9 +220,9 @@ def table_segments(rows: Sequence[TrimRow], *, full_rows: int = FULL_ROWS, conte
     reason, by construction) is collapsed, unless it is shorter than 3 rows.
 
     >>> from langchain_core.messages import HumanMessage
-    >>> rows = [TrimRow(i, HumanMessage("x"), "dropped" if i < 90 else "kept", "r") for i in range(100)]
+    >>> rows = [TrimRow(i, HumanMessage("x"), "dropped" if i < 190 else "kept", "r") for i in range(200)]
     >>> [(s.start, s.stop, s.collapsed) for s in table_segments(rows, context=2)]
-    [(0, 1, False), (1, 88, True), (88, 100, False)]
+    [(0, 1, False), (1, 188, True), (188, 200, False)]
     """
     n = len(rows)
     full_rows = check_int(full_rows, "full_rows")
