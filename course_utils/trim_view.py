@@ -222,7 +222,7 @@ def table_segments(rows: Sequence[TrimRow], *, full_rows: int = FULL_ROWS, conte
     >>> from langchain_core.messages import HumanMessage
     >>> rows = [TrimRow(i, HumanMessage("x"), "dropped" if i < 190 else "kept", "r") for i in range(200)]
     >>> [(s.start, s.stop, s.collapsed) for s in table_segments(rows, context=2)]
-    [(0, 1, False), (1, 188, True), (188, 200, False)]
+    [(0, 1, False), (1, 188, True), (188, 192, False), (192, 198, True), (198, 200, False)]
     """
     n = len(rows)
     full_rows = check_int(full_rows, "full_rows")
