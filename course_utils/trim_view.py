@@ -13,7 +13,8 @@ so that it stays readable and small enough to redraw on every slider move:
 - every other run of rows with the same status and reason is one row that
   says so ("rows 1–1,850: 1,850 messages dropped, over budget"), with a
   ``<details>`` that opens to show its rows (at most ``run_rows`` of them in
-  a live widget; the report of ``python -m course_utils.inspect`` lists every one).
+  a live widget, 200 in the report of ``python -m course_utils.inspect``; the
+  rest of a run is one line, since every row of a run has the same status and reason).
 
 Every count a summary line states can be found in the table: visible rows
 plus the ``data-count`` of collapsed runs, status by status.
@@ -299,8 +300,8 @@ def _run_html(rows: Sequence[TrimRow], segment: Segment, preview_chars: int, tex
         half = run_rows // 2
         left_out = segment.count - 2 * half
         gap = (f'<tr class="trim-run-gap"><td colspan="6" style="{_CELL};font-style:italic">… {left_out:,} more '
-               f"{segment.status} rows not drawn here: the report of python -m course_utils.inspect lists every one, "
-               f"and explorer.report.rows holds them all …</td></tr>")
+               f"rows not drawn, all {segment.status} ({segment.reason}) like those around them; report.rows "
+               "holds every one …</td></tr>")
         inner = ("".join(_row_html(row, preview_chars, text, cache, "trim-run-row") for row in run[:half]) + gap
                  + "".join(_row_html(row, preview_chars, text, cache, "trim-run-row") for row in run[-half:]))
     return (

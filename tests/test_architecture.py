@@ -22,7 +22,7 @@ PRESENTATION = {"render", "trim_view", "plots", "widgets", "token_view", "agent_
 #: show results and so may import presentation), the palette (constants only)
 #: and the network guard (a test and grading tool). Every other module of the
 #: package computes, and must never import a presentation module.
-OTHER = {"checks", "grade", "style", "netguard"}
+OTHER = {"checks", "grade", "inspect", "style", "netguard"}
 
 #: Past about this many lines a module is doing two jobs (DESIGN.md).
 MAX_LINES = 700
