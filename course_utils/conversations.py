@@ -49,6 +49,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,13 +215,16 @@ def _openai_message(record: Any, source: str, index: int) -> BaseMessage:
 
 
 def _langchain_messages(records: Sequence[Any], source: str) -> list[BaseMessage]:
+    from langchain_core._api.beta_decorator import LangChainBetaWarning
     from langchain_core.load import load
 
     messages = []
     for index, record in enumerate(records):
         try:
             if isinstance(record, dict) and record.get("lc") == 1:
-                message = load(record, allowed_objects="messages")
+                with warnings.catch_warnings():  # load() is marked beta; only message classes are allowed
+                    warnings.simplefilter("ignore", LangChainBetaWarning)
+                    message = load(record, allowed_objects="messages")
             else:
                 message = messages_from_dict([record])[0]
         except Exception as exc:
@@ -262,7 +266,7 @@ def messages_from_records(records: Sequence[Any], fmt: str = "auto", *, source: 
             messages.extend(new)
             positions.extend([index] * len(new))
     check_tool_pairs(messages, source=source, positions=positions)
-    return messages
+    return _name_tool_results(messages) if kind == "anthropic" else messages
 
 
 def check_tool_pairs(messages: Sequence[BaseMessage], *, source: str = "messages", positions: Sequence[int] | None = None) -> None:
@@ -291,6 +295,58 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, source: str = "messages
             source, f"the tool call {call_id!r} gets no result ({len(open_calls)} call(s) unanswered)",
             "add the tool message that answers it (tool_call_id / tool_use_id), or remove the call", positions[i],
         )
+
+
+def messages_to_anthropic(messages: Sequence[BaseMessage]) -> dict:
+    """LangChain messages as an Anthropic-style request body ``{"system": ..., "messages": [...]}``.
+
+    The inverse of the Anthropic reader, for tests and the course's sample
+    files: tool calls become ``tool_use`` blocks, and each run of tool
+    messages one user turn of ``tool_result`` blocks (as Anthropic's API wants).
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> messages_to_anthropic([HumanMessage("hi")])
+    {'messages': [{'role': 'user', 'content': 'hi'}]}
+    """
+    body: dict = {}
+    out: list[dict] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            body["system"] = message.content
+        elif isinstance(message, AIMessage):
+            blocks = [{"type": "text", "text": message.content}] if isinstance(message.content, str) and message.content else []
+            if isinstance(message.content, list):
+                blocks = list(message.content)
+            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]} for c in message.tool_calls]
+            out.append({"role": "assistant", "content": blocks if message.tool_calls or isinstance(message.content, list)
+                        else message.content})
+        elif isinstance(message, ToolMessage):
+            block = {"type": "tool_result", "tool_use_id": message.tool_call_id, "content": message.content}
+            if message.status == "error":
+                block["is_error"] = True
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list) and all(
+                b.get("type") == "tool_result" for b in out[-1]["content"]
+            ):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        else:
+            out.append({"role": "user", "content": message.content})
+    body["messages"] = out
+    return body
+
+
+def _name_tool_results(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """Anthropic's tool_result blocks do not repeat the tool's name: take it from the call they answer."""
+    names: dict[str, str] = {}
+    named = []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            names.update({c["id"]: c["name"] for c in message.tool_calls})
+        if isinstance(message, ToolMessage) and message.name is None and message.tool_call_id in names:
+            message = message.model_copy(update={"name": names[message.tool_call_id]})
+        named.append(message)
+    return named
 
 
 # --- files ----------------------------------------------------------------------------------
@@ -449,6 +505,29 @@ def _read_only_postgres(conninfo: str, source: str) -> Any:
     return PostgresSaver(conn)
 
 
+# --- the course's sample files ------------------------------------------------------------------
+
+#: The course's agent conversation in each file format (made by scripts/make_conversation_samples.py).
+SAMPLE_FILES = {
+    "openai": "agent_tools.openai.jsonl",
+    "anthropic": "agent_tools.anthropic.json",
+    "langchain": "agent_tools.langchain.json",
+}
+
+
+def sample_file(fmt: str) -> Path:
+    """The path of the course's sample conversation in ``fmt`` ("openai", "anthropic" or "langchain").
+
+    >>> sample_file("openai").name
+    'agent_tools.openai.jsonl'
+    """
+    from importlib import resources
+
+    if fmt not in SAMPLE_FILES:
+        raise ValueError(f"fmt must be one of {tuple(SAMPLE_FILES)}, got {fmt!r}")
+    return Path(str(resources.files("course_utils").joinpath("data", "conversations", SAMPLE_FILES[fmt])))
+
+
 # --- one entry point ---------------------------------------------------------------------------
 
 
@@ -485,6 +564,8 @@ def load_conversation_source(source: str | os.PathLike, thread_id: str | None = 
 
 __all__ = [
     "FORMATS",
+    "SAMPLE_FILES",
+    "sample_file",
     "ConversationError",
     "LoadedConversation",
     "check_tool_pairs",
@@ -495,4 +576,5 @@ __all__ = [
     "load_file",
     "load_messages",
     "messages_from_records",
+    "messages_to_anthropic",
 ]
