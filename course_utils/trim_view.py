@@ -292,7 +292,7 @@ def _run_html(rows: Sequence[TrimRow], segment: Segment, preview_chars: int, tex
     run = rows[segment.start:segment.stop]
     accent, background = STATUS_COLOURS[segment.status]
     tokens = sum(row.tokens for row in run)
-    words = (f"rows {segment.start + 1:,}–{segment.stop:,} (indexes {run[0].index}–{run[-1].index}): "
+    words = (f"rows {segment.start + 1:,}–{segment.stop:,} (indexes {run[0].index:,}–{run[-1].index:,}): "
              f"{segment.count:,} messages {segment.status}, {segment.reason}; {tokens:,} tokens")
     if run_rows is None or segment.count <= run_rows:
         inner = "".join(_row_html(row, preview_chars, text, cache, "trim-run-row") for row in run)

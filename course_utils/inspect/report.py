@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from course_utils.inspect.analysis import Inspection, index_ranges
 from course_utils.models import MODELS_NOTE
+from course_utils.tokens import counter_name
 
 #: Said in the command's help and at the top of every report.
 PRIVACY = (
@@ -43,7 +44,7 @@ def counter_label(inspection: Inspection) -> str:
 def trim_call(inspection: Inspection) -> str:
     """The trim_messages call, as a learner would type it."""
     kwargs = dict(inspection.trim_kwargs)
-    kwargs["token_counter"] = counter_label(inspection)
+    kwargs["token_counter"] = counter_name(inspection.counter.counter)
     return "trim_messages(messages, " + ", ".join(
         f"{k}={v}" if k == "token_counter" else f"{k}={v!r}" for k, v in kwargs.items()
     ) + ")"
@@ -60,7 +61,7 @@ def cost_sentence(inspection: Inspection) -> str:
                 f"({m.model} offers no prompt caching in models.json).")
     saving = 1 - w.cost / wo.cost if wo.cost else 0.0
     return (f"Cost of the {inspection.calls:,} calls as recorded: {_money(wo.cost)} without caching, "
-            f"{_money(w.cost)} with caching ({w.cached_share:.0%} of input tokens read from the cache; "
+            f"{_money(w.cost)} with caching ({w.cached_share:.1%} of input tokens read from the cache; "
             f"{saving:.0%} less), at {m.model}'s prices of {m.checked}.")
 
 
