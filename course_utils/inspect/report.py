@@ -38,7 +38,7 @@ def counter_label(inspection: Inspection) -> str:
     choice = inspection.counter
     if choice.exact:
         return f"exact ({choice.tokenizer})"
-    return f"approximate: about 4 characters a token (the course cannot count the {choice.tokenizer!r} tokenizer exactly)"
+    return f"approximate, about 4 characters a token: the course cannot count the {choice.tokenizer!r} tokenizer exactly"
 
 
 def trim_call(inspection: Inspection) -> str:
