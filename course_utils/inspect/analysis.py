@@ -24,9 +24,9 @@ checked in tests against the plain counter).
 
 >>> from langchain_core.messages import AIMessage, HumanMessage
 >>> chat = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("more?"), AIMessage("yes")]
->>> result = inspect_messages(chat, "GPT-4 (original)", 20)
->>> result.calls, result.crossing is None, result.trim.result == chat[-2:] or len(result.trim.result) > 0
-(2, True, True)
+>>> result = inspect_messages(chat, "GPT-4 (original)", 20)     # exact counter (cl100k_base)
+>>> result.calls, result.crossing, result.kept_indexes, result.total_tokens
+(2, None, [2, 3], 24)
 """
 
 from __future__ import annotations

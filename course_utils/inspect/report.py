@@ -103,9 +103,7 @@ COST_EDGE = 50
 def cost_rows(inspection: Inspection) -> list[dict]:
     """The cost table's rows: ``{"kind": "call", "c": CallCost}`` or a folded stretch
     ``{"kind": "fold", "first", "last", "count", "cost", "plain", "input", "cached", "output"}`` (sums).
-
-    >>> cost_rows.__name__
-    'cost_rows'
+    Up to :data:`COST_ROWS` calls, one row each (tests/test_inspect.py checks the folds' sums).
     """
     costs = inspection.costs
     if len(costs) <= COST_ROWS:
