@@ -156,7 +156,7 @@ def test_no_text_leaves_every_message_text_out(thread, tmp_path):
 def test_a_long_thread_folds_its_tables(tmp_path):
     result = inspect_messages(LONG * 40, "Claude Haiku 4.5", 3000)
     page = report_html(result, source="long.json", format="openai")
-    assert 'class="trim-run"' in page and re.search(r"rows [\d,]+–[\d,]+ \(indexes \d+–\d+\): [\d,]+ messages dropped", page)
+    assert 'class="trim-run"' in page and re.search(r"rows [\d,]+–[\d,]+ \(indexes [\d,]+–[\d,]+\): [\d,]+ messages dropped", page)
     counts = {s: sum(r.status == s for r in result.trim.rows) for s in ("kept", "partial", "dropped")}
     drawn = {s: page.count(f'class="trim-row" data-status="{s}"') +
              sum(int(n) for n in re.findall(rf'class="trim-run" data-status="{s}" data-count="(\d+)"', page))
