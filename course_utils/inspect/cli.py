@@ -5,6 +5,7 @@ goes to stderr (a line per stage, with percentages on long threads), the
 summary to stdout. Exit codes (:data:`EXIT_CODES`):
 
 - 0: done;
+- 1: an unexpected error (Python's own code for an uncaught exception: a bug);
 - 2: the command line is wrong (an unknown model, a budget that is not a
   positive whole number, a missing option): argparse's own code;
 - 3: the source cannot be read as a conversation (its message says where,
@@ -25,9 +26,10 @@ from course_utils.inspect.analysis import inspect_messages
 from course_utils.inspect.report import PRIVACY, report_html, summary_lines
 from course_utils.models import MODELS
 
-EXIT_OK, EXIT_USAGE, EXIT_SOURCE, EXIT_OUTPUT = 0, 2, 3, 4
+EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_SOURCE, EXIT_OUTPUT = 0, 1, 2, 3, 4
 EXIT_CODES = {
     EXIT_OK: "done",
+    EXIT_BUG: "an unexpected error, with Python's traceback (please report it)",
     EXIT_USAGE: "the command line is wrong (unknown model, bad budget, missing option)",
     EXIT_SOURCE: "the source cannot be read as a conversation (the message says where, what and the fix)",
     EXIT_OUTPUT: "the report cannot be written",
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None, *, stdout: TextIO | None = None, stderr:
     progress("reading " + args.source.split("@")[-1], 0, 1)
     try:
         loaded = load_conversation_source(args.source, args.thread)
-    except ConversationError as exc:
+    except (ConversationError, ImportError) as exc:  # ImportError: the PostgreSQL packages, named with the fix
         print(f"error: {exc}", file=stderr)
         return EXIT_SOURCE
     progress(f"read {len(loaded.messages):,} messages ({loaded.format})", 1, 1)
