@@ -116,7 +116,7 @@ def test_langchain_dumps_round_trip_with_their_ids(tmp_path, dump):
 
 @pytest.mark.parametrize("fmt", ["openai", "anthropic", "langchain"])
 def test_the_course_ships_its_agent_conversation_in_each_format(fmt):
-    from scripts.make_conversation_samples import sample_files  # the files are what the script writes today
+    from make_conversation_samples import sample_files  # (scripts/ is on pytest's path) the files are what it writes today
 
     path = sample_file(fmt)
     assert path.read_text(encoding="utf-8") == sample_files()[path.name]
