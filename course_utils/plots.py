@@ -110,12 +110,18 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     check_text(title, "title", none_ok=True)
 
     rows = report.rows[:upto]
-    x = [r.call for r in rows]
     fig = _described(growth_alt_text(report, upto=upto), figsize=GROWTH_SIZE, dpi=100, layout="constrained")
     per_call, cumulative = fig.subplots(1, 2)
 
-    per_call.plot(x, [r.history_tokens for r in rows], marker="o", ms=3, color=HISTORY_COLOUR, label="history tokens")
-    per_call.plot(x, [r.sent_tokens for r in rows], marker="s", ms=3, color=SENT_COLOUR, label="tokens sent")
+    # A long thread (thousands of calls) is drawn from one point per bucket of calls: each bucket's
+    # largest value, so no peak is hidden (the text alternative says so); markers only when every call is drawn.
+    history, k = _sampled(rows, "history_tokens")
+    sent, _ = _sampled(rows, "sent_tokens")
+    marks = {"marker": "o", "ms": 3} if k == 1 else {}
+    per_call.plot([r.call for r in history], [r.history_tokens for r in history], color=HISTORY_COLOUR,
+                  label="history tokens", **marks)
+    per_call.plot([r.call for r in sent], [r.sent_tokens for r in sent], color=SENT_COLOUR, label="tokens sent",
+                  **({"marker": "s", "ms": 3} if k == 1 else {}))
     # Sized for the whole replay, and for what is sent as well as what is stored:
     # a policy that adds messages (a summary) can send more than the history holds.
     top = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
@@ -130,7 +136,8 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     per_call.legend(loc="upper left", fontsize=8)
     per_call.grid(alpha=0.3)
 
-    cumulative.plot(x, [r.cumulative_sent_tokens for r in rows], marker="o", ms=3, color="#6d4c41")
+    total, _ = _sampled(rows, "cumulative_sent_tokens")
+    cumulative.plot([r.call for r in total], [r.cumulative_sent_tokens for r in total], color="#6d4c41", **marks)
     cumulative.set_xlim(0.5, calls + 0.5)
     cumulative.xaxis.set_major_locator(_call_ticks())
     cumulative.set_ylim(0, max(report.rows[-1].cumulative_sent_tokens, 1) * 1.08)
@@ -254,6 +261,33 @@ def languages_figure(
     return fig
 
 
+#: Past this many calls, the growth figure draws one point per bucket of calls (see :func:`_sampled`).
+MAX_POINTS = 500
+
+
+def _sampled(rows: Sequence[Any], column: str, max_points: int = MAX_POINTS) -> tuple[list[Any], int]:
+    """At most about ``max_points`` of ``rows``: the row with the largest ``column`` in each bucket of
+    ``k`` consecutive rows (so no peak is lost), plus the first and last row; and ``k`` (1: every row).
+
+    >>> from types import SimpleNamespace as Row
+    >>> rows = [Row(call=i, v=i % 7) for i in range(1, 1001)]
+    >>> picked, k = _sampled(rows, "v", max_points=100)
+    >>> k, len(picked), max(r.v for r in picked)
+    (10, 102, 6)
+    """
+    if len(rows) <= max_points:
+        return list(rows), 1
+    k = math.ceil(len(rows) / max_points)
+    picked = [rows[0]]
+    for start in range(0, len(rows), k):
+        best = max(rows[start:start + k], key=lambda r: getattr(r, column))
+        if best is not picked[-1]:
+            picked.append(best)
+    if picked[-1] is not rows[-1]:
+        picked.append(rows[-1])
+    return picked, k
+
+
 def figure_png(fig: Figure, *, dpi: int = 100) -> bytes:
     """The figure as PNG bytes, with no software version or date in the file."""
     check_instance(fig, "fig", Figure, "matplotlib")
@@ -308,6 +342,10 @@ def growth_alt_text(report: GrowthReport, *, upto: int | None = None) -> str:
             most = max(r.sent_tokens for r in rows)
             sentences.append(f"With {report.policy}, tokens sent stay under it: at most {most:,}.")
     sentences.append(f"Cumulative tokens sent reach {last.cumulative_sent_tokens:,} by call {last.call}.")
+    k = _sampled(rows, "history_tokens")[1]
+    if k > 1:
+        sentences.append(f"With {len(rows):,} calls, the lines are drawn from one point per {k} calls, each the "
+                         "largest value of its calls, so no peak is hidden; the numbers above are from every call.")
     return " ".join(sentences)
 
 

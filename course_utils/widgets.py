@@ -44,6 +44,7 @@ from course_utils.budget import BudgetWorking, budget_working
 from course_utils.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
 from course_utils.plots import budget_figure, figure_png, growth_figure
 from course_utils.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
+from course_utils.trim_view import RUN_ROWS, trim_region_html, trim_report_html
 from course_utils.trimming import TrimReport, explain_trim, untrimmed_report
 
 #: Message types TrimExplorer's ``start_on`` / ``end_on`` dropdowns can name.
@@ -149,8 +150,6 @@ class FigureHTML(widgets.HTML):
         self.png, self.alt, self.value = b"", "", ""
 
 
-#: Scroll regions: a keyboard user tabs to the box and scrolls it with the arrow keys.
-TRIM_TABLE_HEIGHT = "40em"  # about a screen: the slider stays in view while the box scrolls
 
 
 class _StaticHtmlMixin:
@@ -282,6 +281,7 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
         self.messages = messages
         self.title = title
         self._totals: dict[str, int] = {}  # all messages counted with each counter, for the slider's range
+        self._row_cache: dict = {}  # each message's cells of the table, drawn once (see trim_view)
 
         total = self._total(token_counter)
         if max_tokens is None:
@@ -383,10 +383,11 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
         self.error = ""
         self.conflicts = []
         self.report = report
-        self.output.value = _counter_note(self.token_counter.value) + render.scroll_region_html(
-            render.trim_report_html(report, preview_chars=self.preview_chars),
+        # Every row on the page (a long conversation folds its runs, so the HTML stays small); rows are
+        # drawn from a cache, so a slider move redraws only the rows whose status changed.
+        self.output.value = _counter_note(self.token_counter.value) + trim_region_html(
+            trim_report_html(report, preview_chars=self.preview_chars, run_rows=RUN_ROWS, cache=self._row_cache),
             label=f"trim result: {len(report.rows)} messages, max_tokens {report.max_tokens}",
-            max_height=TRIM_TABLE_HEIGHT, css_class="trim-report-region",
         )
 
     # -- showing -------------------------------------------------------------------------

@@ -17,12 +17,12 @@ PACKAGE = "course_utils"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 #: Presentation: these draw or show results (HTML, figures, widgets).
-PRESENTATION = {"render", "plots", "widgets", "token_view", "agent_views", "a11y"}
+PRESENTATION = {"render", "trim_view", "plots", "widgets", "token_view", "agent_views", "a11y"}
 #: Neither computing nor presentation: exercise feedback and the grader (which
 #: show results and so may import presentation), the palette (constants only)
 #: and the network guard (a test and grading tool). Every other module of the
 #: package computes, and must never import a presentation module.
-OTHER = {"checks", "grade", "style", "netguard"}
+OTHER = {"checks", "grade", "inspect", "style", "netguard"}
 
 #: Past about this many lines a module is doing two jobs (notebooks/AUTHORING.md keeps this rule).
 MAX_LINES = 700

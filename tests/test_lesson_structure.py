@@ -35,7 +35,9 @@ EXERCISE = {
     "05b_cost_and_caching": "05_threshold_selection",
     "06b_agent_failure_modes": "06_agent_context",
 }
-PRESENT = [name for name in LESSONS if (ROOT / "notebooks" / f"{name}.ipynb").exists()]
+#: Appendices: the parts of a lesson, but no exercise and no next lesson (they link back to the course map).
+APPENDICES = ["A1_your_own_conversation"]
+PRESENT = [name for name in LESSONS + APPENDICES if (ROOT / "notebooks" / f"{name}.ipynb").exists()]
 
 
 def markdown(nb) -> str:
@@ -47,7 +49,7 @@ def load(name):
 
 
 def test_lessons_exist():
-    missing = sorted(set(LESSONS) - set(PRESENT))
+    missing = sorted(set(LESSONS + APPENDICES) - set(PRESENT))
     assert not missing, f"lessons not written yet: {missing}"
 
 
@@ -61,6 +63,10 @@ def test_lesson_has_the_parts_of_a_lesson(name):
     if name != "00_start_here":
         assert re.search(r"^#+ .*check yourself", text, re.I | re.M), "a Check yourself section"
         assert "<details>" in text and "</details>" in text, "answers hidden in <details>"
+    if name in APPENDICES:
+        assert "00_start_here.ipynb" in text, "a link back to the course map"
+        return
+    if name != "00_start_here":
         exercise = f"../exercises/{EXERCISE.get(name, name)}_exercise.ipynb"
         assert exercise in text, f"a link to {exercise}"
     following = LESSONS.index(name) + 1

@@ -1,0 +1,170 @@
+"""An :class:`~course_utils.inspect.analysis.Inspection` in words: the terminal summary and the HTML report.
+
+:func:`summary_lines` is what the command prints (and the report's summary);
+:func:`report_html` renders the template ``templates/report.html.j2`` into one
+self-contained page: the growth figure (downsampled past 500 calls, and its
+text alternative says so), the trim decision table (every row, long runs
+folded into ``<details>``) and the cost per call. ``text=False`` leaves
+every message's text out, for a report to share.
+"""
+
+from __future__ import annotations
+
+from course_utils.inspect.analysis import Inspection, index_ranges
+from course_utils.models import MODELS_NOTE
+from course_utils.tokens import counter_name
+
+#: Said in the command's help and at the top of every report.
+PRIVACY = (
+    "Nothing is sent anywhere: the conversation is read on this machine (files and SQLite databases read-only, "
+    "a PostgreSQL thread in a read-only session), counted and priced here, and written only to the report "
+    "file you name. No model is called and no network service is used, apart from the database you point it to."
+)
+#: Rows drawn inside a folded run of the report's trim table (half from each end).
+REPORT_RUN_ROWS = 200
+NO_TEXT_NOTE = "Message text is left out of this report (--no-text): it shows ids, roles, token counts and decisions only."
+
+
+def _money(value: float) -> str:
+    return f"${value:,.4f}" if value < 100 else f"${value:,.2f}"
+
+
+def counter_label(inspection: Inspection) -> str:
+    """Which counter the figures use: "exact (cl100k_base)", or approximate and why.
+
+    (Not ``CounterChoice.label``: its margin is measured by loading every
+    tokenizer the course has, seconds the command does not need to spend.)
+    """
+    choice = inspection.counter
+    if choice.exact:
+        return f"exact ({choice.tokenizer})"
+    return f"approximate, about 4 characters a token: the course cannot count the {choice.tokenizer!r} tokenizer exactly"
+
+
+def trim_call(inspection: Inspection) -> str:
+    """The trim_messages call, as a learner would type it."""
+    kwargs = dict(inspection.trim_kwargs)
+    kwargs["token_counter"] = counter_name(inspection.counter.counter)
+    return "trim_messages(messages, " + ", ".join(
+        f"{k}={v}" if k == "token_counter" else f"{k}={v!r}" for k, v in kwargs.items()
+    ) + ")"
+
+
+def cost_sentence(inspection: Inspection) -> str:
+    m = inspection.model
+    if inspection.with_caching is None:
+        reason = "the model has no prices in models.json" if not m.has_prices else "there is no model call to price"
+        return f"Cost: not computed ({reason})."
+    w, wo = inspection.with_caching, inspection.without_caching
+    if not w.caching:
+        return (f"Cost of the {inspection.calls:,} calls as recorded: {_money(wo.cost)} "
+                f"({m.model} offers no prompt caching in models.json).")
+    saving = 1 - w.cost / wo.cost if wo.cost else 0.0
+    return (f"Cost of the {inspection.calls:,} calls as recorded: {_money(wo.cost)} without caching, "
+            f"{_money(w.cost)} with caching ({w.cached_share:.1%} of input tokens read from the cache; "
+            f"{saving:.0%} less), at {m.model}'s prices of {m.checked}.")
+
+
+def summary_lines(inspection: Inspection) -> list[str]:
+    """The short summary: counts, tokens by role, the crossing, the trim, the cost."""
+    i = inspection
+    roles = ", ".join(f"{role} {tokens:,}" for role, tokens in i.tokens_by_role.items())
+    lines = [
+        f"{len(i.messages):,} messages; tokens ({counter_label(i)}): {roles}; all {i.total_tokens:,}.",
+    ]
+    if i.growth is None:
+        lines.append("No AI message: there is no model call to replay.")
+    else:
+        crossing = i.crossing
+        window = f"{i.model.context_window:,}-token window of {i.model.model}"
+        if crossing is None:
+            largest = max(r.history_tokens for r in i.growth.rows)
+            lines.append(f"{i.calls:,} model calls; the history stays within the {window} (largest: {largest:,} tokens).")
+        else:
+            lines.append(
+                f"{i.calls:,} model calls; the history crosses the {window} at call {crossing.call:,} "
+                f"(message index {crossing.ai_index:,}): {crossing.history_tokens:,} tokens, if every call sent it all."
+            )
+    kept = i.kept_indexes
+    lines.append(
+        f"A trim at {i.budget:,} tokens keeps {len(kept):,} of {len(i.messages):,} messages "
+        f"({i.trim.result_tokens:,} tokens; indexes {index_ranges(kept)}) and drops {len(i.messages) - len(kept):,}."
+    )
+    lines.append(cost_sentence(i))
+    return lines
+
+
+#: Past this many calls, the cost table draws the first, the last and those around the crossing, and folds the rest.
+COST_ROWS = 300
+#: Calls drawn at each end and around the crossing, in a folded cost table.
+COST_EDGE = 50
+
+
+def cost_rows(inspection: Inspection) -> list[dict]:
+    """The cost table's rows: ``{"kind": "call", "c": CallCost}`` or a folded stretch
+    ``{"kind": "fold", "first", "last", "count", "cost", "plain", "input", "cached", "output"}`` (sums).
+    Up to :data:`COST_ROWS` calls, one row each (tests/test_inspect.py checks the folds' sums).
+    """
+    costs = inspection.costs
+    if len(costs) <= COST_ROWS:
+        return [{"kind": "call", "c": c} for c in costs]
+    shown = set(range(COST_EDGE)) | set(range(len(costs) - COST_EDGE, len(costs)))
+    if inspection.crossing is not None:
+        at = inspection.crossing.call - 1
+        shown |= set(range(max(at - COST_EDGE // 2, 0), min(at + COST_EDGE // 2, len(costs))))
+    rows: list[dict] = []
+    i = 0
+    while i < len(costs):
+        if i in shown:
+            rows.append({"kind": "call", "c": costs[i]})
+            i += 1
+            continue
+        j = i
+        while j < len(costs) and j not in shown:
+            j += 1
+        stretch = costs[i:j]
+        rows.append({"kind": "fold", "first": stretch[0].call, "last": stretch[-1].call, "count": len(stretch),
+                     "cost": sum(c.cost for c in stretch), "plain": sum(c.cost_without_caching for c in stretch),
+                     "input": sum(c.input_tokens for c in stretch), "cached": sum(c.cached_tokens for c in stretch),
+                     "output": sum(c.output_tokens for c in stretch)})
+        i = j
+    return rows
+
+
+def report_html(inspection: Inspection, *, source: str, format: str, thread: str | None = None, text: bool = True) -> str:
+    """The self-contained HTML report (see the module)."""
+    import jinja2
+    from markupsafe import Markup
+
+    from course_utils.plots import figure_png, growth_figure
+    from course_utils.render import image_html
+    from course_utils.trim_view import trim_table_html
+
+    i = inspection
+    figure = alt = None
+    if i.growth is not None:
+        fig = growth_figure(i.growth, title=f"{i.model.model}: context window {i.model.context_window:,} tokens")
+        alt = fig.alt_text
+        figure = Markup(image_html(figure_png(fig), alt=alt, fit=True))
+    counts: dict[str, int] = {}
+    for m in i.messages:
+        counts[m.type] = counts.get(m.type, 0) + 1
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("course_utils.inspect", "templates"), autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    privacy = PRIVACY + ("" if text else " " + NO_TEXT_NOTE)
+    m = i.model
+    rule = (f"cached input at ${m.price_cached_input:g} per million tokens, input at ${m.price_input:g}"
+            if m.price_cached_input is not None and m.price_input is not None else "no prompt caching")
+    return environment.get_template("report.html.j2").render(
+        source=source, format=format, thread=thread, model=m, counter_label=counter_label(i), budget=i.budget,
+        privacy=privacy, summary=summary_lines(i),
+        roles=[(role, counts.get(role, 0), tokens) for role, tokens in i.tokens_by_role.items()],
+        messages=len(i.messages), total_tokens=i.total_tokens, figure=figure, figure_alt=alt,
+        trim_call=trim_call(i), trim_table=Markup(trim_table_html(i.trim, text=text, run_rows=REPORT_RUN_ROWS)),
+        costs=i.costs, cost_rows=cost_rows(i), cost_sentence=cost_sentence(i), caching_rule=rule, models_note=MODELS_NOTE,
+    )
+
+
+__all__ = ["NO_TEXT_NOTE", "PRIVACY", "cost_rows", "counter_label", "cost_sentence", "report_html", "summary_lines", "trim_call"]
