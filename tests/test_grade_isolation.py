@@ -47,16 +47,23 @@ def test_bubblewrap_is_chosen_and_described():
 
 
 def test_the_command_hides_shared_and_home_folders_and_keeps_only_work_writable(tmp_path):
-    work = tmp_path / "work"
+    work = (tmp_path / "work").resolve()
     work.mkdir()
+    (work / "submission.ipynb").write_text("{}", encoding="utf-8")
     python = str(Path(sys.base_prefix).resolve())
-    command = grade.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"])
+    command = grade.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"], disk_mb=20,
+                                  files=[work / "submission.ipynb"])
     joined = " ".join(command)
     for folder in ("/tmp", "/var/tmp", "/run", "/root", "/home"):
         if os.path.isdir(folder) and not os.path.islink(folder):
-            assert f"--tmpfs {os.path.realpath(folder)} " in joined, folder
+            real = os.path.realpath(folder)
+            assert f"--tmpfs {real} " in joined and f"--remount-ro {real} " in joined, folder  # empty, read-only
     assert "--unshare-net" in command and "--unshare-pid" in command and "--die-with-parent" in command
-    assert f"--bind {work} {work}" in joined and command.count("--bind") == 1  # the one writable folder
+    # nothing of the host is writable: work/ is a new tmpfs of 20 MB, the notebook's copy bound into it read-only
+    assert "--bind" not in command and "--dev-bind" not in command
+    assert f"--perms 0777 --size {20 * 1024 * 1024} --tmpfs {work} " in joined
+    assert f"--ro-bind {work}/submission.ipynb {work}/submission.ipynb" in joined
+    assert f"--size {isolation.SHM_MB * 1024 * 1024} --tmpfs /dev/shm" in joined and "--remount-ro /dev " in joined
     assert command[command.index("--") + 1:] == ["true"]
     if any(Path(h) in Path(python).parents for h in isolation.hidden_folders()):
         assert f"--ro-bind {python} {python}" in joined  # put back, read-only

@@ -43,8 +43,8 @@ MAX_FILES = 10_000
 #: file) before it is killed as still writing.
 AFTER_STOP_BYTES = 4 * 1024 * 1024
 AFTER_STOP_FILES = 100
-#: Seconds between two measurements: far from the limit, and within a quarter of it.
-SLOW, FAST = 0.05, 0.002
+#: Seconds between two measurements: the longest (far from the limit) and the shortest (about to reach it).
+SLOW, FAST = 0.05, 0.0005
 
 
 @dataclass(frozen=True)
@@ -150,18 +150,30 @@ class DiskWatch:
             self._thread.join()
 
     def _watch(self) -> None:
-        interval = SLOW
+        interval, before, then = SLOW, self.last, time.monotonic()
         while not self._done.wait(interval):
             began = time.monotonic()
             try:
                 self.over(interrupt=True)
             except OSError:
                 continue
-            usage = self.last
-            near = self.reason is None and (usage.bytes * 4 >= self.limit * 3 or usage.files * 4 >= self.max_files * 3)
-            # a walk through thousands of files takes a while: leave the runner most of the time
-            interval = max(FAST if near else SLOW, 4 * (time.monotonic() - began))
+            now, usage = time.monotonic(), self.last
+            interval = self._next_interval(before, usage, now - then, now - began)
+            before, then = usage, now
 
+    def _next_interval(self, before: Usage, usage: Usage, elapsed: float, cost: float) -> float:
+        """Seconds until the next measurement: sooner the nearer the limit is at the pace of the last one.
+
+        At most :data:`SLOW`; at least :data:`FAST`, and four times what a
+        measurement costs (a walk through thousands of files takes a while).
+        """
+        if self.reason is not None:
+            return SLOW
+        bytes_rate = max(0, usage.bytes - before.bytes) / max(elapsed, 1e-6)
+        files_rate = max(0, usage.files - before.files) / max(elapsed, 1e-6)
+        until = min((self.limit - usage.bytes) / bytes_rate if bytes_rate else SLOW,
+                    (self.max_files - usage.files) / files_rate if files_rate else SLOW)
+        return max(FAST, 4 * cost, min(SLOW, until / 4))
 
 def _kernels() -> list[psutil.Process]:
     """The runner's children: its kernel (nbclient starts nothing else)."""
