@@ -55,7 +55,8 @@ class Isolation:
             "as root without capabilities" if os.geteuid() == 0 else "under your user")
         if self.namespaces:
             return (f"own namespaces with bubblewrap (no network at all; every file read-only except its own "
-                    f"temporary folder; /tmp, /run and home folders hidden; its own process list) {who}")
+                    f"temporary folder, a tmpfs of the disk limit; /tmp, /run and home folders hidden; its own "
+                    f"process list) {who}")
         return f"a separate process {who} (network blocked by a Python-level guard only)"
 
 
