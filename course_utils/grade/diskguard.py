@@ -171,8 +171,8 @@ class DiskWatch:
             return SLOW
         bytes_rate = max(0, usage.bytes - before.bytes) / max(elapsed, 1e-6)
         files_rate = max(0, usage.files - before.files) / max(elapsed, 1e-6)
-        until = min((self.limit - usage.bytes) / bytes_rate if bytes_rate else SLOW,
-                    (self.max_files - usage.files) / files_rate if files_rate else SLOW)
+        until = min((self.limit - usage.bytes) / bytes_rate if bytes_rate else float("inf"),
+                    (self.max_files - usage.files) / files_rate if files_rate else float("inf"))
         return max(FAST, 4 * cost, min(SLOW, until / 4))
 
 def _kernels() -> list[psutil.Process]:
