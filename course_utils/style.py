@@ -58,6 +58,7 @@ STATUS_COLOURS: dict[str, tuple[str, str]] = {
     "crashed": _FAIL,
     "timeout": _FAIL,
     "memory limit": _FAIL,
+    "disk limit": _FAIL,
     "invalid notebook": _FAIL,
 }
 

@@ -2,12 +2,16 @@
 
 One folder of submissions of exercise 02 (the quickest) holds every case the
 issue names: correct, wrong, not attempted, a cell that raises, a kernel that
-dies, a loop, a memory hog, a file that is not JSON, and a submission that
-hunts for an API key and tries to overwrite another student's file (from a
-folder whose name is HTML). The grader runs on it twice, as a teacher would
-run it (a subprocess, with secrets in its environment); the rows are asserted,
-the other submission must be byte-identical, the key must appear nowhere, and
-both runs must write the same bytes.
+dies, a loop, a memory hog, a disk filler, a file that is not JSON, and a
+submission that hunts for an API key and tries to overwrite another student's
+file (from a folder whose name is HTML). The grader runs on it twice, as a
+teacher would run it (a subprocess, with secrets in its environment, and its
+temporary folders in one of this test's own, whose size is sampled); the rows
+are asserted, the other submission must be byte-identical, the key must appear
+nowhere, and both runs must write the same bytes.
+
+The disk limit (``--disk``) has its own section: the same attacks in each
+isolation mode, bubblewrap's (the folder above) and the plain process's.
 """
 
 import csv
@@ -18,6 +22,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -27,6 +33,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from course_utils import grade
 from course_utils.checks import ex02
+from course_utils.checks.record import valid_record
 
 from socket_support import Listener
 
@@ -37,7 +44,27 @@ STUDENT_COPY = ROOT / "exercises" / EXERCISE
 SECRET = "sk-test-secret-4f9a2c"
 TOKEN = "ghp_testtoken_77e1"
 TIMEOUT = 15  # seconds per notebook: exercise 02 takes about 4 s here, two at a time
+DISK = 20  # MB per notebook (--disk): small, so that a cell trying to write 4 GB is stopped in a moment
+MB = 1024 * 1024
 EVIL = "mallory<img src=x onerror=alert(1)>"
+#: A cell that tries to write 4 GB in files of 240 MB each (under the old 256 MB per-file limit).
+WRITE_4GB = ("chunk = b'x' * 2 ** 20\n"
+             "for n in range(4096):\n"
+             "    with open(f'big{n // 240}.bin', 'ab') as file:\n"
+             "        file.write(chunk)")
+#: Many small files (1 KB each, 100,000 of them).
+SMALL_FILES = ("import os\nos.makedirs('many', exist_ok=True)\n"
+               "for n in range(100_000):\n"
+               "    with open(f'many/{n}.txt', 'wb') as file:\n"
+               "        file.write(b'y' * 1024)")
+#: Empty files take no size: the number of files is limited too.
+EMPTY_FILES = "for n in range(100_000):\n    open(f'empty{n}', 'w').close()"
+#: One file grown past the limit by appending, a megabyte at a time, reopening it each time.
+APPEND = ("for n in range(4096):\n"
+          "    with open('grown.log', 'a') as file:\n"
+          "        file.write('z' * 2 ** 20)")
+#: Within the limit: 5 MB, then a line printed.
+WITHIN = "with open('fine.bin', 'wb') as file:\n    file.write(b'w' * 5 * 2 ** 20)\nprint('wrote 5 MB')"
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grader's sandbox is tested on Linux")
 
@@ -102,6 +129,7 @@ def submissions(tmp_path_factory) -> Path:
         # sorts second, so its 15 s start at once; it sleeps rather than spins, leaving the cores to the others
         "amir": with_cell_after(master(), "q2.check", "import time\nwhile True:\n    time.sleep(0.1)"),
         "grace": with_cell_after(master(), "q1.check", "hog = bytearray(8 * 1024 ** 3)"),
+        "judy": with_cell_after(master(), "q1.check", WRITE_4GB),
         EVIL: evil(folder / "alice" / EXERCISE),
     }
     for student, nb in cases.items():
@@ -114,26 +142,66 @@ def submissions(tmp_path_factory) -> Path:
     return folder
 
 
-def run_grader(submissions: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": SECRET, "GITHUB_TOKEN": TOKEN, "COURSE_CHECKS_STRICT": "1"}
+class DiskSampler:
+    """Adds up, every few milliseconds, the bytes allocated below ``folder`` (every file's blocks); keeps the peak."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.peak, self._stop = folder, 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> "DiskSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.005):
+            total = 0
+            for dirpath, _dirs, files in os.walk(self.folder):
+                for name in files:
+                    try:
+                        total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+                    except OSError:
+                        pass
+            self.peak = max(self.peak, total)
+
+
+@pytest.fixture(scope="module")
+def grader_tmp():
+    """A folder of its own for the grader's temporary folders (TMPDIR), which ``nobody`` may pass through
+    (pytest's own are mode 0700): what the submissions put on the disk is measured there."""
+    folder = Path(tempfile.mkdtemp(prefix="grade-disk-"))
+    os.chmod(folder, 0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_grader(submissions: Path, out: Path, *extra: str, tmp: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OPENAI_API_KEY": SECRET, "GITHUB_TOKEN": TOKEN, "COURSE_CHECKS_STRICT": "1",
+           **({"TMPDIR": str(tmp)} if tmp else {})}
     command = [sys.executable, "-m", "course_utils.grade", str(submissions), "--out", str(out),
-               "--timeout", str(TIMEOUT), "--memory", "1024", "--jobs", "2", *extra]
+               "--timeout", str(TIMEOUT), "--memory", "1024", "--disk", str(DISK), "--jobs", "2", *extra]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
-def graded(submissions, tmp_path_factory):
-    """Two runs of the grader on the same folder: (submissions' bytes before, [(process, out folder)] * 2)."""
+def graded(submissions, tmp_path_factory, grader_tmp):
+    """Two runs of the grader on the same folder: (submissions' bytes before, [(process, out folder)] * 2,
+    the most the grader's temporary folders held on the disk at any moment)."""
     before = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
     runs = []
-    for n in (1, 2):
-        out = tmp_path_factory.mktemp(f"gradebook{n}")
-        started = time.monotonic()
-        proc = run_grader(submissions, out)
-        print(f"grader run {n}: {time.monotonic() - started:.1f} s\n{proc.stderr}")
-        assert proc.returncode == 0, proc.stderr
-        runs.append((proc, out))
-    return before, runs
+    with DiskSampler(grader_tmp) as sampler:
+        for n in (1, 2):
+            out = tmp_path_factory.mktemp(f"gradebook{n}")
+            started = time.monotonic()
+            proc = run_grader(submissions, out, tmp=grader_tmp)
+            print(f"grader run {n}: {time.monotonic() - started:.1f} s\n{proc.stderr}")
+            assert proc.returncode == 0, proc.stderr
+            runs.append((proc, out))
+    return before, runs, sampler.peak
 
 
 def rows(out: Path) -> dict[tuple[str, str], dict[str, str]]:
@@ -150,11 +218,12 @@ def statuses(table, student: str) -> list[str]:
 
 def test_every_case_is_recorded_as_what_it_is(graded):
     table = rows(graded[1][0][1])
-    assert len(table) == 8 * 4 + 2
+    assert len(table) == 9 * 4 + 2
     notebook = {student: r["notebook_status"] for (student, _q), r in table.items()}
     assert notebook == {
         "alice": "ok", "bob": "ok", "carol": "ok", "dave": "crashed", "erin": "error", "amir": "timeout",
-        "grace": "memory limit", "heidi": "invalid notebook", "ivan": "invalid notebook", EVIL: "error",
+        "grace": "memory limit", "judy": "disk limit", "heidi": "invalid notebook", "ivan": "invalid notebook",
+        EVIL: "error",
     }
     assert statuses(table, "alice") == ["correct"] * 4
     assert statuses(table, "bob") == ["wrong", "correct", "correct", "correct"]
@@ -164,6 +233,8 @@ def test_every_case_is_recorded_as_what_it_is(graded):
     assert statuses(table, "erin") == ["correct"] * 4  # the cells after the error still ran
     assert statuses(table, "amir") == ["correct", "correct", "not run", "not run"]
     assert statuses(table, "grace") == ["correct"] * 4
+    # stopped at the disk limit after q1's answer was kept: q1 is still graded, the rest never ran
+    assert statuses(table, "judy") == ["correct", "not run", "not run", "not run"]
     assert statuses(table, EVIL)[0] == "wrong"
     assert table[("heidi", "")]["exercise"] == "?" and table[("heidi", "")]["status"] == "not run"
 
@@ -179,13 +250,16 @@ def test_messages_hints_and_details(graded):
     assert table[("erin", "q1")]["notebook_detail"] == "cell 6 raised ZeroDivisionError: division by zero"
     assert table[("amir", "q3")]["notebook_detail"] == f"stopped at the time limit ({TIMEOUT} s) while running cell 9"
     assert table[("grace", "q1")]["notebook_detail"] == "cell 6 raised MemoryError (limit 1024 MB)"
+    assert table[("judy", "q1")]["notebook_detail"] == (f"stopped: wrote more than {DISK} MB (the disk limit) "
+                                                        f"while running cell 6")
+    assert "never ran: the notebook stopped first (disk limit)" in table[("judy", "q2")]["message"]
     assert table[("heidi", "")]["notebook_detail"] == "the file is not valid JSON."
     assert table[("ivan", "")]["notebook_detail"] == "the file is a symbolic link (not followed)."
     assert table[(EVIL, "q1")]["message"] == "B should be a whole number of tokens, got 'no key found'."  # CSV: plain words
 
 
 def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissions):
-    before, runs = graded
+    before, runs, _peak = graded
     after = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
     assert after == before  # alice's notebook, which mallory tried to overwrite, included
     for proc, out in runs:
@@ -211,11 +285,29 @@ def test_html_escapes_student_text_and_shows_every_status(graded):
     assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. 5519 is not it' in page
 
 
-def test_progress_bar_and_summary_on_stderr(graded):
+def test_progress_and_summary_on_stderr(graded):
     proc = graded[1][0][0]
-    assert "[####################] 10/10 " in proc.stderr
-    assert "Notebooks: 3 ok, 2 error, 1 crashed, 1 timeout, 1 memory limit, 2 invalid notebook" in proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in lines] == [f"[{n}/11" for n in range(1, 12)]
+    assert any(line.startswith(f"[") and f"judy/{EXERCISE}: disk limit (" in line for line in lines)
+    assert f"{DISK} MB of disk per notebook" in proc.stderr
+    assert ("Notebooks: 3 ok, 2 error, 1 crashed, 1 timeout, 1 memory limit, 1 disk limit, 2 invalid notebook"
+            in proc.stderr)
     assert proc.stdout == ""
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_only():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream, bar in ((io.StringIO(), False), (Terminal(), True)):
+        progress = grade.Progress(2, stream)
+        progress.advance("a.ipynb: ok (1.0 s)")
+        progress.advance("b.ipynb: error (2.0 s)")
+        text = stream.getvalue()
+        assert "[1/2] a.ipynb: ok (1.0 s)\n" in text and "[2/2] b.ipynb: error (2.0 s)\n" in text
+        assert ("2/2 [" in text) == bar, text  # tqdm's "2/2 [00:00<00:00, ...]"
 
 
 # --- isolation, piece by piece -------------------------------------------------------------------
@@ -306,7 +398,7 @@ def test_question_results_fill_in_what_never_ran():
 def test_text_from_submissions_is_made_safe():
     assert grade.clean_text("object at 0x7f3a2b1c4d50\x1b[31m") == "object at 0x... [31m"
     assert len(grade.clean_text("x" * 5000)) == grade.MAX_TEXT
-    assert grade._csv_safe("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
+    assert grade.csv_safe("=HYPERLINK(\"http://x\")") == "'=HYPERLINK(\"http://x\")"
 
 
 def test_checks_write_a_record_only_when_the_grader_asks(monkeypatch, tmp_path):
@@ -362,9 +454,11 @@ def record_cell(record_expr: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def attacked(tmp_path_factory):
-    """One grader run on: a forged record naming a non-exercise, a FIFO, a file name that is not UTF-8, and a
-    notebook that connects to a Unix-domain socket the test process listens on in a world-open folder of /tmp."""
+def attacked(tmp_path_factory, grader_tmp):
+    """One grader run on: a forged record naming a non-exercise, a FIFO, a file name that is not UTF-8, a
+    notebook that connects to a Unix-domain socket the test process listens on in a world-open folder of /tmp,
+    and the disk attacks (with one notebook within the limit). Returns (process, out folder, what the
+    listener heard, the most the grader's temporary folders held on the disk)."""
     import socket
     import tempfile
 
@@ -385,17 +479,21 @@ def attacked(tmp_path_factory):
                f"    result = 'failed: ' + type(exc).__name__\nprint(result)\n")
     nbformat.write(new_notebook(cells=[new_code_cell(connect + "raise RuntimeError('socket ' + result)")]),
                    folder / "sock.ipynb")
+    for name, source in {**DISK_ATTACKS, "writable": WRITABLE}.items():
+        nbformat.write(new_notebook(cells=[new_code_cell(source), new_code_cell("print('after')")]),
+                       folder / f"{name}.ipynb")
     out = tmp_path_factory.mktemp("attacks-out")
     try:
-        proc = run_grader(folder, out)
+        with DiskSampler(grader_tmp) as sampler:
+            proc = run_grader(folder, out, tmp=grader_tmp)
     finally:
         listener.close()
         shutil.rmtree(listen_dir)
-    return proc, out, listener.heard
+    return proc, out, listener.heard, sampler.peak
 
 
 def test_attacks_do_not_stop_the_run(attacked):
-    proc, out, _heard = attacked
+    proc, out, _heard, _peak = attacked
     assert proc.returncode == 0, proc.stderr
     table = rows(out)
     forger = table[("forger", "")]
@@ -409,7 +507,7 @@ def test_attacks_do_not_stop_the_run(attacked):
 
 
 def test_unix_sockets_under_tmp_are_out_of_reach(attacked):
-    proc, out, heard = attacked
+    proc, out, heard, _peak = attacked
     assert heard == []
     detail = rows(out)[("sock", "")]["notebook_detail"]
     assert detail.startswith("cell 1 raised RuntimeError: socket "), detail
@@ -423,7 +521,7 @@ def test_a_bad_result_is_recorded_as_crashed(monkeypatch, tmp_path):
     for name in ("a.ipynb", "b.ipynb"):
         nbformat.write(new_notebook(cells=[new_code_cell("1")]), folder / name)
     outcomes = iter([{"status": "ok", "records": "not a list"}, ["not", "a", "dict"]])
-    monkeypatch.setattr(grade.grading, "_run_sandboxed", lambda *a, **k: next(outcomes))
+    monkeypatch.setattr(grade.grading, "run_sandboxed", lambda *a, **k: next(outcomes))
     results, _changed = grade.grade_folder(folder, grade.Settings(), grade.Isolation(False))
     assert [r.status for r in results] == ["crashed", "crashed"]
     monkeypatch.setattr(grade.grading, "grade_one", lambda *a: 1 / 0)
@@ -441,24 +539,24 @@ def test_a_runner_that_died_without_a_result_gets_one_more_try(monkeypatch, tmp_
     # a: dies once, then runs; b: dies twice, and is recorded as crashed.
     outcomes = iter([died, {"status": "ok", "detail": "", "records": []}, died, died])
     calls = []
-    monkeypatch.setattr(grade.grading, "_run_sandboxed", lambda *a, **k: calls.append(1) or next(outcomes))
+    monkeypatch.setattr(grade.grading, "run_sandboxed", lambda *a, **k: calls.append(1) or next(outcomes))
     results, _changed = grade.grade_folder(folder, grade.Settings(jobs=1), grade.Isolation(False))
     assert [r.status for r in results] == ["ok", "crashed"]
     assert len(calls) == 4
 
 
 def test_exercise_lookup_accepts_only_exercises():
-    assert grade._exercise("02") is ex02
+    assert grade.find_exercise("02") is ex02
     for name in ("03_conversation", "", "2", "99", "__class__", None):
-        assert grade._exercise(name) is None
+        assert grade.find_exercise(name) is None
     assert grade.known_questions("03_conversation") == {}
-    assert not grade._valid_record(FORGED)
+    assert not valid_record(FORGED)
 
 
 def test_a_fifo_is_not_read(tmp_path):
     os.mkfifo(tmp_path / "x.ipynb")
     with pytest.raises(OSError):
-        grade._read_submission(tmp_path / "x.ipynb")
+        grade.read_submission(tmp_path / "x.ipynb")
     subs = grade.find_submissions(tmp_path)
     assert grade.snapshot(subs) == {"x.ipynb": None}
 
@@ -479,13 +577,13 @@ def test_jobs_default_to_one_without_namespaces(tmp_path):
 
 
 def test_work_folders_are_not_listable(tmp_path):
-    root, work = grade._prepare_folder(b"{}", grade.Isolation(False))
+    root, work = grade.prepare_folder(b"{}", grade.Isolation(False))
     try:
         parent = root.parent
         assert parent != Path(tempfile_dir()) and os.stat(parent).st_mode & 0o777 in (0o700, 0o711)
         assert work.name == "work" and root.name not in ("", "work")
     finally:
-        grade._remove_folder(root.parent)
+        grade.remove_folder(root.parent)
 
 
 def tempfile_dir() -> str:
@@ -505,3 +603,83 @@ def test_a_record_that_cannot_be_encoded_does_not_break_a_check(monkeypatch, tmp
     result = ex02.q2.check(budget)
     assert result.status != "correct"
     assert "\udcff" in json.loads(record.read_text(encoding="utf-8"))["message"]
+
+
+# --- the disk limit, in each isolation mode ---------------------------------------------------------
+
+#: Where a submission might write: only its own folder (and /dev/shm) may be writable; in namespaces mode
+#: the folder is a tmpfs of exactly --disk MB.
+WRITABLE = ("import os, tempfile\nfound = []\n"
+            "for folder in ['/tmp', '/var/tmp', '/run', '/root', '/home', '/dev', '/', os.path.expanduser('~'),\n"
+            "               tempfile.gettempdir(), '/dev/shm', '.']:\n"
+            "    path = os.path.join(folder, 'written-by-a-submission')\n"
+            "    try:\n"
+            "        open(path, 'w').close()\n"
+            "        os.remove(path)\n"
+            "        found.append(folder)\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "st = os.statvfs('.')\n"
+            "raise RuntimeError(f'writable: {\" \".join(found)}; {st.f_blocks * st.f_frsize // 2 ** 20} MB')")
+DISK_ATTACKS = {"many": SMALL_FILES, "empty": EMPTY_FILES, "grown": APPEND, "within": WITHIN}
+DISK_STOPS = {
+    "many": f"stopped: wrote more than {DISK} MB (the disk limit) while running cell 1",
+    "empty": "stopped: created more than 10000 files (the disk limit) while running cell 1",
+    "grown": f"stopped: wrote more than {DISK} MB (the disk limit) while running cell 1",
+}
+
+
+def notebook_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*.ipynb") if p.is_file() and not p.is_symlink())
+
+
+def test_disk_limit_with_bubblewrap(graded, attacked, submissions):
+    """Big files (judy), many small files, empty files and a file grown by appending are each stopped at the
+    limit; a notebook within it runs to the end; the tmpfs of --disk MB is the one writable folder besides
+    /dev/shm; and nothing a submission wrote reached the disk."""
+    proc, out, _heard, attacks_peak = attacked
+    if "own namespaces" not in proc.stderr:
+        pytest.skip("bubblewrap does not run here: the process mode has its own test below")
+    table = rows(out)
+    for name, detail in DISK_STOPS.items():
+        assert (table[(name, "")]["notebook_status"], table[(name, "")]["notebook_detail"]) == ("disk limit", detail)
+    assert table[("within", "")]["notebook_status"] == "ok"
+    assert table[("writable", "")]["notebook_detail"] == \
+        f"cell 1 raised RuntimeError: writable: . ./tmp /dev/shm .; {DISK} MB"
+    # the grader's temporary folders held the notebooks' copies only: every byte written went to a tmpfs
+    _before, _runs, graded_peak = graded
+    assert graded_peak <= notebook_bytes(submissions) + 2 * MB, graded_peak
+    assert attacks_peak <= 4 * MB, attacks_peak
+
+
+def test_disk_limit_in_process_mode(tmp_path, grader_tmp, monkeypatch):
+    """The same attacks without namespaces: the watchdog (and RLIMIT_FSIZE) stop each at the limit, the
+    answers kept before the stop are graded, and a solved master that writes 5 MB more grades fully correct.
+    Two at a time: the grader's temporary folders never hold more than the limit twice, plus the copies."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    cases = {"alice": with_cell_after(master(), "q4.check", WITHIN),
+             "judy": with_cell_after(master(), "q1.check", WRITE_4GB)}
+    for name, source in DISK_ATTACKS.items():
+        if name != "within":
+            cases[name] = new_notebook(cells=[new_code_cell(source), new_code_cell("print('after')")])
+    for name, nb in cases.items():
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    work_tmp = grader_tmp / "process"
+    work_tmp.mkdir(mode=0o755)
+    monkeypatch.setattr(tempfile, "tempdir", str(work_tmp))
+    isolation = grade.detect_isolation("process")
+    settings = grade.Settings(timeout=60, memory_mb=1024, disk_mb=DISK, jobs=2)
+    with DiskSampler(work_tmp) as sampler:
+        results, changed = grade.grade_folder(folder, settings, isolation)
+    by_name = {r.submission.student: r for r in results}
+    assert by_name["alice"].status == "ok" and [q.status for q in by_name["alice"].questions] == ["correct"] * 4
+    judy = by_name["judy"]
+    assert (judy.status, judy.detail) == ("disk limit", f"stopped: wrote more than {DISK} MB (the disk limit) "
+                                                        f"while running cell 6")
+    assert [q.status for q in judy.questions] == ["correct", "not run", "not run", "not run"]
+    for name, detail in DISK_STOPS.items():
+        assert (by_name[name].status, by_name[name].detail) == ("disk limit", detail)
+    assert changed == []
+    print(f"peak {sampler.peak / MB:.1f} MB")
+    assert sampler.peak <= 2 * DISK * MB + notebook_bytes(folder) + 2 * MB, sampler.peak / MB

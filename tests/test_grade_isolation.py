@@ -6,11 +6,16 @@ secret, while this test listens on 127.0.0.1. A submission tries to connect
 to that port and to read the secret; both must fail, and the listener must
 hear nothing.
 
-This machine's Python lives under /root (mode 0700), which ``nobody`` cannot
-reach; so the grader runs inside an outer bubblewrap (started as root) where
-/root is an empty folder with only the Python installation put back, and
-/home holds only the teacher's home. The grader's own sandbox is nested in
-that one, as bwrap runs on a hub.
+The Python installation, the virtual environment or the clone itself may lie
+under a folder ``nobody`` cannot pass through (this machine's Python is under
+/root, mode 0700; a fresh clone may be under one too). So the grader runs
+inside an outer bubblewrap (started as root) where each such folder is an
+empty one with only what the grader needs put back, read-only (see
+:func:`reachable_for_nobody`), and /home holds only the teacher's home. The
+grader's own sandbox is nested in that one, as bwrap runs on a hub. Inside
+it, the submission also checks which folders it may write to: with a user
+namespace it owns the sandbox's empty folders, so they must be read-only, and
+its own folder must be the tmpfs of --disk MB.
 """
 
 import csv
@@ -47,16 +52,23 @@ def test_bubblewrap_is_chosen_and_described():
 
 
 def test_the_command_hides_shared_and_home_folders_and_keeps_only_work_writable(tmp_path):
-    work = tmp_path / "work"
+    work = (tmp_path / "work").resolve()
     work.mkdir()
+    (work / "submission.ipynb").write_text("{}", encoding="utf-8")
     python = str(Path(sys.base_prefix).resolve())
-    command = grade.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"])
+    command = grade.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"], disk_mb=20,
+                                  files=[work / "submission.ipynb"])
     joined = " ".join(command)
     for folder in ("/tmp", "/var/tmp", "/run", "/root", "/home"):
         if os.path.isdir(folder) and not os.path.islink(folder):
-            assert f"--tmpfs {os.path.realpath(folder)} " in joined, folder
+            real = os.path.realpath(folder)
+            assert f"--tmpfs {real} " in joined and f"--remount-ro {real} " in joined, folder  # empty, read-only
     assert "--unshare-net" in command and "--unshare-pid" in command and "--die-with-parent" in command
-    assert f"--bind {work} {work}" in joined and command.count("--bind") == 1  # the one writable folder
+    # nothing of the host is writable: work/ is a new tmpfs of 20 MB, the notebook's copy bound into it read-only
+    assert "--bind" not in command and "--dev-bind" not in command
+    assert f"--perms 0777 --size {20 * 1024 * 1024} --tmpfs {work} " in joined
+    assert f"--ro-bind {work}/submission.ipynb {work}/submission.ipynb" in joined
+    assert f"--size {isolation.SHM_MB * 1024 * 1024} --tmpfs /dev/shm" in joined and "--remount-ro /dev " in joined
     assert command[command.index("--") + 1:] == ["true"]
     if any(Path(h) in Path(python).parents for h in isolation.hidden_folders()):
         assert f"--ro-bind {python} {python}" in joined  # put back, read-only
@@ -83,6 +95,42 @@ def _for_nobody(path: Path, mode: int) -> None:
     os.chmod(path, mode)
 
 
+def needed_by_the_grader() -> list[str]:
+    """The folders the grader reads: the Python installation, the virtual environment, this clone, sys.path."""
+    found = {os.path.realpath(p) for p in [sys.base_prefix, sys.prefix, sys.exec_prefix,
+                                           os.path.dirname(os.path.realpath(sys.executable)), ROOT, *sys.path]
+             if p and os.path.isdir(p)}
+    return sorted(p for p in found if not any(Path(o) in Path(p).parents for o in found))
+
+
+def reachable_for_nobody(paths: list[str]) -> list[str]:
+    """Outer bwrap arguments that let ``nobody`` reach ``paths`` read-only, wherever the clone lies.
+
+    The highest folder on the way to each path that others may not pass
+    (mode without o+x, such as /root or a private parent of the clone) becomes
+    an empty tmpfs; the folders between it and the path are made passable
+    (0755) and the path itself is bound back read-only. Nothing else of it is
+    visible: only what the grader needs is opened up, not the folder.
+    """
+    blocked = {}
+    for path in paths:
+        for folder in [*reversed(Path(path).parents), Path(path)]:
+            if not os.stat(folder).st_mode & 0o001:
+                blocked[path] = folder
+                break
+    args = []
+    for top in sorted(set(blocked.values())):
+        if any(other in top.parents for other in blocked.values()):
+            continue  # inside another blocked folder, which is replaced already
+        args += ["--tmpfs", str(top)]
+        for path in sorted(p for p in blocked if top == Path(p) or top in Path(p).parents):
+            for parent in reversed(Path(path).parents):
+                if top in parent.parents:
+                    args += ["--perms", "0755", "--dir", str(parent)]
+            args += ["--ro-bind", path, path]
+    return args
+
+
 @pytest.mark.skipif(RUNUSER is None or os.geteuid() != 0, reason="runs the grader as nobody, so it starts as root")
 def test_a_grader_that_is_not_root_still_isolates(public_tmp):
     tmp_path = public_tmp
@@ -98,7 +146,7 @@ def test_a_grader_that_is_not_root_still_isolates(public_tmp):
     listener = _listener()
     port = listener.server.getsockname()[1]
     probe = (
-        "import socket\n"
+        "import os, socket\n"
         "found = []\n"
         "s = socket.socket()\n"
         "s.settimeout(3)\n"
@@ -112,21 +160,29 @@ def test_a_grader_that_is_not_root_still_isolates(public_tmp):
         "    found.append('home:read ' + open('/home/teacher/secret.txt').read())\n"
         "except OSError as exc:\n"
         "    found.append('home:' + type(exc).__name__)\n"
+        "writable = []\n"
+        "for folder in ['/tmp', '/var/tmp', '/run', '/root', '/home', '/home/teacher', '/dev', '/', '/dev/shm', '.']:\n"
+        "    try:\n"
+        "        open(os.path.join(folder, 'written'), 'w').close()\n"
+        "        os.remove(os.path.join(folder, 'written'))\n"
+        "        writable.append(folder)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "st = os.statvfs('.')\n"
+        "found.append('writable:' + '+'.join(writable))\n"
+        "found.append(f'size:{st.f_blocks * st.f_frsize // 2 ** 20}')\n"
         "raise RuntimeError(' '.join(found))\n"
     )
     nbformat.write(new_notebook(cells=[new_code_cell(probe)]), subs / "probe.ipynb")
     os.chmod(subs / "probe.ipynb", 0o644)
-    python_home = str(Path(sys.base_prefix).resolve())
-    outer = [BWRAP, "--dev-bind", "/", "/", "--tmpfs", "/root"]
-    for parent in reversed(Path(python_home).parents):
-        if Path("/root") in parent.parents:
-            outer += ["--perms", "0755", "--dir", str(parent)]
-    if Path("/root") in Path(python_home).parents:
-        outer += ["--ro-bind", python_home, python_home]
-    outer += ["--tmpfs", "/home", "--bind", str(home), "/home/teacher"]
-    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": "/home/teacher", "LANG": "C.UTF-8"}
+    outer = [BWRAP, "--dev-bind", "/", "/", "--tmpfs", "/home", "--bind", str(home), "/home/teacher",
+             *reachable_for_nobody(needed_by_the_grader())]
+    # PYTHONPATH: this clone's course_utils, whatever the environment has installed
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": "/home/teacher", "LANG": "C.UTF-8",
+           "PYTHONPATH": str(ROOT)}
     command = [*outer, "--", RUNUSER, "-u", "nobody", "--", "env", *[f"{k}={v}" for k, v in env.items()],
-               sys.executable, "-m", "course_utils.grade", str(subs), "--out", str(out), "--timeout", "60"]
+               sys.executable, "-m", "course_utils.grade", str(subs), "--out", str(out), "--timeout", "60",
+               "--disk", "20"]
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     finally:
@@ -139,6 +195,8 @@ def test_a_grader_that_is_not_root_still_isolates(public_tmp):
     assert detail.startswith("cell 1 raised RuntimeError: net:"), detail
     assert "net:connected" not in detail and "home:read" not in detail and "teacher-secret" not in detail
     assert "home:FileNotFoundError" in detail  # the home folder is an empty one inside the sandbox
+    # owner of the sandbox's folders in its user namespace, it can still write only its own tmpfs and /dev/shm
+    assert "writable:/dev/shm+. size:20" in detail, detail
     assert listener.heard == []
 
 

@@ -1,6 +1,6 @@
 """Grade a folder of submitted exercise notebooks and write a gradebook.
 
-    python -m course_utils.grade SUBMISSIONS_DIR [--out DIR] [--timeout S] [--memory MB] [--jobs N]
+    python -m course_utils.grade SUBMISSIONS_DIR [--out DIR] [--timeout S] [--memory MB] [--disk MB] [--jobs N]
 
 Every ``.ipynb`` under SUBMISSIONS_DIR is one submission. The student is the
 first folder below SUBMISSIONS_DIR (``alice/03_trimming_walkthrough_exercise.ipynb``),
@@ -11,8 +11,8 @@ name (``03_..._exercise``) or else from the notebook's own
 
 Each notebook runs top to bottom in a fresh kernel, in a temporary folder of
 its own, with an environment stripped of your variables, no network, a time
-limit and a memory limit (see :func:`detect_isolation` for what is used
-where). The teacher's check calls replace the notebook's own, and after
+limit, a memory limit and a disk limit (see :func:`detect_isolation` for what
+is used where, and :mod:`.diskguard` for the disk). The teacher's check calls replace the notebook's own, and after
 the student's code has run, the grader's own cells check each question and
 print the result with a secret made up only then (see :mod:`.grading_cells`);
 only those results count. The gradebook lists, per student and question:
@@ -20,8 +20,8 @@ correct, wrong, needs review (a written reason for the teacher to read), not
 attempted, error, or not run, with the check's message and the question's
 first hint.
 
-A notebook that raises, crashes its kernel, loops, runs out of memory or is
-not a notebook at all is recorded as such and never stops the run. The
+A notebook that raises, crashes its kernel, loops, runs out of memory, writes
+too much or is not a notebook at all is recorded as such and never stops the run. The
 gradebook has no timestamps: grading the same folder again writes the same
 bytes. Student code is untrusted; TEACHING.md says what this isolation
 guarantees and what it does not.
@@ -29,23 +29,24 @@ guarantees and what it does not.
 Inside, one job per module: :mod:`.submissions` (finding and reading them),
 :mod:`.isolation` (the modes and the bubblewrap command), :mod:`.sandbox` (the parent
 side: a folder, a runner started and stopped), :mod:`.runner` (the child
-side, one notebook in its sandbox), :mod:`.grading_cells` and :mod:`.masters` (the
+side, one notebook in its sandbox), :mod:`.diskguard` (the disk limit's watchdog), :mod:`.grading_cells` and :mod:`.masters` (the
 grader's own cells and the teacher's check calls), :mod:`.grading` (one notebook, a whole
 folder), :mod:`.results` (what comes out), :mod:`.gradebook` (CSV, and HTML
 from a Jinja2 template) and :mod:`.cli` (the command line).
 """
 
 from course_utils.grade.cli import default_jobs, main, parse_args
+from course_utils.grade.diskguard import MAX_FILES, DiskWatch
 from course_utils.grade.gradebook import (
     COLOURS,
     CSV_COLUMNS,
-    _csv_safe,
+    csv_safe,
     gradebook_csv,
     gradebook_html,
     gradebook_rows,
     write_gradebook,
 )
-from course_utils.grade.grading import Progress, _valid_record, grade_folder, grade_one
+from course_utils.grade.grading import Progress, grade_folder, grade_one
 from course_utils.grade.isolation import Isolation, bwrap_command
 from course_utils.grade.results import (
     MAX_TEXT,
@@ -55,27 +56,28 @@ from course_utils.grade.results import (
     QuestionResult,
     Settings,
     Submission,
-    _exercise,
     clean_text,
+    find_exercise,
     known_questions,
     question_results,
 )
 from course_utils.grade.sandbox import (
     KEPT_VARIABLES,
     RECORD_FILE,
-    _prepare_folder,
-    _remove_folder,
     detect_isolation,
     kernel_environment,
+    prepare_folder,
+    remove_folder,
+    run_sandboxed,
 )
 from course_utils.grade.submissions import (
     MAX_NOTEBOOK_BYTES,
     InvalidNotebook,
-    _read_submission,
     exercise_from_name,
     exercise_from_source,
     find_submissions,
     read_notebook,
+    read_submission,
     snapshot,
     verify_and_restore,
 )

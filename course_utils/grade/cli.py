@@ -11,16 +11,8 @@ from pathlib import Path
 from course_utils.grade.gradebook import write_gradebook
 from course_utils.grade.grading import grade_folder, Progress
 from course_utils.grade.results import clean_text, NOTEBOOK_STATUSES, Settings
-import course_utils.grade.sandbox as sandbox
-from course_utils.grade.runner import _runner_main
-from course_utils.grade.sandbox import (
-    detect_isolation,
-    Isolation,
-    _package_parent,
-    PR_SET_CHILD_SUBREAPER,
-    PR_SET_DUMPABLE,
-    _prctl,
-)
+from course_utils.grade.runner import runner_main
+from course_utils.grade.sandbox import detect_isolation, Isolation, package_parent, prepare_grader_process
 from course_utils.grade.submissions import find_submissions
 
 
@@ -66,6 +58,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "get up to 25 s more (default: %(default)g)")
     parser.add_argument("--memory", type=_positive(int, 256, 1024 * 1024, "MB"), default=Settings.memory_mb,
                         help="memory limit per notebook in MB (default: %(default)s)")
+    parser.add_argument("--disk", type=_positive(int, 1, 1024 * 1024, "MB"), default=Settings.disk_mb,
+                        help="what one notebook may write in MB, all its files together; it is stopped at the limit "
+                             "(default: %(default)s; see TEACHING.md)")
     parser.add_argument("--jobs", type=_positive(int, 1, 64, "notebooks"), default=None,
                         help="notebooks graded at the same time (default: 2 with the namespaces isolation on a "
                              "machine with 2 or more cores, else 1; see TEACHING.md)")
@@ -92,23 +87,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--run-one"] and len(argv) == 2:
-        return _runner_main(argv[1])
+        return runner_main(argv[1])
     args = parse_args(argv)
     root = args.submissions.resolve()
     total = len(find_submissions(root))
     if total == 0:
         print(f"No .ipynb files in {root}: nothing to grade.", file=sys.stderr)
         return 1
-    _prctl(PR_SET_DUMPABLE, 0)  # other processes of your user may not read this one's memory or environment
-    sandbox._subreaper = _prctl(PR_SET_CHILD_SUBREAPER, 1)  # what a submission detaches comes back here, to be killed
+    prepare_grader_process()  # not readable by your other processes; a subreaper of what submissions detach
     try:
-        isolation = detect_isolation(args.isolation, protect=(root, _package_parent()))
+        isolation = detect_isolation(args.isolation, protect=(root, package_parent()))
     except RuntimeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    settings = Settings(timeout=args.timeout, memory_mb=args.memory, jobs=args.jobs or default_jobs(isolation))
+    settings = Settings(timeout=args.timeout, memory_mb=args.memory, disk_mb=args.disk,
+                        jobs=args.jobs or default_jobs(isolation))
     print(f"Grading {total} notebook(s) in {root}\n  each in {isolation.description};\n"
-          f"  limits: {settings.timeout:g} s and {settings.memory_mb} MB per notebook, {settings.jobs} at a time"
+          f"  limits: {settings.timeout:g} s, {settings.memory_mb} MB of memory and {settings.disk_mb} MB of disk "
+          f"per notebook, {settings.jobs} at a time"
           + ("" if isolation.protected else "\n  warning: the submissions folder is writable from inside; "
                                              "changes are detected and undone afterwards"), file=sys.stderr)
     try:

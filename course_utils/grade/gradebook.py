@@ -19,7 +19,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from course_utils.grade.results import _exercise, NotebookResult, QUESTION_STATUSES, Settings
+from course_utils.grade.results import find_exercise, NotebookResult, QUESTION_STATUSES, Settings
 from course_utils.grade.sandbox import Isolation
 from course_utils.style import STATUS_COLOURS
 
@@ -41,6 +41,7 @@ SYMBOLS = {
     "crashed": "crashed",
     "timeout": "timeout",
     "memory limit": "memory",
+    "disk limit": "disk",
     "invalid notebook": "invalid",
 }
 #: status -> (symbol, colour, background); the colours are the course's one palette.
@@ -116,8 +117,12 @@ def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
     return rows
 
 
-def _csv_safe(value: str) -> str:
-    """A spreadsheet must not read a student's text as a formula."""
+def csv_safe(value: str) -> str:
+    """A spreadsheet must not read a student's text as a formula.
+
+    >>> csv_safe("=1+1"), csv_safe("1+1")
+    ("'=1+1", '1+1')
+    """
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
@@ -126,14 +131,14 @@ def gradebook_csv(results: list[NotebookResult]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in gradebook_rows(results):
-        writer.writerow([_csv_safe(message_plain(row[c]) if c in MARKDOWN_COLUMNS else row[c]) for c in CSV_COLUMNS])
+        writer.writerow([csv_safe(message_plain(row[c]) if c in MARKDOWN_COLUMNS else row[c]) for c in CSV_COLUMNS])
     return buffer.getvalue()
 
 
 def _exercise_titles(exercises: list[str]) -> dict[str, str]:
     titles = {}
     for ex in exercises:
-        found = _exercise(ex)
+        found = find_exercise(ex)
         titles[ex] = f"{ex} \u00b7 {found.title}" if found else f"exercise {ex}"
     return titles
 
@@ -231,6 +236,7 @@ def gradebook_html(results: list[NotebookResult], settings: Settings, isolation:
         isolation=isolation.description,
         timeout=f"{settings.timeout:g}",
         memory_mb=settings.memory_mb,
+        disk_mb=settings.disk_mb,
     )
 
 

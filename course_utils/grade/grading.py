@@ -9,17 +9,20 @@ import time
 from concurrent.futures import as_completed, ThreadPoolExecutor
 from pathlib import Path
 
+from tqdm import tqdm
+
+from course_utils.checks.record import valid_record
 from course_utils.grade.masters import master_calls
 from course_utils.grade.results import (
     clean_text,
-    _exercise,
+    find_exercise,
     NOTEBOOK_STATUSES,
     NotebookResult,
     question_results,
     Settings,
     Submission,
 )
-from course_utils.grade.sandbox import Isolation, _kill_all, _run_sandboxed, _running
+from course_utils.grade.sandbox import Isolation, run_sandboxed, stop_all_runners
 from course_utils.grade.submissions import (
     exercise_from_source,
     find_submissions,
@@ -50,19 +53,19 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
         return NotebookResult(submission, exercise, "invalid notebook", f"the file is {exc}.",
                               question_results(exercise, [], "invalid notebook"))
     exercise = exercise or exercise_from_source(nb)
-    extra = {"exercise": exercise, "calls": master_calls(exercise)} if _exercise(exercise) else {}
-    outcome = _run_sandboxed(data, settings, isolation, extra=extra)
+    extra = {"exercise": exercise, "calls": master_calls(exercise)} if find_exercise(exercise) else {}
+    outcome = run_sandboxed(data, settings, isolation, extra=extra)
     if isinstance(outcome, dict) and outcome.get("no_result"):
         # The runner itself died before reporting anything. That is the grader's
         # failure, not the student's (seen once under load, cause not reproduced),
         # so it gets one more try; a second failure is recorded as a crash.
-        outcome = _run_sandboxed(data, settings, isolation, extra=extra)
+        outcome = run_sandboxed(data, settings, isolation, extra=extra)
     if not (isinstance(outcome, dict) and isinstance(outcome.get("records"), list)):
         outcome = {"status": "crashed", "detail": "the grader's runner returned a malformed result", "records": []}
     status = outcome.get("status") if outcome.get("status") in NOTEBOOK_STATUSES else "crashed"
     # Only the grading cells' records are in "records" (each carried this run's secret); records written
     # any other way come back as "ignored" lines, shown in the detail so that a teacher sees the attempt.
-    records = [r for r in outcome["records"] if _valid_record(r)]
+    records = [r for r in outcome["records"] if valid_record(r)]
     ignored = [i for i in outcome.get("ignored", []) if isinstance(i, str)]
     detail = outcome.get("detail", "")
     detail = "; ".join(filter(None, [detail if isinstance(detail, str) else "", *ignored]))
@@ -70,33 +73,25 @@ def grade_one(submission: Submission, data: bytes | None, settings: Settings, is
                           question_results(exercise, records, status), time.monotonic() - started)
 
 
-def _valid_record(record) -> bool:
-    from course_utils.checks.record import valid_record
-
-    return valid_record(record)
-
-
 # --- grading a folder ---------------------------------------------------------------------------------
 
 
 class Progress:
-    """A text progress bar on stderr: ``[########............] 4/10 alice/03_...ipynb: ok (5.2 s)``."""
+    """Progress on stderr: one line per graded notebook, ``[4/10] alice/03_...ipynb: ok (5.2 s)``, and,
+    on a terminal, tqdm's bar below them (with the time left). In a log (not a terminal) only the lines."""
 
-    def __init__(self, total: int, stream=None, width: int = 20):
-        self.total, self.done, self.width = total, 0, width
+    def __init__(self, total: int, stream=None):
+        self.total, self.done = total, 0
         self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.bar = tqdm(total=total, file=self.stream, unit="notebook", disable=not tty, dynamic_ncols=True)
 
     def advance(self, label: str) -> None:
         self.done += 1
-        filled = self.width * self.done // max(1, self.total)
-        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {clean_text(label, 100)}"
-        if self.tty:
-            end = "\n" if self.done == self.total else ""
-            self.stream.write("\r\x1b[2K" + line + end)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
+        tqdm.write(f"[{self.done}/{self.total}] {clean_text(label, 100)}", file=self.stream)
+        self.bar.update(1)
+        if self.done == self.total:
+            self.bar.close()
 
 
 def _crashed(submission: Submission, detail: str) -> NotebookResult:
@@ -127,8 +122,7 @@ def grade_folder(root: Path, settings: Settings, isolation: Isolation,
         except BaseException:  # Ctrl-C: no new notebooks, and stop the running ones now
             for future in futures:
                 future.cancel()
-            for proc in list(_running):
-                _kill_all(proc)
+            stop_all_runners()
             raise
     results.sort(key=lambda r: (r.submission.student, r.exercise, r.submission.relpath))
     return results, verify_and_restore(root, taken, submissions)

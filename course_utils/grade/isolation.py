@@ -6,10 +6,12 @@ each until one works (:func:`course_utils.grade.sandbox.detect_isolation`):
 - ``namespaces``: the runner starts inside `bubblewrap <https://github.com/containers/bubblewrap>`_
   (``bwrap``, the sandbox Flatpak uses): its own network namespace (a loopback
   interface only: no network at all), process namespace (it sees and signals
-  only its own processes), IPC and UTS namespaces; every file read-only except
-  its own work folder; ``/tmp``, ``/var/tmp``, ``/run``, ``/dev/shm`` and the
-  home folders (``/root``, ``/home``, yours) replaced by empty ones, with only
-  the Python installation and the course package put back, read-only. As a
+  only its own processes), IPC and UTS namespaces; every file read-only; its
+  work folder a tmpfs of the disk limit (``--size``) and ``/dev/shm`` one of
+  :data:`SHM_MB`, the only places it can write; ``/tmp``, ``/var/tmp``,
+  ``/run`` and the home folders (``/root``, ``/home``, yours) replaced by
+  empty, read-only ones, with only the Python installation and the course
+  package put back, read-only. As a
   normal user bwrap needs unprivileged user namespaces (see TEACHING.md); as
   root it needs nothing more, and the notebook then runs as ``nobody``.
 - ``process``: a separate process, as ``nobody`` when the grader is root,
@@ -33,6 +35,8 @@ UNPRIVILEGED_USER = "nobody"
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/run")
 #: Home folders: empty inside the sandbox (your own ``$HOME`` is added to these).
 HOME_FOLDERS = ("/root", "/home")
+#: Size of the sandbox's own ``/dev/shm`` (POSIX shared memory and semaphores), in MB.
+SHM_MB = 16
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,8 @@ class Isolation:
             "as root without capabilities" if os.geteuid() == 0 else "under your user")
         if self.namespaces:
             return (f"own namespaces with bubblewrap (no network at all; every file read-only except its own "
-                    f"temporary folder; /tmp, /run and home folders hidden; its own process list) {who}")
+                    f"temporary folder, a tmpfs of the disk limit; /tmp, /run and home folders hidden; its own "
+                    f"process list) {who}")
         return f"a separate process {who} (network blocked by a Python-level guard only)"
 
 
@@ -101,42 +106,63 @@ def hidden_folders() -> list[str]:
     return sorted(found)
 
 
-def _bind_back(path: str, hidden: list[str], flag: str) -> list[str]:
-    """Arguments that put ``path`` back inside a hidden folder, its parents made passable (0755) on the way."""
-    real = os.path.realpath(path)
+def _parents(real: str, hidden: list[str]) -> list[str] | None:
+    """Arguments that make the parents of ``real`` passable (0755) inside the hidden folder holding it;
+    None when no hidden folder holds it."""
     top = next((h for h in hidden if Path(h) in Path(real).parents or h == real), None)
     if top is None:
-        return [flag, real, real] if flag == "--bind" else []
+        return None
     args = []
     for parent in reversed(Path(real).parents):  # "/" ... the folder just above
         if Path(top) in Path(parent).parents:
             args += ["--perms", "0755", "--dir", str(parent)]
-    return [*args, flag, real, real]
+    return args
 
 
-def bwrap_command(command: list[str], isolation: Isolation, work: Path, readable: list[str]) -> list[str]:
-    """``command`` wrapped in bubblewrap: read-only everything, ``work`` writable, ``readable`` kept visible.
+def _bind_back(path: str, hidden: list[str]) -> list[str]:
+    """Arguments that put ``path`` back, read-only, inside a hidden folder (nothing when it is not hidden)."""
+    real = os.path.realpath(path)
+    parents = _parents(real, hidden)
+    return [] if parents is None else [*parents, "--ro-bind", real, real]
+
+
+def bwrap_command(command: list[str], isolation: Isolation, work: Path, readable: list[str],
+                  disk_mb: int = 256, files: list[Path] = ()) -> list[str]:
+    """``command`` wrapped in bubblewrap: read-only everything, ``work`` a tmpfs of ``disk_mb`` MB.
 
     ``readable``: folders the runner and its kernel need (the Python installation,
     the course package, the grader's own files); those inside a hidden folder are
-    bound back read-only. As root, bwrap itself makes the namespaces (no user
-    namespace), drops every capability but the two the runner needs to become
-    ``nobody`` (and none at all without a user to become); as a normal user it
-    makes a user namespace first.
+    bound back read-only. ``work`` is a new, empty tmpfs of ``disk_mb`` MB (its
+    host folder is not seen, and nothing written there reaches your disk);
+    ``files`` (the notebook's copy, in the host's ``work``) are bound into it
+    read-only. The hidden folders and ``/dev`` are made read-only once set up,
+    so the tmpfs and ``/dev/shm`` (:data:`SHM_MB`) are the only places it can
+    write, also when the user namespace makes it the owner of those folders.
+    As root, bwrap itself makes the namespaces (no user namespace), drops
+    every capability but the two the runner needs to become ``nobody`` (and
+    none at all without a user to become); as a normal user it makes a user
+    namespace first.
     """
     hidden = hidden_folders()
     args = [bwrap_path() or "bwrap", "--die-with-parent", "--new-session",
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
     if os.geteuid() != 0:
         args.append("--unshare-user")
-    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/dev/shm", "--proc", "/proc"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev",
+             "--perms", "1777", "--size", str(SHM_MB * 1024 * 1024), "--tmpfs", "/dev/shm", "--proc", "/proc"]
     for folder in hidden:
         args += ["--tmpfs", folder]
     for path in sorted(set(readable)):
         if os.path.isdir(path):
-            args += _bind_back(path, hidden, "--ro-bind")
-    args += _bind_back(str(work), hidden, "--bind")
-    args += ["--chdir", str(work)]
+            args += _bind_back(path, hidden)
+    real = os.path.realpath(work)
+    args += _parents(real, hidden) or []
+    args += ["--perms", "0777", "--size", str(disk_mb * 1024 * 1024), "--tmpfs", real]
+    for file in files:
+        args += ["--ro-bind", os.path.realpath(file), os.path.join(real, os.path.basename(file))]
+    for folder in [*hidden, "/dev"]:
+        args += ["--remount-ro", folder]
+    args += ["--chdir", real]
     if os.geteuid() == 0:
         args += ["--cap-drop", "ALL"]
         if isolation.uid is not None:

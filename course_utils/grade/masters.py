@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from course_utils.grade.grading_cells import call_arguments, check_number
-from course_utils.grade.results import _exercise
+from course_utils.grade.results import find_exercise
 
 
 def masters_folder() -> Path:
@@ -25,7 +25,7 @@ def masters_folder() -> Path:
 
 def master_calls(exercise: str, folder: Path | None = None) -> dict[int, str]:
     """{question number: the teacher's ``qN.check(...)`` call} for an exercise; {} for an unknown one."""
-    ex = _exercise(exercise)
+    ex = find_exercise(exercise)
     if ex is None:
         return {}
     calls = {q.number: q.usage for q in ex.questions}

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "invalid notebook")
+NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "disk limit", "invalid notebook")
 QUESTION_STATUSES = ("correct", "wrong", "needs review", "not attempted", "error", "not run")
 MAX_TEXT = 400  #: characters of a message kept in the gradebook
 
@@ -25,6 +25,7 @@ class Settings:
 
     timeout: float = 120.0  #: seconds of wall-clock time per notebook, kernel start included
     memory_mb: int = 2048  #: data memory (heap and anonymous mappings) per process, in MB
+    disk_mb: int = 256  #: what one notebook may write, in MB, all its files together (see :mod:`.diskguard`)
     jobs: int = 1  #: notebooks graded at the same time
 
 
@@ -69,7 +70,7 @@ class NotebookResult:
 # --- the questions each exercise has ----------------------------------------------------------------
 
 
-def _exercise(ex) -> "Exercise | None":
+def find_exercise(ex) -> "Exercise | None":
     """The ``checks.Exercise`` named by two digits ("03" -> checks.ex03), or None for anything else.
 
     ``ex`` may come from a record a submission wrote, so it is checked before
@@ -85,7 +86,7 @@ def _exercise(ex) -> "Exercise | None":
 
 def known_questions(exercise: str) -> dict[int, tuple[str, str, str]]:
     """{number: (title, usage, first hint)} from course_utils.checks, or {} for an unknown exercise."""
-    ex = _exercise(exercise)
+    ex = find_exercise(exercise)
     if ex is None:
         return {}
     return {q.number: (q.title, q.usage, q.hints[0] if q.hints else "") for q in ex.questions}

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from course_utils.checks.record import marked_lines, parse_grading_line, read_records, valid_record
+from course_utils.grade.diskguard import DiskWatch
 from course_utils.grade.grading_cells import check_cell_source, record_cell_source, with_answer_cells
 from course_utils.grade.sandbox import KERNEL_NAME, NOTEBOOK_NAME, RECORD_FILE
 
@@ -33,8 +34,9 @@ def _become(uid: int | None, gid: int | None) -> None:
     os.setresuid(uid, uid, uid)
 
 
-def _set_limits(timeout: float, memory_mb: int, own_user: bool) -> None:
-    """Limits the kernel inherits: data memory, file size, CPU time, no core files (and processes, as nobody)."""
+def _set_limits(timeout: float, memory_mb: int, disk_mb: int, own_user: bool) -> None:
+    """Limits the kernel inherits: data memory, file size (no file larger than the disk limit), CPU time,
+    no core files (and processes, as nobody)."""
     import resource
 
     def lower(which, value):
@@ -43,7 +45,7 @@ def _set_limits(timeout: float, memory_mb: int, own_user: bool) -> None:
         resource.setrlimit(which, (value, value))
 
     lower(resource.RLIMIT_DATA, memory_mb * 1024 * 1024)
-    lower(resource.RLIMIT_FSIZE, 256 * 1024 * 1024)
+    lower(resource.RLIMIT_FSIZE, disk_mb * 1024 * 1024)
     lower(resource.RLIMIT_CPU, int(2 * timeout) + 60)
     lower(resource.RLIMIT_CORE, 0)
     if own_user:
@@ -64,8 +66,9 @@ def _execute(spec: dict, started: float) -> dict:
     """Run the notebook, then the grader's own cells (see :mod:`.grading_cells`); say how it ended.
 
     The student's cells (with the answer cells in place of the check calls)
-    run until the time limit; a notebook stopped by the limit is interrupted,
-    not killed, so the answers it kept before can still be graded. Then, with
+    run until the time limit or the disk limit (:mod:`.diskguard`); a notebook
+    stopped by a limit is interrupted, not killed, so the answers it kept
+    before can still be graded. Then, with
     a secret made up only now, the grading cells run, with
     :data:`GRADING_SECONDS` of their own. Only lines carrying the secret in the
     output of a grading cell count; every other record is listed in ``ignored``.
@@ -80,6 +83,7 @@ def _execute(spec: dict, started: float) -> dict:
 
     work = Path(spec["work"])
     timeout = float(spec["timeout"])
+    watch = DiskWatch(work, int(spec["disk_mb"]), tmpfs=bool(spec.get("namespaces")))
     phase = {"deadline": started + timeout}
     exercise, calls = spec.get("exercise") or "", {int(n): c for n, c in (spec.get("calls") or {}).items()}
     nb = nbformat.read(work / NOTEBOOK_NAME, as_version=4)
@@ -111,10 +115,14 @@ def _execute(spec: dict, started: float) -> dict:
     secret = ""
     try:
         with client.setup_kernel():
+            watch.start()
             for index, cell in enumerate(list(nb.cells)):
                 running = index
                 try:
                     client.execute_cell(cell, index)
+                    if watch.over():
+                        status, detail = "disk limit", f"{watch.reason} {where(index)}"
+                        break
                 except CellTimeoutError:
                     status, detail = "timeout", f"stopped at the time limit ({timeout:g} s) {where(index)}"
                     run_sync(client.km.interrupt_kernel)()
@@ -140,13 +148,21 @@ def _execute(spec: dict, started: float) -> dict:
         status = "timeout"
         detail = "; ".join(filter(None, [detail, f"the grader's cells stopped at their time limit {where(running)}"]))
     except DeadKernelError:
-        if status == "ok":
+        if watch.killed and status != "disk limit":
+            status, detail = "disk limit", f"{watch.reason} {where(running)}"
+        elif status == "ok":
             status, detail = "crashed", f"the kernel died {where(running)}"
     except Exception as exc:  # noqa: BLE001 - e.g. the kernel did not start in time
         if status == "ok":
             status = "timeout" if time.monotonic() >= phase["deadline"] else "crashed"
             detail = (f"stopped at the time limit ({timeout:g} s) {where(running)}" if status == "timeout"
                       else f"the kernel could not run it ({type(exc).__name__}) {where(running)}")
+    finally:
+        watch.close()
+    if watch.reason and status in ("ok", "error"):  # the limit was reached while the grader's cells ran
+        status, detail = "disk limit", f"{watch.reason} {where(running)}"
+    if status == "disk limit" and watch.killed:
+        detail += "; the kernel went on writing after it was stopped, so it was killed and nothing more was graded"
     student = [(i, cell) for i, cell in enumerate(nb.cells[:len(origin)]) if cell.cell_type == "code"]
     errors = [(i, output.get("ename", ""), output.get("evalue", "")) for i, cell in student
               for output in cell.get("outputs", []) if output.get("output_type") == "error"]
@@ -238,15 +254,21 @@ def _read_records(path: Path) -> list[dict]:
     return read_records(path)
 
 
-def _runner_main(spec_text: str) -> int:
-    """Entry point of the runner (``--run-one SPEC``); the outcome goes to the pipe named in SPEC."""
+def runner_main(spec_text: str) -> int:
+    """Run what SPEC (JSON, written by :func:`course_utils.grade.sandbox.run_sandboxed`) says; return 0.
+
+    The entry point of the runner, ``python -m course_utils.grade --run-one SPEC``:
+    become the unprivileged user, set the limits, then run the probe or the
+    notebook. The outcome (a JSON object) goes to the pipe named in SPEC.
+    """
     started = time.monotonic()
     spec = json.loads(spec_text)
     fd = int(spec["result_fd"])
     os.set_inheritable(fd, False)
     try:
         _become(spec.get("uid"), spec.get("gid"))
-        _set_limits(float(spec["timeout"]), int(spec["memory_mb"]), spec.get("uid") is not None)
+        _set_limits(float(spec["timeout"]), int(spec["memory_mb"]), int(spec["disk_mb"]), spec.get("uid") is not None)
+        (Path(spec["work"]) / "tmp").mkdir(exist_ok=True)  # TMPDIR; in namespaces mode work/ starts empty
         outcome = _runner_probe(spec) if spec.get("probe") else _execute(spec, started)
     except Exception as exc:  # noqa: BLE001 - reported to the grader, which records it
         outcome = {"status": "crashed", "detail": f"the grader's runner failed: {type(exc).__name__}: {exc}",

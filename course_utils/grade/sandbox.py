@@ -12,14 +12,14 @@ import re
 import select
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 from course_utils import netguard
 from course_utils.grade.isolation import Isolation, bwrap_command, candidates
@@ -30,6 +30,7 @@ RECORD_FILE = ".course-checks.jsonl"  #: in the submission's folder; see checks.
 NOTEBOOK_NAME = "submission.ipynb"  #: the copy's name inside its temporary folder
 KERNEL_NAME = "course-grade"
 GRACE_SECONDS = 30  #: after the time limit, before the grader kills what is left (> INTERRUPT + GRADING seconds)
+LOG_TAIL = 2000  #: bytes of the runner's stderr kept, to explain a runner that stopped without a result
 
 #: The only variables a submission's kernel inherits from you (plus the ones the grader sets).
 KEPT_VARIABLES = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
@@ -42,21 +43,39 @@ _libc = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") el
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 
 
-def _prctl(option: int, value: int) -> bool:
+def prctl(option: int, value: int) -> bool:
+    """Linux ``prctl(option, value)``; True if it worked (always False elsewhere).
+
+    >>> prctl(PR_SET_DUMPABLE, 1) == sys.platform.startswith("linux")
+    True
+    """
     if _libc is None:
         return False
     return _libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) == 0
 
 
+def prepare_grader_process() -> None:
+    """Make this process fit to grade (the command line calls it once, before anything runs).
+
+    Other processes of your user may not read its memory or environment (not
+    "dumpable"), and it becomes a child subreaper: a process a submission
+    detaches (a new session, a double fork) is re-parented here instead of to
+    init, so that it can be killed when its runner ends.
+    """
+    global _subreaper
+    prctl(PR_SET_DUMPABLE, 0)
+    _subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
     """preexec_fn: the child is killed if the grader's thread that started it goes away."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _die_with_parent_no_new_privileges() -> None:  # pragma: no cover - runs in the child
     """preexec_fn in process mode: as above, and nothing it runs can gain privileges (set-uid programs)."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    _prctl(PR_SET_NO_NEW_PRIVS, 1)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
 def detect_isolation(requested: str = "auto", protect: tuple[Path, ...] = ()) -> Isolation:
@@ -77,7 +96,7 @@ def detect_isolation(requested: str = "auto", protect: tuple[Path, ...] = ()) ->
 
 
 def _probe(isolation: Isolation, protect: tuple[Path, ...]) -> tuple[bool, list[str], str]:
-    outcome = _run_sandboxed(b"", Settings(timeout=60), isolation,
+    outcome = run_sandboxed(b"", Settings(timeout=60), isolation,
                              extra={"probe": True, "protect": [str(p) for p in protect]})
     if outcome.get("status") == "probe ok":
         return True, outcome.get("writable", []), ""
@@ -99,8 +118,8 @@ KERNEL_LAUNCH = (
 )
 
 
-def _package_parent() -> Path:
-    """The folder that holds ``course_utils``: put on the kernel's PYTHONPATH."""
+def package_parent() -> Path:
+    """The folder that holds ``course_utils``: put on the kernel's PYTHONPATH, and protected from it."""
     return Path(__file__).resolve().parents[2]
 
 
@@ -111,7 +130,7 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
     env.update(
         HOME=str(work),
         TMPDIR=str(work / "tmp"),
-        PYTHONPATH=netguard.pythonpath(str(_package_parent())),  # the course's network guard, then the package
+        PYTHONPATH=netguard.pythonpath(str(package_parent())),  # the course's network guard, then the package
         PYTHONHASHSEED="0",
         PYTHONDONTWRITEBYTECODE="1",
         JUPYTER_PATH=str(root / "jupyter"),
@@ -126,13 +145,17 @@ def kernel_environment(root: Path, work: Path) -> dict[str, str]:
     return env
 
 
-def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
+def prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
     """A fresh temporary folder: work/ (the notebook's copy, writable by it) and jupyter/ (read-only).
+
+    In namespaces mode the sandbox puts a tmpfs of the disk limit over work/
+    and binds only the notebook's copy back, read-only: nothing the notebook
+    writes reaches your disk.
 
     It has a random name inside a parent folder of its own that others may pass
     through but not list (mode 0711): a notebook cannot find another's folder
     by a pattern such as ``/tmp/course-grade-*/work``. Remove it with
-    ``_remove_folder(root.parent)``.
+    ``remove_folder(root.parent)``.
     """
     parent = Path(tempfile.mkdtemp(prefix="course-grade-")).resolve()
     os.chmod(parent, 0o711)
@@ -153,7 +176,8 @@ def _prepare_folder(notebook: bytes, isolation: Isolation) -> tuple[Path, Path]:
     return root, work
 
 
-def _remove_folder(root: Path) -> None:
+def remove_folder(root: Path) -> None:
+    """Remove a folder made by :func:`prepare_folder` (pass ``root.parent``), whatever its modes."""
     def unlock(function, path, _exc):
         try:
             os.chmod(os.path.dirname(path), 0o700)
@@ -165,65 +189,65 @@ def _remove_folder(root: Path) -> None:
     shutil.rmtree(root, onerror=unlock)
 
 
-def _children(pid: int) -> list[int]:
-    return _process_tree().get(pid, [])
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (from /proc; empty where there is no /proc)."""
-    children = _process_tree()
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _process_tree() -> dict[int, list[int]]:
-    """{parent pid: [child pids]} for every process this user may see in /proc."""
-    children: dict[int, list[int]] = {}
+def descendants(pid: int) -> list[psutil.Process]:
+    """Every process below ``pid`` (none when it is gone)."""
     try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return {}
-    for entry in entries:
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stat:
-                    ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    return children
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
 
 
-def _kill_all(proc: subprocess.Popen) -> None:
-    """Kill the runner, its process group and every process below it. Call before proc.wait():
-    until then its pid (and so its group id) cannot be reused."""
-    for pid in _descendants(proc.pid):
+def _kill(processes: list[psutil.Process]) -> None:
+    for process in processes:
         try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
+            process.kill()  # psutil checks the pid was not reused meanwhile
+        except psutil.Error:
             pass
+
+
+def kill_all(proc: subprocess.Popen) -> None:
+    """Kill a runner, its process group and every process below it.
+
+    Call it before ``proc.wait()``: until then the runner's pid (and so its group id) cannot be reused.
+    """
+    _kill(descendants(proc.pid))
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
         pass
 
 
-def _read_result(fd: int, deadline: float) -> tuple[bytes, bool]:
-    """Read the runner's answer until it closes the pipe (True) or the deadline passes (False)."""
-    chunks = []
+def stop_all_runners() -> None:
+    """Kill every runner alive now and what is below it (the grader was interrupted)."""
+    with _running_lock:
+        running = list(_running)
+    for proc in running:
+        kill_all(proc)
+
+
+def _read_result(fd: int, log_fd: int, deadline: float) -> tuple[bytes, bool, bytes]:
+    """Read the runner's answer until it closes the pipe (True) or the deadline passes (False).
+
+    Meanwhile the runner's (and its kernel's) stderr is read from ``log_fd``
+    and only its last :data:`LOG_TAIL` bytes are kept: a submission that
+    floods stderr fills no file.
+    """
+    chunks, tail, fds = [], b"", [fd, log_fd]
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
-            return b"".join(chunks), False
-        ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-        if ready:
+            return b"".join(chunks), False, tail
+        ready, _, _ = select.select(fds, [], [], min(left, 1.0))
+        if log_fd in ready:
+            chunk = os.read(log_fd, 65536)
+            if chunk:
+                tail = (tail + chunk)[-LOG_TAIL:]
+            else:
+                fds.remove(log_fd)
+        if fd in ready:
             chunk = os.read(fd, 65536)
             if not chunk:
-                return b"".join(chunks), True
+                return b"".join(chunks), True, tail
             chunks.append(chunk)
 
 
@@ -244,17 +268,12 @@ def _reap_orphans() -> None:
         return
     with _running_lock:
         runners = {proc.pid for proc in _running}
-        alive = runners | {pid for runner in runners for pid in _descendants(runner)}
-        for pid in _descendants(os.getpid()):
-            if pid not in alive:
+        alive = runners | {p.pid for runner in runners for p in descendants(runner)}
+        _kill([p for p in descendants(os.getpid()) if p.pid not in alive])
+        for child in psutil.Process().children():
+            if child.pid not in runners:
                 try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-        for pid in _children(os.getpid()):
-            if pid not in runners:
-                try:
-                    os.waitpid(pid, os.WNOHANG)
+                    os.waitpid(child.pid, os.WNOHANG)
                 except ChildProcessError:
                     pass
 
@@ -267,52 +286,61 @@ def _runner_command(spec: dict, isolation: Isolation, root: Path, work: Path) ->
     """
     runner = [sys.executable, "-s", "-m", "course_utils.grade", "--run-one", json.dumps(spec)]
     if isolation.namespaces:
-        return bwrap_command(runner, isolation, work, [*spec["needed"], str(root / "jupyter")])
+        return bwrap_command(runner, isolation, work, [*spec["needed"], str(root / "jupyter")],
+                             disk_mb=spec["disk_mb"], files=[work / NOTEBOOK_NAME])
     if os.geteuid() == 0 and isolation.uid is None and shutil.which("setpriv"):
         return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", *runner]
     return runner
 
 
-def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, extra: dict | None = None) -> dict:
-    """Run one notebook (or the probe) in its own temporary folder; return the runner's outcome."""
-    root, work = _prepare_folder(notebook, isolation)
+def run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, extra: dict | None = None) -> dict:
+    """Run one notebook (or the probe) in its own temporary folder; return the runner's outcome.
+
+    The outcome is the JSON object :func:`course_utils.grade.runner.runner_main`
+    sends back: ``status``, ``detail``, ``records`` (and ``ignored``), or the
+    grader's own account of a runner that timed out or stopped without one.
+    ``extra`` is added to the runner's spec (the exercise and its check calls,
+    or ``probe``).
+    """
+    root, work = prepare_folder(notebook, isolation)
     read_fd, write_fd = os.pipe()
+    log_read, log_write = os.pipe()
     try:
         spec = {
             "root": str(root), "work": str(work), "timeout": settings.timeout, "memory_mb": settings.memory_mb,
-            "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd, "package": str(_package_parent()),
+            "disk_mb": settings.disk_mb, "namespaces": isolation.namespaces,
+            "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd, "package": str(package_parent()),
             "needed": sorted({str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, sys.exec_prefix,
-                              Path(sys.executable).resolve().parent, _package_parent(), *sys.path]
+                              Path(sys.executable).resolve().parent, package_parent(), *sys.path]
                               if p and Path(p).is_dir()}),
             **(extra or {}),
         }
         started = time.monotonic()
-        with tempfile.TemporaryFile() as log:
-            with _running_lock:
-                try:
-                    proc = subprocess.Popen(
-                        _runner_command(spec, isolation, root, work), env=kernel_environment(root, work), cwd=work,
-                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, pass_fds=(write_fd,),
-                        start_new_session=True,
-                        preexec_fn=None if _libc is None else _die_with_parent if isolation.namespaces
-                        else _die_with_parent_no_new_privileges,
-                    )
-                except OSError as exc:  # e.g. bwrap removed since it was found
-                    return {"status": "crashed", "records": [],
-                            "detail": f"the grader's runner could not start: {exc.strerror or exc}"}
-                _running.add(proc)
-            os.close(write_fd)
-            write_fd = -1
+        with _running_lock:
             try:
-                data, finished = _read_result(read_fd, started + settings.timeout + GRACE_SECONDS)
-            finally:
-                _kill_all(proc)
-                code = proc.wait()
-                with _running_lock:
-                    _running.discard(proc)
-                _reap_orphans()
-            log.seek(0)
-            log_tail = log.read()[-2000:].decode("utf-8", "replace")
+                proc = subprocess.Popen(
+                    _runner_command(spec, isolation, root, work), env=kernel_environment(root, work), cwd=work,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log_write, pass_fds=(write_fd,),
+                    start_new_session=True,
+                    preexec_fn=None if _libc is None else _die_with_parent if isolation.namespaces
+                    else _die_with_parent_no_new_privileges,
+                )
+            except OSError as exc:  # e.g. bwrap removed since it was found
+                return {"status": "crashed", "records": [],
+                        "detail": f"the grader's runner could not start: {exc.strerror or exc}"}
+            _running.add(proc)
+        for fd in (write_fd, log_write):
+            os.close(fd)
+        write_fd = log_write = -1
+        try:
+            data, finished, log = _read_result(read_fd, log_read, started + settings.timeout + GRACE_SECONDS)
+        finally:
+            kill_all(proc)
+            code = proc.wait()
+            with _running_lock:
+                _running.discard(proc)
+            _reap_orphans()
+        log_tail = log.decode("utf-8", "replace")
         if not finished:
             return {"status": "timeout", "detail": f"stopped at the time limit ({settings.timeout:g} s)", "records": []}
         try:
@@ -324,7 +352,7 @@ def _run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ex
                               + (f": {clean_text(last[0].replace(str(root.parent), '.'), 200)}" if last else "")}
         return outcome
     finally:
-        if write_fd >= 0:
-            os.close(write_fd)
-        os.close(read_fd)
-        _remove_folder(root.parent)
+        for fd in (write_fd, log_write, read_fd, log_read):
+            if fd >= 0:
+                os.close(fd)
+        remove_folder(root.parent)

@@ -69,7 +69,7 @@ class InvalidNotebook(ValueError):
     """The bytes submitted are not a Jupyter notebook we can run."""
 
 
-def _read_submission(path: Path) -> bytes:
+def read_submission(path: Path) -> bytes:
     """At most MAX_NOTEBOOK_BYTES + 1 bytes of a regular file; OSError for a link, a FIFO, a device or worse.
 
     Opened without following a link and without blocking (a FIFO would wait for
@@ -118,7 +118,7 @@ def snapshot(submissions: list[Submission]) -> dict[str, bytes | None]:
     taken: dict[str, bytes | None] = {}
     for sub in submissions:
         try:
-            taken[sub.relpath] = _read_submission(sub.path)
+            taken[sub.relpath] = read_submission(sub.path)
         except OSError:
             taken[sub.relpath] = None
     return taken
@@ -132,7 +132,7 @@ def verify_and_restore(root: Path, taken: dict[str, bytes], submissions: list[Su
         if original is None:
             continue
         try:
-            now = _read_submission(sub.path)
+            now = read_submission(sub.path)
         except OSError:
             now = None
         if now == original:
