@@ -423,13 +423,14 @@ class Question:
         except TypeError as exc:
             result = self.error(f"call it as `{self.usage}` ({exc}).")
         else:
-            result = self._did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
+            result = self.did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
         write_record(self, result)
         if STRICT and not result.correct:
             raise AssertionError(result.text)
         return result
 
-    def _did_not_run(self, failed: FailedCell) -> CheckResult:
+    def did_not_run(self, failed: FailedCell) -> CheckResult:
+        """The result when the cell that sets the answer stopped with an error (shared with the grader's cells)."""
         run = f" [{failed.execution_count}]" if failed.execution_count is not None else ""
         return self.error(
             f"the cell{run} that sets `{failed.name}` did not run to the end: it stopped with {failed.error}. "

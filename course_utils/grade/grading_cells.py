@@ -130,7 +130,7 @@ if {number} in globals().get({ANSWERS!r}, {{}}):
     _cg_args, _cg_kwargs, _cg_failed = globals()[{ANSWERS!r}][{number}]
     if _cg_failed:  # the cell that sets the answer stopped with an error: not graded, as in the notebook
         _cg_cells = _cg_importlib.import_module("course_utils.checks.cells")
-        _cg_result = _cg_question._did_not_run(_cg_cells.FailedCell(*_cg_failed))
+        _cg_result = _cg_question.did_not_run(_cg_cells.FailedCell(*_cg_failed))
     else:
         _cg_result = _cg_question.check(*_cg_args, **_cg_kwargs)
 """
