@@ -25,6 +25,8 @@ LESSONS = [
     "05_threshold_selection",
     "06_agent_context",
     "06b_agent_failure_modes",
+    "07_beyond_one_window",
+    "07b_isolating_and_selecting",
 ]
 #: A lesson split in two shares its exercise: 03b practises in the 03 exercise, and so on.
 EXERCISE = {
@@ -32,6 +34,7 @@ EXERCISE = {
     "03b_valid_boundaries": "03_trimming_walkthrough",
     "04b_summarising_history": "04_langgraph_integration",
     "06b_agent_failure_modes": "06_agent_context",
+    "07b_isolating_and_selecting": "07_beyond_one_window",
 }
 PRESENT = [name for name in LESSONS if (ROOT / "notebooks" / f"{name}.ipynb").exists()]
 
