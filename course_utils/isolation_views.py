@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from matplotlib.ticker import MaxNLocator
+
 from course_utils._args import check_instance
 from course_utils.plots import DescribedFigure
 from course_utils.style import HISTORY_COLOUR, LIMIT_COLOUR, NEUTRAL, SENT_COLOUR
@@ -46,7 +48,8 @@ def windows_figure(comparison: IsolationComparison) -> DescribedFigure:
             label = None if call.agent in seen else call.agent
             seen.add(call.agent)
             ax.bar(number, call.input_tokens, color=colour, hatch=hatch, edgecolor="white", label=label)
-        ax.set(title=f"{run.name}: {run.total_calls} calls", xlabel="model call, in order")
+        ax.set(title=f"{run.name}: {run.total_calls} calls", xlabel="model call, in order", xlim=(0.4, len(run.calls) + 0.6))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=8, loc="upper left")
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("input tokens of the call")
