@@ -148,3 +148,27 @@ def test_a_tool_left_out_by_the_selector_leaves_part_of_the_request_unanswered()
     one = run_requests(build_tool_agent(model, select=True, max_tools=1), [TWO_TOOL_REQUEST])
     assert "165" in three.answers[0] and "165" not in one.answers[0]
     assert schema_rows(one)[1].tools == ("get_weather",)
+
+
+# --- the pictures ------------------------------------------------------------------------
+
+
+def test_figures_state_their_point_from_the_numbers_they_draw():
+    from course_utils.isolation_views import schema_figure, totals_figure, windows_figure
+
+    comparison = compare_isolation(OfflineChatModel(context_window=100_000), RESEARCH_TASK[:3])
+    single, parent = comparison.parent_window()
+    windows = windows_figure(comparison)
+    assert f"{single} tokens" in windows.alt_text and f"largest was {parent}" in windows.alt_text
+    totals = totals_figure(comparison)
+    turns = break_even(comparison.single, comparison.isolated)
+    assert f"from request {turns} on" in totals.alt_text
+    model = OfflineChatModel(context_window=100_000)
+    before = schema_rows(run_requests(build_tool_agent(model), SELECTION_TASK[:1]))
+    after = schema_rows(run_requests(build_tool_agent(model, select=True), SELECTION_TASK[:1]))
+    figure = schema_figure(before, after)
+    assert f"carried {schema_tokens(CATALOGUE)} schema tokens" in figure.alt_text
+    with pytest.raises(TypeError, match="before"):
+        schema_figure([], after)
+    with pytest.raises(TypeError, match="comparison"):
+        windows_figure("runs")
