@@ -143,10 +143,13 @@ def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
         assert any(totals_text(comparison) in alt for alt in alts), alts
         assert sum(bool(alt) for alt in alts) >= 3 and all(alts)
         assert "max_tools=1: bound get_weather\n" in joined.replace("\r", "") and "120 + 45 = 165" in joined
-        page.locator(f"{OUTPUT} img").first.evaluate("img => img.scrollIntoView({block: 'center'})")
-        time.sleep(0.5)
+        for _ in range(3):  # off-screen cells get their real height only once drawn: scroll until it stays
+            page.locator(f"{OUTPUT} img").first.evaluate("img => img.scrollIntoView({block: 'center'})")
+            time.sleep(0.5)
         page.screenshot(path=str(ARTIFACTS / "lesson07b-windows.png"))
-        page.locator(f"{OUTPUT} img").last.evaluate("img => img.scrollIntoView({block: 'center'})")
+        for _ in range(3):
+            page.locator(f"{OUTPUT} img").last.evaluate("img => img.scrollIntoView({block: 'center'})")
+            time.sleep(0.5)
         page.screenshot(path=str(ARTIFACTS / "lesson07b-schemas.png"))
     finally:
         page.close()
