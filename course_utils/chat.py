@@ -27,7 +27,9 @@ Pistachio", ...), and answers "Where do I live?", "What is my cat called?",
 stated in other common forms ("My favourite colour is green.", "I'm allergic
 to peanuts.") and in Chinese and Persian are answered by
 :mod:`course_utils.fact_replies`, in the question's language; tool calls
-follow :mod:`course_utils.tool_calling` and :mod:`course_utils.tool_arguments`.
+follow :mod:`course_utils.tool_calling` and :mod:`course_utils.tool_arguments`;
+a structured-output request to choose from a list (``LLMToolSelectorMiddleware``'s)
+follows :mod:`course_utils.choice_replies`.
 
 >>> model.invoke([HumanMessage("سلام! من باب هستم"), HumanMessage("اسم من چیست؟")]).content
 'اسم شما باب است.'
@@ -64,6 +66,7 @@ from course_utils._args import check_choice, check_int, check_text
 
 # Reading facts lives in facts.py, writing summaries in summaries.py.
 from course_utils.facts import PET_KINDS, Facts, join_words, pretty, read_facts, readable_text, teams_in
+from course_utils.choice_replies import choice_call
 from course_utils.fact_replies import fact_reply, other_fallback
 from course_utils.summaries import summary_reply
 from course_utils.sequences import orphaned_tool_messages
@@ -554,6 +557,9 @@ class OfflineChatModel(BaseChatModel):
         """Pick what kind of answer the last message calls for."""
         after_results = bool(messages) and isinstance(messages[-1], ToolMessage)
         text = last_human_text(messages)
+        choice = choice_call(messages, tools, tool_choice)  # with_structured_output's list of choices (07b)
+        if choice is not None:
+            return AIMessage("", tool_calls=[{**choice, "id": f"call-{reply_id}", "type": "tool_call"}], id=reply_id)
         if not after_results and ASKS_SUMMARY.search(text):
             return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
         plan = plan_turn(messages, tools, tool_choice)  # the next step's calls, or a reply in words

@@ -114,3 +114,42 @@ def test_agent_step_explorer_in_jupyterlab(lab_server, chromium_browser):
         page.screenshot(path=str(ARTIFACTS / "lesson06b-explorer-cleared.png"))
     finally:
         page.close()
+
+
+LESSON_07B = ROOT / "notebooks" / "07b_isolating_and_selecting.ipynb"
+
+
+def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
+    """Lesson 07b, Run All in JupyterLab: the accounting check prints True, each figure shows with the
+    alt text computed here from the same runs, and the selector's failure shows in the page."""
+    from course_utils.chat import OfflineChatModel
+    from course_utils.isolation_views import totals_text, windows_text
+    from course_utils.subagents import compare_isolation
+
+    shutil.copy(LESSON_07B, lab_server.root / LESSON_07B.name)
+    comparison = compare_isolation(OfflineChatModel(context_window=100_000))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = chromium_browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        lab = LabPage(page, lab_server)
+        lab.open_notebook(LESSON_07B.name)
+        lab.run_every_cell()
+        # textContent, not innerText: JupyterLab does not render off-screen cells' text
+        joined = "\n".join(page.locator(OUTPUT).evaluate_all("outputs => outputs.map(o => o.textContent)"))
+        assert "equal: True" in joined
+        assert not page.locator(f"{OUTPUT}[data-mime-type='application/vnd.jupyter.stderr']").count()
+        alts = page.locator(f"{OUTPUT} img").evaluate_all("imgs => imgs.map(i => i.alt)")
+        assert any(windows_text(comparison) in alt for alt in alts), alts
+        assert any(totals_text(comparison) in alt for alt in alts), alts
+        assert sum(bool(alt) for alt in alts) >= 3 and all(alts)
+        assert "max_tools=1: bound get_weather\n" in joined.replace("\r", "") and "120 + 45 = 165" in joined
+        for _ in range(3):  # off-screen cells get their real height only once drawn: scroll until it stays
+            page.locator(f"{OUTPUT} img").first.evaluate("img => img.scrollIntoView({block: 'center'})")
+            time.sleep(0.5)
+        page.screenshot(path=str(ARTIFACTS / "lesson07b-windows.png"))
+        for _ in range(3):
+            page.locator(f"{OUTPUT} img").last.evaluate("img => img.scrollIntoView({block: 'center'})")
+            time.sleep(0.5)
+        page.screenshot(path=str(ARTIFACTS / "lesson07b-schemas.png"))
+    finally:
+        page.close()

@@ -26,6 +26,8 @@ LESSONS = [
     "05b_cost_and_caching",
     "06_agent_context",
     "06b_agent_failure_modes",
+    "07_beyond_one_window",
+    "07b_isolating_and_selecting",
 ]
 #: A lesson split in two shares its exercise: 03b practises in the 03 exercise, and so on.
 EXERCISE = {
@@ -34,6 +36,7 @@ EXERCISE = {
     "04b_summarising_history": "04_langgraph_integration",
     "05b_cost_and_caching": "05_threshold_selection",
     "06b_agent_failure_modes": "06_agent_context",
+    "07b_isolating_and_selecting": "07_beyond_one_window",
 }
 #: Appendices: the parts of a lesson, but no exercise and no next lesson (they link back to the course map).
 APPENDICES = ["A1_your_own_conversation"]
