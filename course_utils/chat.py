@@ -23,7 +23,14 @@ Besides a name and likes (the how-to's dialogue with Bob) it remembers where
 the user lives, a pet's name, a favourite food and a job, as stated in the
 long sample conversation of lesson 05 ("I live in Valencia", "a cat called
 Pistachio", ...), and answers "Where do I live?", "What is my cat called?",
-"What is my favourite food?" and "What do I do for work?" from them.
+"What is my favourite food?" and "What do I do for work?" from them. Facts
+stated in other common forms ("My favourite colour is green.", "I'm allergic
+to peanuts.") and in Chinese and Persian are answered by
+:mod:`course_utils.fact_replies`, in the question's language; tool calls
+follow :mod:`course_utils.tool_calling` and :mod:`course_utils.tool_arguments`.
+
+>>> model.invoke([HumanMessage("سلام! من باب هستم"), HumanMessage("اسم من چیست؟")]).content
+'اسم شما باب است.'
 
 :func:`get_chat_model` returns it, or a real provider's model when the
 environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
@@ -57,11 +64,14 @@ from course_utils._args import check_choice, check_int, check_text
 
 # Reading facts lives in facts.py, writing summaries in summaries.py.
 from course_utils.facts import PET_KINDS, Facts, join_words, pretty, read_facts, readable_text, teams_in
+from course_utils.fact_replies import fact_reply, other_fallback
 from course_utils.summaries import summary_reply
 from course_utils.sequences import orphaned_tool_messages
 from course_utils.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.tool_calling import (  # the tool rules live there (lesson 06)
-    plan_tool_calls,
+    language_of,
+    plan_turn,
+    recall_call,
     recall_reply,
     tool_name,
     tool_results_reply,
@@ -204,11 +214,13 @@ def conversation_reply(messages: Sequence[BaseMessage]) -> str:
     """Reply to the last human message using the facts in human and system messages."""
     facts = read_facts([readable_text(m) for m in messages if isinstance(m, (HumanMessage, SystemMessage))])
     text = last_human_text(messages)
-    for rule in RULES:
+    language = language_of(text)  # Persian and Chinese are answered by fact_reply alone, in their language
+    for rule in (*(RULES if language == "en" else ()), fact_reply):
         reply = rule(text, facts)
         if reply is not None:
             return reply
-    return recall_reply(text, messages) or reply_fallback(text, facts)
+    fallback = reply_fallback(text, facts) if language == "en" else other_fallback(text, language)
+    return recall_reply(text, messages) or fallback
 
 
 def last_human_text(messages: Sequence[BaseMessage]) -> str:
@@ -452,8 +464,9 @@ class OfflineChatModel(BaseChatModel):
     # -- tools -------------------------------------------------------------------
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: str | None = None, **kwargs: Any):
-        """Bind tools (BaseTool, functions or dicts); the model calls one when the
-        question uses a word of its name ("weather" for get_weather).
+        """Bind tools (BaseTool, functions or dicts); the model calls those a request
+        asks for by their name or description, with arguments read from their
+        schemas, or says which argument it cannot read (:mod:`course_utils.tool_calling`).
 
         ``tool_choice``: None or "auto" (match), "none", "any"/"required" (always
         call one) or a tool's name.
@@ -523,17 +536,24 @@ class OfflineChatModel(BaseChatModel):
         summary_questions: int | None = None,
     ) -> AIMessage:
         """Pick what kind of answer the last message calls for."""
-        if messages and isinstance(messages[-1], ToolMessage):
-            return AIMessage(tool_results_reply(messages), id=reply_id)
+        after_results = bool(messages) and isinstance(messages[-1], ToolMessage)
         text = last_human_text(messages)
-        if ASKS_SUMMARY.search(text):
+        if not after_results and ASKS_SUMMARY.search(text):
             return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
-        calls = plan_tool_calls(text, tools, tool_choice)
-        if calls:
-            ids = [f"call-{reply_id}" if k == 0 else f"call-{reply_id}-{k + 1}" for k in range(len(calls))]
-            tool_calls = [{**call, "id": id_, "type": "tool_call"} for call, id_ in zip(calls, ids)]
+        plan = plan_turn(messages, tools, tool_choice)  # the next step's calls, or a reply in words
+        if plan.calls:
+            ids = [f"call-{reply_id}" if k == 0 else f"call-{reply_id}-{k + 1}" for k in range(len(plan.calls))]
+            tool_calls = [{**call, "id": id_, "type": "tool_call"} for call, id_ in zip(plan.calls, ids)]
             return AIMessage("", tool_calls=tool_calls, id=reply_id)
-        return AIMessage(conversation_reply(messages), id=reply_id)
+        if plan.reply is not None:
+            return AIMessage(plan.reply, id=reply_id)
+        if after_results:
+            return AIMessage(tool_results_reply(messages), id=reply_id)
+        answer = conversation_reply(messages)
+        search = recall_call(text, answer, tools) if tool_choice != "none" else None
+        if search:  # it does not know, and a memory can be searched
+            return AIMessage("", tool_calls=[{**search, "id": f"call-{reply_id}", "type": "tool_call"}], id=reply_id)
+        return AIMessage(answer, id=reply_id)
 
 
 # --- choosing a model ---------------------------------------------------------

@@ -37,6 +37,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from course_utils._args import check_int
 from course_utils.facts import (
     ASKED_PREFIX,
+    is_question,
     pretty,
     readable_text,
     sentences,
@@ -163,10 +164,22 @@ def _facts_in_sentence(sentence: str) -> list[tuple[str, str]]:
         found.append(("food", f"The user's favourite food is {personal['food']}."))
     if "job" in personal:
         found.append(("job", f"The user works as a {personal['job']}."))
+    for key, value in personal.get("attributes", {}).items():
+        found.append((f"attribute:{key}", f"The user's {key} is {value}."))
+    if "allergy" in personal:
+        found.append((f"allergy:{personal['allergy'].lower()}", f"The user is allergic to {personal['allergy']}."))
+    if "dislike" in personal:
+        found.append((f"dislikes:{personal['dislike'].lower()}", f"The user doesn't like {personal['dislike']}."))
+    if "origin" in personal:
+        found.append(("origin", f"The user is from {personal['origin']}."))
+    if "age" in personal:
+        found.append(("age", f"The user is {personal['age']} years old."))
+    if "trait" in personal:
+        found.append((f"trait:{personal['trait'].lower()}", f"The user is {personal['trait']}."))
     if thing := stated_like(sentence):
         found.append((f"likes:{thing.lower()}", f"The user likes {pretty(thing)}."))
     question = ASKED_PREFIX.sub("", sentence)
-    if question.endswith("?"):
+    if is_question(question):
         found.append((f"asked:{question}", f"The user asked: {question}"))
     return found
 
