@@ -1,10 +1,13 @@
-"""Make the student copies of the exercises from the masters, without the solutions.
+"""Make the student copies of the exercises from the masters, without the solutions, and the solutions data.
 
-    python scripts/make_student_copies.py            # write exercises/NN_*_exercise.ipynb
-    python scripts/make_student_copies.py --check    # exit 1 if a committed copy is stale
+    python scripts/make_student_copies.py            # write exercises/NN_*_exercise.ipynb and the solutions
+    python scripts/make_student_copies.py --check    # exit 1 if a committed copy or solutions file is stale
 
 Reads every master in ``exercises/solutions/`` and writes its student copy
-to ``exercises/`` with the same name. Running it twice changes nothing.
+to ``exercises/`` with the same name, and the master's solution lines per
+question to ``course_utils/checks/master_solutions/exNN.json`` (what
+``qN.solution()`` shows; see ``course_utils/checks/solutions.py``). The master
+is the one source of every solution. Running it twice changes nothing.
 
 Solution markers in a master (the otter-grader convention, simplified):
 
@@ -33,8 +36,13 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the course_utils beside this script, not another installed copy
+
+from course_utils.checks import solutions  # noqa: E402 - after the path is set
 MASTERS = ROOT / "exercises" / "solutions"
 COPIES = ROOT / "exercises"
+#: Where the solutions data goes: package data of course_utils.checks (what ``qN.solution()`` reads).
+SOLUTIONS_DATA = solutions.DATA_DIR
 
 CODE_PROMPT = "...  # your code here"
 MARKDOWN_PROMPT = "_Write your answer here._"
@@ -172,18 +180,32 @@ def main(argv: list[str] | None = None) -> int:
         except MarkerError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        target = copy_path(master)
-        current = target.read_text(encoding="utf-8") if target.exists() else None
-        if current == text:
-            print(f"up to date: {target.relative_to(ROOT)}")
-            continue
-        if args.check:
-            stale.append(target)
-            print(f"STALE: {target.relative_to(ROOT)} (run: python scripts/make_student_copies.py)", file=sys.stderr)
-        else:
-            target.write_text(text, encoding="utf-8")
-            print(f"wrote: {target.relative_to(ROOT)}")
+        try:
+            data = solutions.render(master, ROOT)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        data_file = SOLUTIONS_DATA / solutions.data_path(solutions.exercise_of(master)).name
+        for target, wanted in ((copy_path(master), text), (data_file, data)):
+            if not _update(target, wanted, args.check):
+                stale.append(target)
     return 1 if stale else 0
+
+
+def _update(target: Path, text: str, check: bool) -> bool:
+    """Write ``text`` to ``target`` unless it is there already; with ``check``, only say so. False when stale."""
+    current = target.read_text(encoding="utf-8") if target.exists() else None
+    shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+    if current == text:
+        print(f"up to date: {shown}")
+        return True
+    if check:
+        print(f"STALE: {shown} (run: python scripts/make_student_copies.py)", file=sys.stderr)
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote: {shown}")
+    return True
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 The masters themselves run under strict nbval (pyproject's testpaths).
 """
 
+import json
 import os
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, trim_messages
+from langchain_core.messages import utils as message_utils
 from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
@@ -153,12 +155,34 @@ def test_script_check_mode_reports_stale_copies(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(make_copies, "MASTERS", masters)
     monkeypatch.setattr(make_copies, "COPIES", copies)
     monkeypatch.setattr(make_copies, "ROOT", tmp_path)
+    monkeypatch.setattr(make_copies, "SOLUTIONS_DATA", tmp_path / "data")
     assert make_copies.main(["--check"]) == 1
     assert "STALE" in capsys.readouterr().err
     assert make_copies.main([]) == 0
     first = (copies / source.name).read_bytes()
+    data = tmp_path / "data" / f"ex{source.name[:2]}.json"
+    assert json.loads(data.read_text(encoding="utf-8"))["solutions"]  # the solutions, from the master
     assert make_copies.main([]) == 0 and (copies / source.name).read_bytes() == first  # idempotent
     assert make_copies.main(["--check"]) == 0
+    # a master whose solution changed makes its solutions data stale, even when the copy is not
+    changed = json.loads((masters / source.name).read_text(encoding="utf-8"))
+    cell = next(c for c in changed["cells"] if "# SOLUTION" in "".join(c["source"]))
+    cell["source"] = "".join(cell["source"]).replace("# SOLUTION", "+ 0  # SOLUTION", 1)
+    (masters / source.name).write_text(json.dumps(changed), encoding="utf-8")
+    data_before = data.read_text(encoding="utf-8")
+    assert make_copies.main(["--check"]) == 1
+    assert f"STALE: {data.relative_to(tmp_path)}" in capsys.readouterr().err
+    assert make_copies.main([]) == 0 and data.read_text(encoding="utf-8") != data_before
+
+
+def test_committed_solutions_data_is_up_to_date():
+    """qN.solution() reads course_utils/checks/master_solutions/: it must say what the masters say."""
+    from course_utils.checks import solutions
+
+    for master in MASTERS.values():
+        expected = solutions.render(master, ROOT)
+        path = solutions.data_path(solutions.exercise_of(master))
+        assert path.read_text(encoding="utf-8") == expected, f"{path} is stale: run scripts/make_student_copies.py"
 
 
 def _execute(path: Path) -> nbformat.NotebookNode:
@@ -325,7 +349,15 @@ def keep_skipping(messages, max_tokens, token_counter):
 
 
 def keep_first(messages, max_tokens, token_counter):
-    return trim_messages(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="first")
+    """strategy='first' by hand: the oldest messages that fit."""
+    kept, total = [], 0
+    for message in messages:
+        cost = token_counter([message])
+        if total + cost > max_tokens:
+            break
+        kept.append(message)
+        total += cost
+    return kept
 
 
 def keep_reversing_input(messages, max_tokens, token_counter):
@@ -338,6 +370,17 @@ def keep_reversing_input(messages, max_tokens, token_counter):
         kept.append(message)
         total += cost
     return kept[::-1]
+
+
+def keep_with_trim_messages(messages, max_tokens, token_counter):
+    """Right answers, but the question says to write it without calling trim_messages."""
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="last")
+
+
+def keep_with_an_alias(messages, max_tokens, token_counter):
+    """The same, through a name the source does not show: caught while it runs."""
+    trim = getattr(message_utils, "trim_" + "messages")
+    return trim(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="last")
 
 
 def keep_slide_constant(messages, max_tokens, token_counter):
@@ -524,7 +567,10 @@ def _ex06_hook(**trim):
 
     from course_utils.tokens import exact_counter
 
+    from course_utils.agents import fit_turn
+
     remove_all = trim.pop("remove_all", True)
+    fit = trim.pop("fit", True)  # keep the current turn when the trim keeps nothing (lesson 06, 6a)
     options = {"max_tokens": 300, "token_counter": exact_counter, "strategy": "last", "start_on": "human",
                "end_on": ("human", "tool"), **trim}
     options = {k: v for k, v in options.items() if v is not None}
@@ -532,6 +578,8 @@ def _ex06_hook(**trim):
     @before_model
     def trim_history(state, runtime):
         kept = trim_messages(state["messages"], **options)
+        if not kept and fit:
+            kept = fit_turn(state["messages"], 300, token_counter=exact_counter)
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept] if remove_all else kept}
 
     return trim_history
@@ -609,6 +657,8 @@ WRONG = [
     (ex03.q2, (keep_first,), "wrong", "strategy='first'"),
     (ex03.q2, (keep_reversing_input,), "wrong", "changed the list"),
     (ex03.q2, (keep_slide_constant,), "wrong", "the exercise conversation"),
+    (ex03.q2, (keep_with_trim_messages,), "wrong", "*without* calling `trim_messages`"),  # issue 20
+    (ex03.q2, (keep_with_an_alias,), "wrong", "*without* calling `trim_messages`"),
     # 03 q3: the orphaned ToolMessage
     (ex03.q3, (safe_trim_no_start_on,), "wrong", "orphan trap"),
     (ex03.q3, (safe_trim_first,), "wrong", "strategy='first'"),
@@ -696,9 +746,14 @@ WRONG = [
     (ex06.q1, (_ex06_middleware()["approximate counter"],), "wrong", "default approximate counter"),
     (ex06.q1, ("summarise",), "wrong", "list of middleware"),
     # 06 q2: a hook that never orphans a tool result
-    (ex06.q2, (_ex06_hook(start_on=None),), "wrong", "without the AIMessage that called it"),
+    (ex06.q2, (_ex06_hook(start_on=None),), "wrong", "starting on a request"),
     (ex06.q2, (_ex06_hook(remove_all=False),), "wrong", "RemoveMessage(id=REMOVE_ALL_MESSAGES)"),
     (ex06.q2, (_ex06_hook(max_tokens=1000),), "wrong", "over 300"),
+    # issue 20: the rules the question states
+    (ex06.q2, (_ex06_hook(fit=False),), "wrong", "the current turn alone is"),  # the old master: sends nothing
+    (ex06.q2, (_ex06_hook(token_counter=count_tokens_approximately),), "wrong", "approximate counter"),
+    (ex06.q2, (_ex06_hook(token_counter="approximate"),), "wrong", "approximate counter"),
+    (ex06.q2, (_ex06_hook(max_tokens=200),), "wrong", "the newest messages that fit in 300"),
     (ex06.q2, (lambda state, runtime: None,), "wrong", "@before_model"),
     # 06 q3: choose a strategy
     (ex06.q3, ("a", EX06_WHY), "wrong", "pays again"),
@@ -781,9 +836,9 @@ CHOICES = [
     (ex03.q4, lambda letter: (letter,)),
     (ex04.q3, lambda letter: (letter,)),
 ]
-#: A reason that names the key idea, for the questions whose reason must name one (checks.KeyIdea).
+#: A reason that asserts its question's claim (checks.claims), for the choice questions.
 IDEA_WHY = {
-    ("02", 4): "The pasted document makes S + U + R exceed L.",
+    ("02", 4): "The pasted document makes S + U + R exceed L, so shrink the document.",
     ("03", 4): "strategy='first' drops the newest messages, the latest question among them.",
     ("01", 4): "Each call re-sends the whole history; with a cap each call costs at most the cap.",
     ("04", 3): "The stored state keeps the name, but the trimmed list sent to the model does not.",

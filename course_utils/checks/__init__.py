@@ -14,8 +14,11 @@ and every question has three methods:
   learner's notebook ``check()`` never raises: it returns a
   :class:`CheckResult`, shown as a coloured box (HTML) with a plain-text twin.
 - ``q1.hint()`` gives a nudge; ``q1.hint(2)`` a bigger one.
-- ``q1.solution()`` shows a worked solution (a teacher can switch this off
-  with the environment variable ``COURSE_HIDE_SOLUTIONS=1``).
+- ``q1.solution()`` shows the master notebook's solution (a teacher can switch
+  this off with the environment variable ``COURSE_HIDE_SOLUTIONS=1``).
+
+A written reason ("why") is **needs review** when the check cannot judge it
+with confidence: never "correct", and shown so in the teacher's gradebook.
 
 Where the answer is a function, the check calls it on several inputs, among
 them conversations generated inside the check (seeded, so the feedback is
@@ -44,6 +47,14 @@ The package, one job per module:
   parsed in one place;
 - :mod:`~course_utils.checks.kinds`: the question kinds (a number, a choice
   with a reason, a written reason) and the conversations generated inside checks;
+- :mod:`~course_utils.checks.reasons`: the "why" judge, which reads the
+  relations a written reason asserts (English, Persian, Chinese), and
+  :mod:`~course_utils.checks.claims`, what each reason question's answer must assert;
+  a reason it cannot judge with confidence is "needs review" (a teacher reads it);
+- :mod:`~course_utils.checks.spies`: which library functions a learner's
+  function calls, for rules a question states ("without calling trim_messages");
+- :mod:`~course_utils.checks.solutions`: the worked solutions, generated from the
+  master notebooks by ``scripts/make_student_copies.py``;
 - ``ex01`` ... : one module per exercise. ``from course_utils.checks import ex03``
   gives the *exercise* (its ``questions``, ``q1`` ...), not the module; the module
   is ``course_utils.checks.ex03`` in ``sys.modules``, and its exercise is also

@@ -12,17 +12,18 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils.checks.kinds import (
-    KeyIdea,
-    _grade_number,
-    _counts_of,
-    _letter,
-    _need_reason,
-    missing_ideas,
-    _snapshot,
+    grade_number,
+    counts_of,
+    letter_of,
+    need_reason,
+    RIGHT_LETTERS,
+    check_claim,
+    snapshot,
     random_conversation,
     random_costs,
 )
-from course_utils.checks.machinery import _short_list, describe, Exercise
+from course_utils.checks.claims import EX01_Q4
+from course_utils.checks.machinery import short_list, describe, Exercise
 from course_utils.trimming import table_token_counter
 
 ex01 = Exercise("01", "Measuring growth", "01_measuring_growth")
@@ -39,9 +40,6 @@ EX01_TURNS, EX01_QUESTION, EX01_ANSWER = 10, 40, 60
         "Call 1 sends 40. Call 2 sends 40 + 60 (turn 1) + 40 (the new question) = 140. "
         "Call 3 sends 240. Add up calls 1 to 10.",
     ),
-    solution="""
-    total_sent = sum((k - 1) * (40 + 60) + 40 for k in range(1, 11))   # 4900
-    """,
     explanation="Call k sends (k - 1) full turns of 100 tokens plus the new 40-token question:",
 )
 def _ex01_q1(q, total_sent):
@@ -63,7 +61,7 @@ def _ex01_q1(q, total_sent):
         "after 11 calls. Count calls 1 to 10.",
         -expected: "a number of tokens cannot be negative.",
     }
-    return _grade_number(
+    return grade_number(
         q, total_sent, "total_sent", expected, known,
         "Work out calls 1, 2 and 3 by hand (40, 140, 240) and look for the pattern.",
         f"{expected} tokens. The calls send 40, 140, 240, ... 940: the history is paid for again on every "
@@ -89,7 +87,7 @@ def _ex01_cases():
     for seed in (11, 12, 13):
         messages = random_conversation(seed, turns=5 + seed % 3, system=seed % 2 == 1)
         counter = table_token_counter(random_costs(messages, seed))
-        cases.append((f"a generated conversation of {_counts_of(messages)} with random costs", messages, counter))
+        cases.append((f"a generated conversation of {counts_of(messages)} with random costs", messages, counter))
     return cases
 
 
@@ -102,22 +100,13 @@ def _ex01_cases():
         "Call i is sent `messages[:i]`, everything before that AIMessage. Count it with "
         "`token_counter(messages[:i])` and keep a running total.",
     ),
-    solution="""
-    def cumulative_sent(messages, token_counter):
-        totals, total = [], 0
-        for i, message in enumerate(messages):
-            if isinstance(message, AIMessage):        # one model call per AIMessage
-                total += token_counter(messages[:i])  # it was sent everything before it
-                totals.append(total)
-        return totals
-    """,
 )
 def _ex01_q2(q, cumulative_sent):
     fn = q.need_function(cumulative_sent, "cumulative_sent")
     for what, messages, counter in _ex01_cases():
         given = list(messages)
         got = q.call(fn, given, counter, about=what)
-        if _snapshot(given) != _snapshot(messages):
+        if snapshot(given) != snapshot(messages):
             return q.wrong(f"for {what} your function changed the list it was given. Measure without "
                            f"changing the conversation.")
         expected = _ex01_reference(messages, counter)
@@ -148,8 +137,8 @@ def _ex01_q2(q, cumulative_sent):
         if len(got) != len(expected):
             return q.wrong(f"for {what} there are {len(expected)} model calls (one per AIMessage), but you "
                            f"returned {len(got)} numbers.")
-        return q.wrong(f"for {what} the running totals should be {_short_list(expected)}, you returned "
-                       f"{_short_list(got)}.")
+        return q.wrong(f"for {what} the running totals should be {short_list(expected)}, you returned "
+                       f"{short_list(got)}.")
     return q.correct("your running totals match `replay_growth` on the Bob dialogue, the agent with tool "
                      "calls and three generated conversations.")
 
@@ -166,11 +155,6 @@ EX01_LIMIT = 2000
         "`report.first_over_limit` is the first row whose `sent_tokens` is over the limit; "
         "its `.call` is the call number (1 for the first call).",
     ),
-    solution="""
-    report = replay_growth(conversation, "approximate", limit=2000)
-    fig = growth_figure(report, title="long_chat, nothing trimmed")
-    first_over = report.first_over_limit.call      # 20
-    """,
 )
 def _ex01_q3(q, report, fig, first_over):
     from course_utils.growth import GrowthReport, replay_growth
@@ -220,31 +204,6 @@ def _ex01_q3(q, report, fig, first_over):
 
 EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "quadratically"}
 
-#: What a reason for q4 must name: why the untrimmed total is a sum of growing calls, and what the cap does.
-EX01_Q4_IDEAS = (
-    KeyIdea(
-        "say why the total grows faster without trimming (what does each call send again?)",
-        (
-            "re-send", "resend", "send again", "sent again", "whole history", "entire history",
-            "full history", "all previous", "all earlier", "all the previous", "all the earlier", "every previous",
-            "every earlier", "history grows", "sum", "accumulat", "cumulative", "n^2", "n²",
-            "n*n", "square", "quadratic",
-            "دوباره", "تمام تاریخچه", "کل تاریخچه", "همه پیام", "رشد", "جمع", "مجموع",  # Persian: again, whole history, grows, sum
-            "重新发送", "再次发送", "再发送", "整个历史", "全部历史", "所有历史", "增长", "累加", "累积", "总和", "平方",  # Chinese
-        ),
-    ),
-    KeyIdea(
-        "say what the cap does to the cost of each call once the history reaches it",
-        (
-            "cap", "limit", "at most", "max", "budget", "bound", "constant", "fixed", "same amount", "same size",
-            "stops growing", "stop growing", "no more than", "ceiling",
-            "سقف", "حداکثر", "محدود", "ثابت", "بودجه",  # Persian: cap, at most, limited, fixed, budget
-            "上限", "最多", "限制", "固定", "恒定", "预算", "不再增长",  # Chinese
-        ),
-    ),
-)
-
-
 @ex01.question(
     "how does it grow?",
     "q4.check(without_trim, with_trim, why)",
@@ -252,21 +211,15 @@ EX01_Q4_IDEAS = (
         "Without trimming, call k re-sends the whole history, which grows by a turn each call.",
         "1 + 2 + ... + n = n(n + 1)/2. With a cap, each call costs at most the cap.",
     ),
-    solution="""
-    without_trim = "d"   # quadratically: call k re-sends k - 1 turns, and 1 + 2 + ... + n ~ n^2 / 2
-    with_trim = "c"      # linearly: once the history is over the cap, every call costs about the cap
-    why = "Without trimming each call re-sends the whole history, so the total is a sum of growing terms; " \\
-          "with a cap each call costs at most the cap, so the total grows by about the cap per call."
-    """,
 )
 def _ex01_q4(q, without_trim, with_trim, why):
     q.need(without_trim, "without_trim")
     q.need(with_trim, "with_trim")
-    a, b = _letter(without_trim), _letter(with_trim)
+    a, b = letter_of(without_trim), letter_of(with_trim)
     for name, letter, value in (("without_trim", a, without_trim), ("with_trim", b, with_trim)):
         if letter not in EX01_OPTIONS:
             return q.wrong(f"`{name}` should be one of the letters 'a', 'b', 'c', 'd', got {describe(value)}.")
-    _need_reason(q, why)
+    need_reason(q, why)
     if EX01_OPTIONS[a] != "quadratically":
         feedback = {
             "linearly": "the tokens *per call* grow linearly, because each call adds a turn to the history; the "
@@ -284,9 +237,7 @@ def _ex01_q4(q, without_trim, with_trim, why):
             "not at all": "every call still sends up to the cap, so the total keeps growing.",
         }[EX01_OPTIONS[b]]
         return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
-    missing = missing_ideas(why, EX01_Q4_IDEAS)
-    if missing:
-        return q.wrong(f"both letters are right, but your reason does not say why yet: {missing}")
+    check_claim(q, why, EX01_Q4, RIGHT_LETTERS)
     return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
                      "cap (each call costs at most the cap).")
 
@@ -314,11 +265,6 @@ def _ex01_choice(q, value, name, allowed):
         "In UTF-8 a Chinese character is 3 bytes and carries a whole syllable; cl100k_base often needs one or "
         "more tokens per Chinese character, while an English token covers about 4 letters.",
     ),
-    solution="""
-    fewer = "o200k_base"      # the larger vocabulary has many Chinese words as single tokens
-    costliest = "zh"          # cl100k_base: more than one token per Chinese character
-    o200k_tokens = 20         # count_text_tokens(sample_text("zh"), "o200k_base")
-    """,
 )
 def _ex01_q5(q, fewer, costliest, o200k_tokens):
     from course_utils.token_view import sample_text

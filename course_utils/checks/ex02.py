@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import random
 
-from course_utils.checks.kinds import KeyIdea, choice_question, _grade_number
-from course_utils.checks.machinery import _learner_line, describe, Exercise
+from course_utils.checks.claims import EX02_Q4
+from course_utils.checks.kinds import choice_question, grade_number
+from course_utils.checks.machinery import learner_line, describe, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
 
@@ -22,10 +23,6 @@ EX02_Q1 = {"limit": 8192, "system": 1200, "user": 450, "reserve": 1024}
         "B = L - S - U - R: start from the limit and take off each fixed part.",
         "8192 - 1200 = 6992; then take off U and R.",
     ),
-    solution="""
-    B = 8192 - 1200 - 450 - 1024      # 5518
-    # or: B = history_budget(8192, system=1200, user=450, reserve=1024)
-    """,
 )
 def _ex02_q1(q, B):
     L, S, U, R = EX02_Q1.values()
@@ -38,7 +35,7 @@ def _ex02_q1(q, B):
         L + S + U + R: "the parts are taken *off* the limit, not added to it.",
         -expected: "you subtracted the other way round: B = L - S - U - R.",
     }
-    return _grade_number(q, B, "B", expected, known, "Take S, U and R off L one at a time.",
+    return grade_number(q, B, "B", expected, known, "Take S, U and R off L one at a time.",
                          f"8192 - 1200 = 6992; 6992 - 450 = 6542; 6542 - 1024 = {expected}. "
                          f"B = {expected} tokens for the history.")
 
@@ -68,13 +65,6 @@ def _ex02_cases():
         "When the fixed parts leave nothing (the result would be 0 or less), "
         "`raise ValueError(...)` with a message that says so: a budget of 0 is no room at all.",
     ),
-    solution="""
-    def budget(limit, system, user, reserve):
-        used = system + user + reserve
-        if used >= limit:
-            raise ValueError(f"no room left for history: {system} + {user} + {reserve} = {used} >= {limit}")
-        return limit - used
-    """,
 )
 def _ex02_q2(q, budget):
     from course_utils.budget import history_budget
@@ -101,7 +91,7 @@ def _ex02_q2(q, budget):
         except NotImplementedError:
             return q.not_attempted("`budget` still raises NotImplementedError: write its body.")
         except Exception as exc:  # noqa: BLE001
-            return q.error(f"`{about}` raised {type(exc).__name__}: {exc}{_learner_line(exc)}. "
+            return q.error(f"`{about}` raised {type(exc).__name__}: {exc}{learner_line(exc)}. "
                            f"Raise ValueError (only) when there is no room.")
         if got is Ellipsis:
             return q.not_attempted("`budget` returned `...`: write its body.")
@@ -137,13 +127,6 @@ EX02_Q3 = {"limit": 2048, "system": 900, "user": 700, "reserve": 512}
         "Wrap the call in `try: ... except ValueError as err: problem = err`.",
         "The shortfall is how far the fixed parts go over the limit: (S + U + R) - L.",
     ),
-    solution="""
-    try:
-        history_budget(2048, system=900, user=700, reserve=512)
-    except ValueError as err:
-        problem = err
-    shortfall = (900 + 700 + 512) - 2048     # 64 tokens over before any history at all
-    """,
 )
 def _ex02_q3(q, problem, shortfall):
     L, S, U, R = EX02_Q3.values()
@@ -166,7 +149,7 @@ def _ex02_q3(q, problem, shortfall):
         0: "there is a shortfall: the fixed parts alone are more than the limit.",
         L - S - U: "that would be the room left without the reply reserve, but the reply needs its reserve.",
     }
-    return _grade_number(q, shortfall, "shortfall", expected, known, "shortfall = (S + U + R) - L.",
+    return grade_number(q, shortfall, "shortfall", expected, known, "shortfall = (S + U + R) - L.",
                          f"900 + 700 + 512 = 2112 > 2048: the fixed parts are {expected} tokens over before a "
                          f"single message of history. `history_budget` refuses with: {problem}")
 
@@ -179,18 +162,6 @@ EX02_Q4_OPTIONS = {
 }
 
 
-#: What a reason for q4 must name: the fixed parts are over the limit, and U (the pasted document) is the one to shrink.
-EX02_Q4_IDEA = KeyIdea(
-    "say which term of B = L - S - U - R is too big here, and why trimming the history cannot fix it",
-    (
-        "document", "user input", "the input", "input", "pasted", "paste", "u ", "u=", "u)", "s + u + r",
-        "s+u+r", "fixed part", "fixed", "exceed", "over the limit", "more than the limit", "too big", "too large",
-        "shrink", "smaller", "summar",
-        "سند", "متن", "ورودی", "کاربر", "ثابت", "بیشتر از", "کوچک", "خلاصه",  # Persian: document, text, input, ...
-        "文档", "文件", "输入", "用户", "固定", "超过", "缩短", "摘要", "总结",  # Chinese: document, input, fixed, ...
-    ),
-)
-
 _ex02_q4 = choice_question(
     ex02,
     "choose a fix",
@@ -199,11 +170,6 @@ _ex02_q4 = choice_question(
         "Which term of B = L - S - U - R can you make smaller without hurting the answer?",
         "Trimming changes the history, which is not one of S, U, R.",
     ),
-    solution="""
-    choice = "c"
-    why = "The fixed parts S + U + R already exceed L, so no amount of history trimming helps; " \\
-          "shrinking U (the pasted document) to 300 tokens leaves 2048 - 900 - 300 - 512 = 336 for history."
-    """,
     options=EX02_Q4_OPTIONS,
     answer="c",
     feedback={
@@ -212,8 +178,7 @@ _ex02_q4 = choice_question(
         "history does not fit. Trimming cannot fix it.",
         "d": "a margin is taken off the limit as well: it makes things worse.",
     },
-    keywords=(),
-    ideas=(EX02_Q4_IDEA,),
+    claim=EX02_Q4,
     praise="shrinking U is the only option that makes room: 2048 - 900 - 300 - 512 = 336 tokens for the history. "
     "Trimming cannot help when the fixed parts alone are over the limit.",
 )

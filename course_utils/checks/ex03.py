@@ -19,17 +19,18 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import count_tokens_approximately
 
+from course_utils.checks.claims import EX03_Q4
 from course_utils.checks.kinds import (
-    KeyIdea,
     choice_question,
-    _learner_message_list,
-    _counts_of,
-    _same_messages,
-    _snapshot,
+    learner_message_list,
+    counts_of,
+    same_messages,
+    snapshot,
     random_conversation,
     random_costs,
 )
-from course_utils.checks.machinery import _ids, _short_list, describe, Exercise, Question
+from course_utils.checks.spies import names_called, watching
+from course_utils.checks.machinery import message_ids, short_list, describe, Exercise, Question
 from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
 from course_utils.trimming import table_token_counter
 
@@ -51,7 +52,11 @@ def ex03_conversation() -> list[BaseMessage]:
     ]
 
 
-def _ids_of(q: Question, value: Any, name: str) -> list[str]:
+def ids_answer(q: Question, value: Any, name: str) -> list[str]:
+    """A learner's answer that is a list of message ids, as a list of strings (or stop saying what is wrong).
+
+    Shared with exercise 04, whose first question asks for ids too.
+    """
     q.need(value, name)
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         q.stop(q.wrong(f"`{name}` should be a list of message ids like [\"h1\", \"a1\"], got {describe(value)}."))
@@ -74,17 +79,13 @@ def _ids_of(q: Question, value: Any, name: str) -> list[str]:
         "that does not fit.",
         "Write the kept messages in chronological order, oldest first, as trim_messages returns them.",
     ),
-    solution="""
-    # from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = 170; 170 + 80 = 250 > 175: stop
-    kept_ids = ["h2", "a2", "h3", "a3"]
-    """,
 )
 def _ex03_q1(q, kept_ids):
-    ids = _ids_of(q, kept_ids, "kept_ids")
+    ids = ids_answer(q, kept_ids, "kept_ids")
     messages = ex03_conversation()
     counter = table_token_counter(EX03_COSTS)
-    expected = _ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="last"))
-    first = _ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="first"))
+    expected = message_ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="last"))
+    first = message_ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="first"))
     unknown = [i for i in ids if i not in EX03_COSTS]
     if unknown:
         return q.wrong(f"{unknown} are not ids of the conversation; use {list(EX03_COSTS)}.")
@@ -171,13 +172,19 @@ def _ex03_q2_cases():
         budgets = {suffix[k - 1], suffix[k - 1] - 1, rng.randint(0, suffix[-1]), 0, suffix[-1] + 7}
         # a big message followed by small ones: skipping it would wrongly keep the small ones
         budgets.add(suffix[k - 1] + min(values[: len(values) - k]) - 1)
-        what = f"a generated conversation of {_counts_of(messages)}"
+        what = f"a generated conversation of {counts_of(messages)}"
         for budget in sorted(budgets):
             if budget >= 0:
-                cases.append((what, messages, budget, counter, f" (costs {_short_list(values)})"))
+                cases.append((what, messages, budget, counter, f" (costs {short_list(values)})"))
     bob = random_conversation(34, turns=4, system=False, tools=False)
     cases.append(("a 10-token-a-message conversation", bob, 45, dummy_token_counter, ""))
     return cases
+
+
+#: The rule exercise 03 q2 states, and what the check says when a function breaks it.
+EX03_Q2_BY_HAND = ("the question asks you to write `keep_last_tokens` *without* calling `trim_messages`: your "
+                   "function calls it, so it shows nothing of how the walk works. Walk `reversed(messages)` "
+                   "yourself, adding `token_counter([message])`, and stop at the first message that does not fit.")
 
 
 @ex03.question(
@@ -189,44 +196,38 @@ def _ex03_q2_cases():
         "You collected the messages newest first: return them in chronological order, without changing the "
         "list you were given.",
     ),
-    solution="""
-    def keep_last_tokens(messages, max_tokens, token_counter):
-        kept, total = [], 0
-        for message in reversed(messages):            # newest first
-            cost = token_counter([message])
-            if total + cost > max_tokens:              # the first message that does not fit: stop
-                break
-            kept.append(message)
-            total += cost
-        return kept[::-1]                              # back to chronological order
-    """,
 )
 def _ex03_q2(q, keep_last_tokens):
     fn = q.need_function(keep_last_tokens, "keep_last_tokens")
+    if "trim_messages" in names_called(fn):
+        return q.wrong(EX03_Q2_BY_HAND)
     for what, messages, budget, counter, costs in _ex03_q2_cases():
         about = f"{what} and max_tokens={budget}"
         given = list(messages)
-        before = _snapshot(given)
-        got = _learner_message_list(q, q.call(fn, given, budget, _list_counter(counter), about=about,
-                                            explain=_explain_counter_misuse), "keep_last_tokens")
-        if _snapshot(given) != before:
+        before = snapshot(given)
+        with watching(fn) as seen:
+            returned = q.call(fn, given, budget, _list_counter(counter), about=about, explain=_explain_counter_misuse)
+        if seen.trim_calls:
+            return q.wrong(EX03_Q2_BY_HAND)
+        got = learner_message_list(q, returned, "keep_last_tokens")
+        if snapshot(given) != before:
             return q.wrong(f"for {about} your function changed the list it was given (now "
-                           f"{_ids(given)[:4]}...). Walk `reversed(messages)` instead of reversing it in "
+                           f"{message_ids(given)[:4]}...). Walk `reversed(messages)` instead of reversing it in "
                            f"place: the caller's history must stay as it was.")
         expected = trim_messages(messages, max_tokens=budget, token_counter=counter, strategy="last")
-        if _same_messages(got, expected):
+        if same_messages(got, expected):
             continue
-        detail = f"for {about}{costs}: trim_messages keeps {_ids(expected)}, you kept {_ids(got)}."
-        if _same_messages(got, list(reversed(expected))):
+        detail = f"for {about}{costs}: trim_messages keeps {message_ids(expected)}, you kept {message_ids(got)}."
+        if same_messages(got, list(reversed(expected))):
             return q.wrong(f"{detail} Right messages, newest first: return them in chronological order.")
-        if _same_messages(got, _greedy_last(messages, budget, counter, strict=True)):
+        if same_messages(got, _greedy_last(messages, budget, counter, strict=True)):
             return q.wrong(f"{detail} Off by one: a message that brings the total to exactly max_tokens still "
                            f"fits (use <=, not <).")
-        if _same_messages(got, _greedy_last(messages, budget, counter, skip=True)):
+        if same_messages(got, _greedy_last(messages, budget, counter, skip=True)):
             return q.wrong(f"{detail} You skipped a message that did not fit and kept going. trim_messages keeps "
                            f"a run of the newest messages: it stops at the first one that does not fit, so "
                            f"nothing older sneaks in past a gap.")
-        if _same_messages(got, trim_messages(messages, max_tokens=budget, token_counter=counter,
+        if same_messages(got, trim_messages(messages, max_tokens=budget, token_counter=counter,
                                              strategy="first")):
             return q.wrong(f"{detail} That is strategy='first' (the oldest messages). Keep the newest.")
         if sum(counter([m]) for m in got) > budget:
@@ -257,7 +258,7 @@ def _ex03_q3_cases():
         messages = random_conversation(seed, turns=6, system=True)
         total = count_tokens_approximately(messages)
         for share in (3, 2):
-            cases.append((f"a generated agent conversation of {_counts_of(messages)}", messages, total // share))
+            cases.append((f"a generated agent conversation of {counts_of(messages)}", messages, total // share))
     return cases
 
 
@@ -269,32 +270,21 @@ def _ex03_q3_cases():
         "`start_on=\"human\"` drops messages from the front of the kept list until it begins with a human "
         "message; `include_system=True` keeps the system prompt in front.",
     ),
-    solution="""
-    def safe_trim(messages, max_tokens):
-        return trim_messages(
-            messages,
-            max_tokens=max_tokens,
-            token_counter=count_tokens_approximately,
-            strategy="last",
-            start_on="human",        # never start on a ToolMessage (or an AIMessage)
-            include_system=True,     # keep the system prompt
-        )
-    """,
 )
 def _ex03_q3(q, safe_trim):
     fn = q.need_function(safe_trim, "safe_trim")
     for what, messages, cap in _ex03_q3_cases():
         about = f"{what} and max_tokens={cap}"
         given = list(messages)
-        before = _snapshot(given)
-        got = _learner_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
-        if _snapshot(given) != before:
+        before = snapshot(given)
+        got = learner_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
+        if snapshot(given) != before:
             return q.wrong(f"for {about} `safe_trim` changed the list it was given; trim a copy, never the history.")
         expected = _safe_reference(messages, cap)
-        if _same_messages(got, expected):
+        if same_messages(got, expected):
             continue
-        ids = _ids(got)
-        detail = f"for {about} you kept {_short_list(ids, 6)}"
+        ids = message_ids(got)
+        detail = f"for {about} you kept {short_list(ids, 6)}"
         orphans = orphaned_tool_messages(got)
         body = [m for m in got if not isinstance(m, SystemMessage)]
         used = count_tokens_approximately(got) if got else 0
@@ -323,11 +313,11 @@ def _ex03_q3(q, safe_trim):
             return q.wrong(f"{detail}: it starts with an AIMessage. Chat models expect the first message after "
                            f"the system prompt to be a human one: `start_on=\"human\"`.")
         first = trim_messages(messages, max_tokens=cap, token_counter=count_tokens_approximately, strategy="first")
-        if body and _same_messages(body, [m for m in first if not isinstance(m, SystemMessage)]):
+        if body and same_messages(body, [m for m in first if not isinstance(m, SystemMessage)]):
             return q.wrong(f"{detail}: that is the *start* of the conversation (strategy='first'). A chatbot must "
                            f"keep the newest messages, the user's latest question among them.")
         return q.wrong(f"{detail}; trim_messages(strategy=\"last\", start_on=\"human\", include_system=True) with "
-                       f"the approximate counter keeps {_short_list(_ids(expected), 6)}.")
+                       f"the approximate counter keeps {short_list(message_ids(expected), 6)}.")
     return q.correct("no orphaned ToolMessage on the agent conversation at any budget, nor on generated "
                      "agent conversations: every kept list starts with the system prompt and a human message.")
 
@@ -340,18 +330,6 @@ EX03_Q4_OPTIONS = {
 }
 
 
-#: What a reason for q4 must name: which end of the conversation strategy='first' keeps or loses.
-EX03_Q4_IDEA = KeyIdea(
-    "say which messages strategy='first' keeps, and which it loses once the history is over the budget",
-    (
-        "latest", "newest", "most recent", "recent", "new message", "new question", "last message",
-        "last question", "current question", "oldest", "older", "earliest", "old message", "beginning",
-        "start of the conversation", "first messages",
-        "جدید", "آخرین", "اخیر", "قدیمی", "اول گفتگو", "ابتدای",  # Persian: new, last, recent, old, ...
-        "最新", "最近", "最后", "最早", "最旧", "旧的", "开头", "前面的",  # Chinese: newest, recent, last, earliest, ...
-    ),
-)
-
 _ex03_q4 = choice_question(
     ex03,
     "a teammate's fix",
@@ -360,11 +338,6 @@ _ex03_q4 = choice_question(
         "What does strategy='first' keep when the history is over the budget?",
         "Which message must a chatbot always send, whatever else it drops?",
     ),
-    solution="""
-    choice = "a"
-    why = "strategy='first' keeps the start of the conversation, so once the history is over the budget the " \\
-          "newest messages, including the user's latest question, are dropped; start_on='human' fixes the trap."
-    """,
     options=EX03_Q4_OPTIONS,
     answer="a",
     feedback={
@@ -373,8 +346,7 @@ _ex03_q4 = choice_question(
         "c": "both strategies take the same token_counter; the problem is what strategy='first' keeps.",
         "d": "both strategies keep at most max_tokens; the problem is *which* messages they keep.",
     },
-    keywords=(),
-    ideas=(EX03_Q4_IDEA,),
+    claim=EX03_Q4,
     praise="strategy='first' keeps the oldest messages, so the model never sees the newest question. "
     "Keep strategy='last' and fix the boundary with start_on='human'.",
 )

@@ -20,16 +20,16 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from course_utils.checks.ex03 import _ids_of
+from course_utils.checks.claims import EX04_Q3
+from course_utils.checks.ex03 import ids_answer
 from course_utils.checks.kinds import (
-    KeyIdea,
     choice_question,
-    _counts_of,
-    _same_messages,
-    _snapshot,
+    counts_of,
+    same_messages,
+    snapshot,
     random_conversation,
 )
-from course_utils.checks.machinery import _ids, _is_stub, _short_list, describe, Exercise
+from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
 from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
@@ -54,31 +54,26 @@ def ex04_state_messages() -> list[BaseMessage]:
         "first, and the rest of the 128 is filled from the end.",
         "Then start_on=\"human\" drops messages from the front of the kept run until it begins with a human one.",
     ),
-    solution="""
-    sent = trim_messages(state_messages, max_tokens=128, token_counter=dummy_token_counter,
-                         strategy="last", start_on="human", include_system=True)
-    sent_ids = [m.id for m in sent]   # ['sys', 'h6', 'a6', ..., 'a10', 'h11']: 12 messages, 120 tokens
-    """,
 )
 def _ex04_q1(q, sent_ids):
     from course_utils.tokens import dummy_token_counter
 
-    ids = _ids_of(q, sent_ids, "sent_ids")
+    ids = ids_answer(q, sent_ids, "sent_ids")
     messages = ex04_state_messages()
     options = dict(max_tokens=EX04_CAP, token_counter=dummy_token_counter, strategy="last")
-    expected = _ids(trim_messages(messages, start_on="human", include_system=True, **options))
+    expected = message_ids(trim_messages(messages, start_on="human", include_system=True, **options))
     if ids == expected:
         return q.correct(f"the node sends {len(expected)} messages ({10 * len(expected)} tokens <= 128): the "
                          f"system prompt and h6 ... h11. The state keeps all 22 (220 tokens).")
     variants = [
-        (_ids(trim_messages(messages, start_on="human", **options)),
+        (message_ids(trim_messages(messages, start_on="human", **options)),
          "the system prompt is missing: include_system=True keeps it, and it counts against the 128."),
-        (_ids(trim_messages(messages, include_system=True, **options)),
+        (message_ids(trim_messages(messages, include_system=True, **options)),
          "that does not start with a human message. This cap happens to start on one anyway; look again."),
-        (_ids(trim_messages(messages, **options)),
+        (message_ids(trim_messages(messages, **options)),
          "that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" and "
          "include_system=True."),
-        (_ids(messages), "that is the whole state (220 tokens). The node sends only what fits in 128."),
+        (message_ids(messages), "that is the whole state (220 tokens). The node sends only what fits in 128."),
         (list(reversed(expected)), "right messages, but trim_messages keeps chronological order."),
     ]
     for wrong, why in variants:
@@ -90,7 +85,8 @@ def _ex04_q1(q, sent_ids):
                    f"from the end.")
 
 
-def _ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
+def ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
+    """The safe trim of lesson 04 (approximate counter): the reference exercise 05 compares with too."""
     return trim_messages(messages, **safe_trim_kwargs(max_tokens, "approximate"))
 
 
@@ -106,11 +102,11 @@ EX04_DIALOGUE = (
 
 def _ex04_sent_problem(sent: list[BaseMessage], history: list[BaseMessage], cap: int, where: str) -> str | None:
     """What is wrong with what the model was sent for this history, or None if it is the trimmed list."""
-    expected = _ex04_trim(history, cap)
-    if _same_messages(sent, expected):
+    expected = ex04_trim(history, cap)
+    if same_messages(sent, expected):
         return None
-    detail = f"{where} the model was sent {_short_list([_text_label(m) for m in sent], 5)}"
-    if _same_messages(sent, history):
+    detail = f"{where} the model was sent {short_list([_text_label(m) for m in sent], 5)}"
+    if same_messages(sent, history):
         return f"{detail}: the whole history. Trim before `model.invoke`."
     if not sent or sent[-1].id != history[-1].id:
         return f"{detail}: the user's latest question is missing. Did you use strategy='first'? Keep the newest messages."
@@ -120,7 +116,7 @@ def _ex04_sent_problem(sent: list[BaseMessage], history: list[BaseMessage], cap:
     if body and not isinstance(body[0], HumanMessage):
         return f"{detail}: after the system prompt it starts with an {type(body[0]).__name__}; use start_on=\"human\"."
     return (f"{detail}; trimming to {cap} tokens (approximate counter, strategy 'last', start_on 'human', "
-            f"include_system) gives {_short_list([_text_label(m) for m in expected], 5)}.")
+            f"include_system) gives {short_list([_text_label(m) for m in expected], 5)}.")
 
 
 def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
@@ -155,20 +151,6 @@ def _ex04_node_messages(out: Any) -> list[Any]:
         "Send only the trimmed list to `model.invoke`, and return only the reply: `{\"messages\": [reply]}`; "
         "add_messages appends it to the full history.",
     ),
-    solution="""
-    def make_chatbot_node(model, max_tokens=128):
-        def chatbot(state: MessagesState) -> dict:
-            sent = trim_messages(                     # a new list: the state is not touched
-                state["messages"],
-                max_tokens=max_tokens,
-                token_counter="approximate",
-                strategy="last",
-                start_on="human",
-                include_system=True,
-            )
-            return {"messages": [model.invoke(sent)]}  # only the reply goes back into the state
-        return chatbot
-    """,
 )
 def _ex04_q2(q, make_chatbot_node):
     from langgraph.checkpoint.memory import InMemorySaver
@@ -185,13 +167,13 @@ def _ex04_q2(q, make_chatbot_node):
         node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
         if not callable(node):
             return q.wrong(f"`make_chatbot_node` should return the node function, but it returned {describe(node)}.")
-        if _is_stub(node):
+        if is_stub(node):
             return q.not_attempted(f"the body of `{getattr(node, '__name__', 'chatbot')}` is still `...`: write it.")
         history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
         state = {"messages": list(history)}
-        about = f"a state of {_counts_of(history)} and max_tokens={cap}"
+        about = f"a state of {counts_of(history)} and max_tokens={cap}"
         out = q.call(node, state, about=about, explain=_ex04_empty_call)
-        if _snapshot(state["messages"]) != _snapshot(history):
+        if snapshot(state["messages"]) != snapshot(history):
             return q.wrong(f"for {about} your node changed `state[\"messages\"]` in place (it now holds "
                            f"{len(state['messages'])} messages instead of {len(history)}). The checkpointer "
                            f"stores that list, so the history is lost. Trim into a new list instead.")
@@ -243,27 +225,6 @@ EX04_Q3_OPTIONS = {
 }
 
 
-#: What a reason for q3 must name: the two spaces, where the name still is and what the model was sent.
-EX04_Q3_IDEAS = (
-    KeyIdea(
-        "say where \"hi! I'm bob\" still is",
-        (
-            "state", "stored", "store", "checkpoint", "thread", "saved", "kept", "keeps", "history",
-            "حالت", "ذخیره", "نگه", "تاریخچه",  # Persian: state, stored, keeps, history
-            "状态", "存储", "保存", "保留", "历史", "线程",  # Chinese: state, stored, saved, kept, history, thread
-        ),
-    ),
-    KeyIdea(
-        "say what the model was sent in that call",
-        (
-            "sent", "send", "trimmed", "trim", "copy", "model sees", "model saw", "the model gets", "the model got",
-            "receive", "passed",
-            "ارسال", "فرستاد", "برش", "کوتاه",  # Persian: sent, trimmed, shortened
-            "发送", "发给", "传给", "裁剪", "截断", "修剪",  # Chinese: sent, passed to, trimmed
-        ),
-    ),
-)
-
 _ex04_q3 = choice_question(
     ex04,
     "why does it forget?",
@@ -272,11 +233,6 @@ _ex04_q3 = choice_question(
         "Compare `stored_messages(...)` (what the thread keeps) with `model.calls[-1]` (what the model was sent).",
         "There are two spaces: the state, for keeping; the trimmed list, for this one call.",
     ),
-    solution="""
-    choice = "d"
-    why = "The state keeps every message (the stored thread still starts with hi! I'm bob), " \\
-          "but the node sends the model only the trimmed list, and the name is no longer in it."
-    """,
     options=EX04_Q3_OPTIONS,
     answer="d",
     feedback={
@@ -284,10 +240,9 @@ _ex04_q3 = choice_question(
         "b": "trim_messages returns a new list; it never changes the list it is given, let alone the state.",
         "c": "the trimmed list is far below the window; the model answered normally, from what it was sent.",
     },
-    keywords=("state", "sent", "trim", "stored", "keep"),
     praise="two spaces: the state keeps everything, the model sees only the trimmed list. To remember the name "
     "past the cap, summarise (the how-to's summary node) or raise the cap.",
-    ideas=EX04_Q3_IDEAS,
+    claim=EX04_Q3,
 )
 
 # --- question 4: a node that means to store less, and removes nothing --------------------------
@@ -326,17 +281,6 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
         "To delete a stored message, return `RemoveMessage(id=m.id)` for it: one for each message of "
         "`state[\"messages\"]` that is not in `trimmed`, followed by the reply.",
     ),
-    solution="""
-    def make_forgetful_node(model, max_tokens=40):
-        def chatbot(state: MessagesState) -> dict:
-            trimmed = trim_messages(state["messages"], max_tokens=max_tokens, token_counter="approximate",
-                                    strategy="last", start_on="human", include_system=True)
-            reply = model.invoke(trimmed)
-            kept = {m.id for m in trimmed}
-            dropped = [RemoveMessage(id=m.id) for m in state["messages"] if m.id not in kept]
-            return {"messages": dropped + [reply]}   # delete what was not sent, then add the reply
-        return chatbot
-    """,
 )
 def _ex04_q4(q, make_forgetful_node):
     from langgraph.graph import MessagesState
@@ -350,13 +294,13 @@ def _ex04_q4(q, make_forgetful_node):
     node = q.call(factory, model, max_tokens=60, about="(model, max_tokens=60)")
     if not callable(node):
         return q.wrong(f"`make_forgetful_node` should return the node function, but it returned {describe(node)}.")
-    if _is_stub(node):
+    if is_stub(node):
         return q.not_attempted(f"the body of `{getattr(node, '__name__', 'chatbot')}` is still `...`: write it.")
     history = random_conversation(71, turns=6, system=True, tools=False, end_with_ai=False)
     state = {"messages": list(history)}
-    about = f"a state of {_counts_of(history)} and max_tokens=60"
+    about = f"a state of {counts_of(history)} and max_tokens=60"
     out = q.call(node, state, about=about, explain=_ex04_empty_call)
-    if _snapshot(state["messages"]) != _snapshot(history):
+    if snapshot(state["messages"]) != snapshot(history):
         return q.wrong(f"for {about} your node changed `state[\"messages\"]` in place. Leave the list alone and "
                        f"say what to delete in the update you return, with RemoveMessage.")
     if _ex04_node_messages(out) is None:
@@ -377,7 +321,7 @@ def _ex04_q4(q, make_forgetful_node):
         if len(model.calls) == calls:
             return q.wrong(f"on turn {turn} your node did not call `model.invoke`.")
         seen = [*before, human]
-        sent = _ex04_trim(seen, EX04_FORGET_CAP)
+        sent = ex04_trim(seen, EX04_FORGET_CAP)
         problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, f"on turn {turn}")
         if problem:
             return q.wrong(problem)
@@ -387,9 +331,9 @@ def _ex04_q4(q, make_forgetful_node):
             return q.wrong(f"after turn {turn} the thread's last message is not the model's reply: return the reply "
                            f"in the update too, after the RemoveMessages.")
         if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent):
-            return q.wrong(f"after turn {turn} the thread stores {_short_list([_text_label(m) for m in stored], 5)}; "
+            return q.wrong(f"after turn {turn} the thread stores {short_list([_text_label(m) for m in stored], 5)}; "
                            f"it should store what the model was sent, "
-                           f"{_short_list([_text_label(m) for m in sent], 5)}, and the reply.")
+                           f"{short_list([_text_label(m) for m in sent], 5)}, and the reply.")
     return q.correct(f"the thread now stores only what the model was sent and its reply: {len(stored)} messages "
                      f"after {len(EX04_DIALOGUE)} turns, not {2 * len(EX04_DIALOGUE)}. A list returned under "
                      f"\"messages\" is merged by id; only RemoveMessage deletes.")
@@ -431,7 +375,7 @@ def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMes
         return (f"the last message sent to the model should be a HumanMessage with the how-to's prompt "
                 f"({'EXTEND_SUMMARY_PROMPT.format(summary=...)' if summary else 'CREATE_SUMMARY_PROMPT'}); "
                 f"it was {got}.")
-    if not _same_messages(sent[:-1], messages):
+    if not same_messages(sent[:-1], messages):
         return (f"send the model the state's messages, then the prompt: `state[\"messages\"] + "
                 f"[HumanMessage(prompt)]`. It was sent {len(sent) - 1} messages before the prompt instead of "
                 f"{len(messages)}.")
@@ -449,18 +393,6 @@ def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMes
         "Return `{\"summary\": response.content, \"messages\": [RemoveMessage(id=m.id) for m in older]}`, where "
         "`older` is every message before the kept tail.",
     ),
-    solution="""
-    def make_summarize_node(model, keep_last=2):
-        def summarize_conversation(state: SummaryState) -> dict:
-            summary = state.get("summary", "")
-            prompt = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
-            messages = state["messages"]
-            response = model.invoke(messages + [HumanMessage(prompt)])
-            kept = valid_tail(messages, keep_last)            # never a tool result without its call
-            older = messages[: len(messages) - len(kept)]
-            return {"summary": response.content, "messages": [RemoveMessage(id=m.id) for m in older]}
-        return summarize_conversation
-    """,
 )
 def _ex04_q5(q, make_summarize_node):
     from course_utils.chat import OfflineChatModel
@@ -473,12 +405,12 @@ def _ex04_q5(q, make_summarize_node):
         node = q.call(factory, model, keep_last=keep_last, about=f"(model, keep_last={keep_last})")
         if not callable(node):
             return q.wrong(f"`make_summarize_node` should return the node function, but it returned {describe(node)}.")
-        if _is_stub(node):
+        if is_stub(node):
             return q.not_attempted(f"the body of `{getattr(node, '__name__', 'node')}` is still `...`: write it.")
         state = {"messages": list(messages), "summary": summary}
-        where = f"for {about} ({_counts_of(messages)})"
+        where = f"for {about} ({counts_of(messages)})"
         out = q.call(node, state, about=where[4:])
-        if _snapshot(state["messages"]) != _snapshot(messages) or state["summary"] != summary:
+        if snapshot(state["messages"]) != snapshot(messages) or state["summary"] != summary:
             return q.wrong(f"{where} your node changed the state it was given. Say what changes in the update "
                            f"you return instead.")
         if not isinstance(out, Mapping) or "summary" not in out or "messages" not in out:
@@ -497,8 +429,8 @@ def _ex04_q5(q, make_summarize_node):
         update = list(update) if isinstance(update, (list, tuple)) else [update]
         kept = valid_tail(messages, keep_last)
         if not all(isinstance(m, RemoveMessage) for m in update):
-            if _same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
-                    _same_messages(update, kept):
+            if same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
+                    same_messages(update, kept):
                 return q.wrong(f"{where} your node returns the messages to keep under \"messages\". `add_messages` "
                                f"merges them into the state by id, where they already are, so nothing is "
                                f"removed. Return `RemoveMessage(id=m.id)` for each older message instead.")
@@ -512,7 +444,7 @@ def _ex04_q5(q, make_summarize_node):
         if sorted(removed) == sorted(naive):
             orphans = orphaned_tool_messages(messages[-keep_last:])
             return q.wrong(f"{where} you keep the last {keep_last} messages, "
-                           f"{_short_list([_text_label(m) for m in messages[-keep_last:]], 4)}, but "
+                           f"{short_list([_text_label(m) for m in messages[-keep_last:]], 4)}, but "
                            f"{len(orphans)} tool result(s) among them answer a tool call you delete, and a provider "
                            f"refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
                            f"to the human message that starts the turn ({len(kept)} messages here).")

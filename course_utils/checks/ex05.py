@@ -9,8 +9,9 @@ from collections.abc import Mapping
 
 from langchain_core.messages import HumanMessage, trim_messages
 
-from course_utils.checks.ex04 import _ex04_trim
-from course_utils.checks.kinds import KeyIdea, _grade_number, _counts_of, _need_reason, _snapshot, random_conversation
+from course_utils.checks.ex04 import ex04_trim
+from course_utils.checks.claims import EX05_Q4 as EX05_Q4_CLAIM
+from course_utils.checks.kinds import grade_number, counts_of, need_reason, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
 from course_utils.sequences import safe_trim_kwargs
 
@@ -26,10 +27,6 @@ EX05_Q1 = {"limit": 16384, "system": 900, "user": 600, "reserve": 2000, "margin"
         "H_max = L - S - U - R - M: one subtraction per fixed part, the margin last.",
         "16384 - 900 = 15484; continue with U, R and M.",
     ),
-    solution="""
-    H_max = 16384 - 900 - 600 - 2000 - 800      # 12084
-    # or: H_max = history_budget(16384, system=900, user=600, reserve=2000, margin=800)
-    """,
 )
 def _ex05_q1(q, H_max):
     L, S, U, R, M = EX05_Q1.values()
@@ -42,7 +39,7 @@ def _ex05_q1(q, H_max):
         expected + 2 * M: "the margin is taken off, not added.",
         S + U + R + M: "that is what the fixed parts use; H_max is what is left of L.",
     }
-    return _grade_number(q, H_max, "H_max", expected, known, "Take S, U, R and M off L one at a time.",
+    return grade_number(q, H_max, "H_max", expected, known, "Take S, U, R and M off L one at a time.",
                          f"16384 - 900 = 15484; 15484 - 600 = 14884; 14884 - 2000 = 12884; 12884 - 800 = "
                          f"{expected}. H_max = {expected} tokens.")
 
@@ -54,10 +51,6 @@ def _ex05_q1(q, H_max):
         "R appears in H_max = L - S - U - R - M with a minus sign.",
         "Work out H_max with R = 2000 and with R = 3000; the change is new minus old.",
     ),
-    solution="""
-    change = history_budget(16384, 900, 600, 3000, margin=800) - history_budget(16384, 900, 600, 2000, margin=800)
-    # -1000: every token reserved for the reply is a token the history cannot use
-    """,
 )
 def _ex05_q2(q, change):
     L, S, U, R, M = EX05_Q1.values()
@@ -69,7 +62,7 @@ def _ex05_q2(q, change):
         0: "R is one of the terms taken off the limit, so changing it changes H_max.",
         -2000: "R grows by 1000, so H_max changes by 1000.",
     }
-    return _grade_number(q, change, "change", expected, known, "change = H_max(R=3000) - H_max(R=2000).",
+    return grade_number(q, change, "change", expected, known, "change = H_max(R=3000) - H_max(R=2000).",
                          f"{expected}: H_max shrinks from 12084 to {new}, token for token, because more room is "
                          f"reserved for the reply.")
 
@@ -80,7 +73,7 @@ def _ex05_reference(messages, fact_id, max_tokens):
     sent_lists = []
 
     def policy(history):
-        sent = _ex04_trim(history, max_tokens)
+        sent = ex04_trim(history, max_tokens)
         sent_lists.append(sent)
         return sent
 
@@ -107,7 +100,7 @@ def _ex05_q3_cases():
     for seed in (61, 62):
         messages = random_conversation(seed, turns=9, system=True, tools=seed == 62)
         humans = [m.id for m in messages if isinstance(m, HumanMessage)]
-        cases.append((f"a generated conversation of {_counts_of(messages)}", messages, humans[1], 250))
+        cases.append((f"a generated conversation of {counts_of(messages)}", messages, humans[1], 250))
     return cases
 
 
@@ -121,28 +114,15 @@ def _ex05_q3_cases():
         "For forgetting, go through `report.rows`: for the calls whose history contains the fact "
         "(`row.ai_index` after it), trim `messages[:row.ai_index]` and look for the fact's id.",
     ),
-    solution="""
-    def cost_and_forgetting(messages, fact_id, max_tokens):
-        def trim(history):
-            return trim_messages(history, max_tokens=max_tokens, token_counter="approximate",
-                                 strategy="last", start_on="human", include_system=True)
-
-        report = replay_growth(messages, "approximate", policy=trim)
-        fact_index = [m.id for m in messages].index(fact_id)
-        for row in report.rows:
-            if row.ai_index > fact_index and fact_id not in [m.id for m in trim(messages[:row.ai_index])]:
-                return report.total_sent_tokens, row.call
-        return report.total_sent_tokens, None
-    """,
 )
 def _ex05_q3(q, cost_and_forgetting):
     fn = q.need_function(cost_and_forgetting, "cost_and_forgetting")
     for what, messages, fact_id, cap in _ex05_q3_cases():
         about = f"{what}, fact {fact_id!r}, max_tokens={cap}"
         given = list(messages)
-        before = _snapshot(given)
+        before = snapshot(given)
         got = q.call(fn, given, fact_id, cap, about=about)
-        if _snapshot(given) != before:
+        if snapshot(given) != before:
             return q.wrong(f"for {about}: your function changed the conversation it was given.")
         total, forgotten, report, sent_lists = _ex05_reference(messages, fact_id, cap)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
@@ -188,30 +168,6 @@ def _ex05_q3(q, cost_and_forgetting):
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
 EX05_Q4_KEYS = ("reserve", "margin", "include_system", "max_tokens", "start_on")
 
-#: What a reason for q4 must name: what the list the cap is for holds, and why an agent's trim starts on a human turn.
-EX05_Q4_IDEAS = (
-    KeyIdea(
-        "say which list your cap is for: what it holds besides the history (the system prompt, the new "
-        "message), or that it is the history alone",
-        (
-            "system", "new message", "new input", "user message", "user input", "user's message", "s and u",
-            "s + u", "s+u", "history alone", "history only", "only the history", "just the history", "whole list",
-            "l - r - m", "l-r-m", "h_max", "h max",
-            "سیستم", "پیام جدید", "ورودی", "فقط تاریخچه", "کل فهرست",  # Persian: system, new message, input, ...
-            "系统", "新消息", "新的消息", "用户输入", "输入", "只有历史", "仅历史", "整个列表",  # Chinese: system, new message, input, ...
-        ),
-    ),
-    KeyIdea(
-        "say why an agent's kept history must start on a human turn: what happens to tool results",
-        (
-            "tool", "orphan", "function call", "function result",
-            "ابزار", "یتیم",  # Persian: tool, orphan
-            "工具", "孤立", "孤儿",  # Chinese: tool, orphan
-        ),
-    ),
-)
-
-
 @ex05.question(
     "choose thresholds for an agent",
     "q4.check(plan, why)",
@@ -221,21 +177,6 @@ EX05_Q4_IDEAS = (
         "list, with the system prompt and the new input in it, has H_max + S + U = L - R - M.",
         "A tool-using agent has ToolMessages in its history: which start_on avoids the orphan trap?",
     ),
-    solution="""
-    reserve = 800                                 # the longest reply (700) and a little room
-    margin = 500                                  # >= 5% of 8192 = 410, for the approximate counter's error
-    plan = {
-        "reserve": reserve,
-        "margin": margin,
-        "include_system": True,                   # trim the whole list: system prompt, history, new input
-        "max_tokens": 8192 - reserve - margin,    # L - R - M = 6892 (= H_max + S + U: S and U are in the list)
-        "start_on": "human",                      # never begin on an orphaned ToolMessage
-    }
-    # Trimming the history alone instead: "include_system": False and
-    # "max_tokens": history_budget(8192, 1100, 300, reserve, margin=margin), which is H_max = 5492.
-    why = "R covers the longest answer, M covers the 5% counting error, the cap is L - R - M because the " \\
-          "trimmed list also holds S and U, and start_on='human' keeps tool results with their tool calls."
-    """,
 )
 def _ex05_q4(q, plan, why):
     from course_utils.budget import history_budget
@@ -308,7 +249,7 @@ def _ex05_q4(q, plan, why):
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
         return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
                        f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
-    _need_reason(q, why, ideas=EX05_Q4_IDEAS)
+    need_reason(q, why, claim=EX05_Q4_CLAIM)
     from course_utils.samples import load_conversation
 
     agent = load_conversation("agent_tools")
@@ -394,20 +335,6 @@ def _ex05_q5_cases():
         "Compare with *every* earlier call and keep the longest match; count each matching message with "
         "`approximate_counter([message])`; the first call has nothing before it.",
     ),
-    solution="""
-    def cached_tokens(calls):
-        total = 0
-        for i, sent in enumerate(calls):
-            longest = 0
-            for earlier in calls[:i]:
-                n = 0
-                while n < min(len(sent), len(earlier)) and sent[n].type == earlier[n].type \\
-                        and sent[n].text == earlier[n].text:
-                    n += 1
-                longest = max(longest, n)
-            total += sum(approximate_counter([m]) for m in sent[:longest])
-        return total
-    """,
 )
 def _ex05_q5(q, cached_tokens):
     fn = q.need_function(cached_tokens, "cached_tokens")

@@ -12,11 +12,13 @@ import inspect
 import random
 from collections.abc import Sequence
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checks.kinds import KeyIdea, _counts_of, _snapshot, choice_question, random_conversation
-from course_utils.checks.machinery import Exercise, describe
+from course_utils.checks.claims import EX06_Q3
+from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
+from course_utils.checks.machinery import Exercise, describe, quote
+from course_utils.checks.spies import watching
 from course_utils.sequences import orphaned_tool_messages
 
 ex06 = Exercise("06", "Agent context", "06_agent_context")
@@ -62,13 +64,6 @@ def _counts_approximately(middleware) -> bool:
         "Count as the budget does: pass `token_counter=exact_counter`. The largest call is the trigger plus the "
         "system prompt and the tool schemas (about 250 tokens), so the trigger must be well under 1300.",
     ),
-    solution="""
-    model = OfflineChatModel(context_window=2048)
-    middleware = [SummarizationMiddleware(model, trigger=("tokens", 1000), keep=("messages", 4),
-                                          token_counter=exact_counter)]
-    # also correct: summarizer=findings_summary (all four facts), or a trim to about 1000 tokens
-    # in a @before_model or @wrap_model_call hook with start_on="human", end_on=("human", "tool")
-    """,
 )
 def _ex06_q1(q, middleware):
     from langchain.agents.middleware import AgentMiddleware
@@ -91,7 +86,8 @@ def _ex06_q1(q, middleware):
                        f"start_on=\"human\" and end_on=(\"human\", \"tool\").")
     if row.turns_failed:
         turn = run.failed_turns[0]
-        return q.wrong(f"turn {turn.number} failed: {turn.error[:160]}")
+        shown, whole = quote(turn.error)
+        return q.wrong(f"turn {turn.number} failed: {shown}", details=whole)
     if row.largest_call > EX06_BUDGET:
         worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
         advice = ("lower the trigger (or the trim's max_tokens)" if middleware else
@@ -135,12 +131,13 @@ def _agent_histories() -> list[tuple[str, list[BaseMessage]]]:
         rng = random.Random(seed)
         for end in sorted(rng.sample(ends, min(3, len(ends)))):
             state = messages[:end]
-            cases.append((f"a generated agent history of {_counts_of(state)} (seed {seed})", state))
+            cases.append((f"a generated agent history of {counts_of(state)} (seed {seed})", state))
     # One whose last turn's tool results alone are over the budget.
     big = [HumanMessage("Search the web for everything about Porto.", id="big-h"),
            AIMessage("", tool_calls=[{"name": "web_search", "args": {"query": "Porto"}, "id": "big-c",
                                       "type": "tool_call"}], id="big-a"),
-           ToolMessage(" ".join(["Porto market opening hours and prices."] * 60), tool_call_id="big-c", id="big-t")]
+           ToolMessage("\n".join(f"Porto market {i}: opening hours and prices." for i in range(1, 61)),
+                       tool_call_id="big-c", id="big-t")]
     cases.append(("a history whose last tool result alone is over the budget", big))
     return cases
 
@@ -155,11 +152,20 @@ def _decorated_function(hook):
 
 
 def _hook_result(q, hook, state_messages, about):
-    """What the hook keeps of a state: its update's messages after RemoveMessage(REMOVE_ALL_MESSAGES)."""
+    """What the hook keeps of a state: its update's messages after RemoveMessage(REMOVE_ALL_MESSAGES).
+
+    The hook runs watched (:func:`~course_utils.checks.spies.watching`): one
+    that counts with the approximate counter stops here, since the question
+    asks for ``exact_counter``.
+    """
     def trim_history(state):  # named so a message says `trim_history` returned ...
         return hook.before_model(state, None)
 
-    result = q.call(trim_history, {"messages": list(state_messages)}, about=about)
+    with watching(_decorated_function(hook) or trim_history) as seen:
+        result = q.call(trim_history, {"messages": list(state_messages)}, about=about)
+    if seen.approximate:
+        q.stop(q.wrong(f"for {about}: your hook counts with the approximate counter; the question asks for "
+                       f"`token_counter=exact_counter`, the count the budget of {EX06_HOOK_TOKENS} tokens is in."))
     if result is None:
         return list(state_messages)
     if not isinstance(result, dict) or "messages" not in result:
@@ -182,14 +188,10 @@ def _hook_result(q, hook, state_messages, about):
         "{\"messages\": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}.",
         "start_on=\"human\" keeps a tool result from being first without its call; end_on=(\"human\", \"tool\") "
         "lets the history end on a request or on tool results, where the model is called.",
+        "When the current turn's tool results alone are over 300 tokens, the trim keeps nothing: keep the turn "
+        "anyway, with its tool results shortened. `fit_turn(state[\"messages\"], 300, token_counter=exact_counter)` "
+        "does that (lesson 06, section 6a).",
     ),
-    solution="""
-    @before_model
-    def trim_history(state, runtime):
-        kept = trim_messages(state["messages"], max_tokens=300, token_counter=exact_counter,
-                             strategy="last", start_on="human", end_on=("human", "tool"))
-        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}
-    """,
 )
 def _ex06_q2(q, trim_history):
     from langchain.agents.middleware import AgentMiddleware
@@ -205,9 +207,9 @@ def _ex06_q2(q, trim_history):
         q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
     for about, state in _agent_histories():
         given = list(state)
-        before = _snapshot(given)
+        before = snapshot(given)
         kept = _hook_result(q, trim_history, given, about)
-        if _snapshot(given) != before:
+        if snapshot(given) != before:
             return q.wrong(f"for {about}: your hook changed the messages of the state in place; build a new list.")
         ids = [m.id for m in state]
         kept_ids = [getattr(m, "id", None) for m in kept]
@@ -228,39 +230,33 @@ def _ex06_q2(q, trim_history):
                            f"request or tool results: use end_on=(\"human\", \"tool\").")
         last_turn = max(i for i, m in enumerate(state) if isinstance(m, HumanMessage))
         turn = state[last_turn:]
-        if exact_counter(turn) <= EX06_HOOK_TOKENS and state[last_turn].id not in kept_ids:
-            return q.wrong(f"for {about}: the current turn ({len(turn)} messages, {exact_counter(turn)} tokens) "
-                           f"fits in {EX06_HOOK_TOKENS} tokens but you dropped its request.")
+        if state[last_turn].id not in kept_ids:
+            if exact_counter(turn) <= EX06_HOOK_TOKENS:
+                return q.wrong(f"for {about}: the current turn ({len(turn)} messages, {exact_counter(turn)} tokens) "
+                               f"fits in {EX06_HOOK_TOKENS} tokens but you dropped its request.")
+            return q.wrong(f"for {about}: the current turn alone is {exact_counter(turn)} tokens, over "
+                           f"{EX06_HOOK_TOKENS}, and your hook keeps {'nothing' if not kept else 'none of it'}: the "
+                           f"model would be sent no request to answer. Keep the current turn: when the trim keeps "
+                           f"nothing, keep the whole turn and shorten its tool results (lesson 06, section 6a: "
+                           f"`fit_turn(state[\"messages\"], {EX06_HOOK_TOKENS}, token_counter=exact_counter)`).")
+        if exact_counter(turn) <= EX06_HOOK_TOKENS:
+            expected = trim_messages(state, max_tokens=EX06_HOOK_TOKENS, token_counter=exact_counter, strategy="last",
+                                     start_on="human", end_on=("human", "tool"))
+            if kept_ids != [m.id for m in expected]:
+                return q.wrong(f"for {about}: you kept {describe(kept_ids)}; the newest messages that fit in "
+                               f"{EX06_HOOK_TOKENS} tokens counted with exact_counter, starting on a request and "
+                               f"ending on a request or tool results, are {describe([m.id for m in expected])}.")
     run, row = q.call(_trip_run, [trim_history], about="the lesson's task")
     if row.turns_failed or row.orphaned_tool_results:
         return q.wrong(f"in the lesson's agent, {row.turns_failed} turns failed and {row.orphaned_tool_results} "
                        f"orphaned tool results were sent.")
     return q.correct(f"on {len(_agent_histories())} agent histories (ending on requests and on tool results, one "
-                     f"with a tool result over the budget) your hook kept at most {EX06_HOOK_TOKENS} tokens and never "
-                     f"a tool result without its call; in the lesson's agent no model call was refused.")
+                     f"whose current turn alone is over the budget) your hook kept at most {EX06_HOOK_TOKENS} tokens "
+                     f"(exact counter), always the current turn, and never a tool result without its call; in the "
+                     f"lesson's agent no model call was refused.")
 
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
-
-#: What a reason for q3 must name: why clearing the old file reads is worth it, and what must survive.
-EX06_Q3_IDEAS = (
-    KeyIdea(
-        "say why the old file reads are the ones to clear (how big are they, and can they be read again?)",
-        (
-            "file", "read again", "re-read", "reread", "bulk", "largest", "biggest", "large", "big", "most tokens",
-            "فایل", "دوباره", "بزرگ",  # Persian: file, again, big
-            "文件", "重新读", "再读", "再次读", "最大", "很大", "大部分",  # Chinese: file, read again, largest, most
-        ),
-    ),
-    KeyIdea(
-        "say what the later steps and the review still need, and how this choice keeps it",
-        (
-            "test", "run_tests", "exclude", "stored", "whole", "review", "history", "state",
-            "تست", "آزمون", "تاریخچه", "بازبینی", "ذخیره",  # Persian: test, history, review, stored
-            "测试", "历史", "审查", "审核", "存储", "完整",  # Chinese: test, history, review, stored, whole
-        ),
-    ),
-)
 
 choice_question(
     ex06,
@@ -271,11 +267,6 @@ choice_question(
         "Old file reads can be fetched again; test results cannot be re-read for free. One middleware clears "
         "old results only in what is sent, and can leave some tools alone.",
     ),
-    solution="""
-    choice = "c"
-    why = "Old file reads are the bulk and can be read again, so clearing them in what is sent saves the most; " \\
-          "exclude_tools keeps the test results the later steps need, and the stored history stays whole."
-    """,
     options={
         "a": "Send everything: the model's window is 200,000 tokens.",
         "b": "SummarizationMiddleware with LangChain's default summary prompt and keep=(\"messages\", 20).",
@@ -292,8 +283,7 @@ choice_question(
         "d": "a trim rewrites the stored history, which must stay whole for review, and drops the old test "
              "results along with the files.",
     },
-    keywords=("clear", "file", "test", "exclude", "history", "whole"),
     praise="old file reads are cleared in what is sent (they can be read again), the test results stay because "
            "run_tests is excluded, and the stored history keeps everything for the review.",
-    ideas=EX06_Q3_IDEAS,
+    claim=EX06_Q3,
 )

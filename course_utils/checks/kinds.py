@@ -1,7 +1,17 @@
 """The kinds of question every exercise uses: a number, a choice with a reason, a written reason,
 and conversations generated inside a check (seeded, so the feedback is the same on every run).
 
-A multiple-choice question is one call of :func:`choice_question`.
+A multiple-choice question is one call of :func:`choice_question`. What the
+exercise modules share is public here (no module imports another's
+underscore names):
+
+- :func:`grade_number`, :func:`letter_of`: a number answer, a letter answer;
+- :func:`need_reason`, :func:`check_claim`: a written reason, judged by
+  :func:`course_utils.checks.reasons.judge` against a claim of
+  :mod:`course_utils.checks.claims`;
+- :func:`random_conversation`, :func:`random_costs`: seeded test inputs;
+- :func:`snapshot`, :func:`same_messages`, :func:`learner_message_list`,
+  :func:`counts_of`: comparing and describing lists of messages.
 """
 
 from __future__ import annotations
@@ -10,15 +20,15 @@ import random
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from course_utils.checks.machinery import CheckResult, Exercise, Question, describe
+from course_utils.checks.reasons import Claim, judge
 
 
-def _grade_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
+def grade_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
                   praise: str) -> CheckResult:
     """A number answer: correct, a known mistake with its hint, or a general nudge."""
     value = q.as_int(value, name)
@@ -29,7 +39,8 @@ def _grade_number(q: Question, value: Any, name: str, expected: int, known: Mapp
     return q.wrong(f"{value} is not it. {general}")
 
 
-def _letter(value: Any) -> str | None:
+def letter_of(value: Any) -> str | None:
+    """The letter of a multiple-choice answer ("c", "(c)", " C. "), lower case, or None."""
     if isinstance(value, str):
         match = re.fullmatch(r"\s*\(?([A-Za-z])[).]?\s*", value)
         if match:
@@ -55,48 +66,20 @@ def is_reason(why: Any) -> bool:
     return len(why.split()) >= REASON_WORDS or len(_UNSPACED.findall(why)) >= REASON_UNSPACED_CHARS
 
 
-@dataclass(frozen=True)
-class KeyIdea:
-    """An idea a written reason must name, recognised by any one of its ``words``.
-
-    ``words`` hold the idea in each of the course's languages (English,
-    Persian, Chinese), lower case. A word in Latin letters matches at the
-    start of a word ("newest" matches "newest" and "newest," but not
-    "renewest"); any other word matches anywhere, since Chinese writes no
-    spaces. ``nudge`` says what the reason should address, without giving
-    the answer away.
-
-    >>> idea = KeyIdea("say which messages it drops", ("newest", "latest", "最新", "جدید"))
-    >>> idea.named_in("It drops the newest question"), idea.named_in("它丢掉了最新的问题"), idea.named_in("it is slow")
-    (True, True, False)
-    """
-
-    nudge: str
-    words: tuple[str, ...]
-
-    def __post_init__(self):
-        if not isinstance(self.nudge, str) or not self.nudge.strip():
-            raise ValueError(f"nudge must be a non-empty string, got {self.nudge!r}")
-        if (isinstance(self.words, str) or not self.words
-                or not all(isinstance(w, str) and w.strip() and w == w.lower() for w in self.words)):
-            raise ValueError(f"words must be a non-empty tuple of lower-case strings, got {self.words!r}")
-
-    def named_in(self, text: str) -> bool:
-        lowered = " ".join(text.lower().split())
-        for word in self.words:
-            if re.match(r"[a-z0-9]", word):
-                if re.search(r"(?<![a-z0-9_])" + re.escape(word), lowered):
-                    return True
-            elif word in lowered:
-                return True
-        return False
+#: How feedback on a reason starts when the rest of the answer is right, in the reason's language.
+RIGHT_CHOICE = {"en": "({letter}) is the right choice", "fa": "گزینه ({letter}) درست است",
+                "zh": "（{letter}）是正确的选项"}
+RIGHT_LETTERS = {"en": "both letters are right", "fa": "هر دو گزینه درست‌اند", "zh": "两个选项都对"}
+_JOINERS = {"wrong": {"en": ", but ", "fa": "، ولی ", "zh": "，但"},
+            "needs review": {"en": "; ", "fa": "؛ ", "zh": "；"}}
 
 
-def _need_reason(q: Question, why: Any, name: str = "why", ideas: Sequence[KeyIdea] = ()) -> str:
-    """Stop unless ``why`` is a written reason (see :func:`is_reason`) that names each of ``ideas``.
+def need_reason(q: Question, why: Any, name: str = "why", claim: Claim | None = None) -> str:
+    """Stop unless ``why`` is a written reason (see :func:`is_reason`) that asserts ``claim`` (when given).
 
     The text is noted for the grader's record (``answer_text``) whatever the
-    outcome, so a teacher can read it.
+    outcome, so a teacher can read it. With a ``claim``, the reason is judged
+    (:func:`check_claim`): a reason that is wrong or needs review stops here.
     """
     q.need(why, name)
     if not isinstance(why, str):
@@ -106,68 +89,67 @@ def _need_reason(q: Question, why: Any, name: str = "why", ideas: Sequence[KeyId
         short = f"{describe(why.strip())} is too short: " if why.strip() else ""
         q.stop(q.not_attempted(f"{short}write your reason in `{name}` as a sentence of at least {REASON_WORDS} "
                                f"words, then check again."))
-    missing = missing_ideas(why, ideas)
-    if missing:
-        q.stop(q.wrong(f"your reason in `{name}` does not say why yet: {missing}"))
+    if claim is not None:
+        check_claim(q, why, claim)
     return why
 
 
-def missing_ideas(why: str, ideas: Sequence[KeyIdea]) -> str:
-    """The nudges for the ``ideas`` that ``why`` does not name, as one sentence ending the feedback ("" if none)."""
-    missing = [idea for idea in ideas if not idea.named_in(why)]
-    if not missing:
-        return ""
-    return (f"{'; '.join(i.nudge for i in missing)}. Write it in your own words (English, Persian or Chinese) "
-            f"and check again.")
+def check_claim(q: Question, why: str, claim: Claim, lead: Mapping[str, str] | None = None) -> None:
+    """Stop with "not quite" or "needs review" unless the judge finds ``claim`` in ``why``.
+
+    The feedback is in the reason's language (see :mod:`course_utils.checks.reasons`);
+    ``lead`` (per language, e.g. :data:`RIGHT_CHOICE` formatted) starts it when the rest of the answer is right.
+    """
+    verdict = judge(claim, why)
+    if verdict.status == "correct":
+        return
+    message = verdict.message
+    if lead:
+        message = lead[verdict.lang] + _JOINERS[verdict.status][verdict.lang] + message
+    if verdict.status == "needs review":
+        q.stop(q.review(message, verdict.lang))
+    q.stop(q.wrong(message, verdict.lang))
 
 
 def _grade_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
-                  feedback: Mapping[str, str], keywords: Sequence[str], praise: str,
-                  ideas: Sequence[KeyIdea] = ()) -> CheckResult:
-    """Multiple choice with a one-sentence justification (in any language) that names the key ideas."""
+                  feedback: Mapping[str, str], praise: str, claim: Claim) -> CheckResult:
+    """Multiple choice with a one-sentence justification (in any of the course's languages) that asserts ``claim``."""
     q.need(choice, "choice")
-    letter = _letter(choice)
+    letter = letter_of(choice)
     if letter not in options:
         return q.wrong(f"`choice` should be one of the letters {', '.join(repr(k) for k in options)}, "
                        f"got {describe(choice)}.")
-    _need_reason(q, why)
+    need_reason(q, why)
     if letter != answer:
         return q.wrong(f"({letter}) is not it: {feedback[letter]}")
-    missing = missing_ideas(why, ideas)
-    if missing:
-        return q.wrong(f"({letter}) is the right choice, but your reason does not say why yet: {missing}")
-    lowered = why.lower()
-    if keywords and not any(k in lowered for k in keywords):
-        praise += (" Your reason does not use the words this lesson would (" + ", ".join(keywords[:3])
-                   + "): compare it with `solution()`.")
+    check_claim(q, why, claim, {lang: text.format(letter=letter) for lang, text in RIGHT_CHOICE.items()})
     return q.correct(praise)
 
 
-def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequence[str], solution: str,
-                    options: Mapping[str, str], answer: str, feedback: Mapping[str, str], keywords: Sequence[str],
-                    praise: str, explanation: str = "", ideas: Sequence[KeyIdea] = ()) -> Question:
+def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequence[str],
+                    options: Mapping[str, str], answer: str, feedback: Mapping[str, str], praise: str,
+                    claim: Claim, explanation: str = "") -> Question:
     """Register a multiple-choice question with a written reason as the next question of ``exercise``.
 
     The learner calls ``qN.check(choice, why)``. ``feedback`` has one message
-    per wrong letter; ``praise`` is shown for the right answer. ``ideas``
-    (:class:`KeyIdea`) are what the reason must name: with the right letter
-    and a reason that names none of an idea's words, the result is "not
-    quite" with the idea's nudge. ``keywords`` (older, softer) are words a
-    good reason tends to use: a reason without any of them is still correct,
-    with a nudge to compare it with the solution.
+    per wrong letter; ``praise`` is shown for the right answer with a reason
+    that asserts ``claim`` (a :class:`~course_utils.checks.reasons.Claim`,
+    judged by :func:`~course_utils.checks.reasons.judge`). With the right
+    letter, a reason that misses a relation, reverses one or is a bag of
+    words is "not quite"; one the judge cannot read with confidence "needs
+    review". The worked solution comes from the exercise's master notebook.
     """
     missing = sorted(set(options) - {answer} - set(feedback))
     if answer not in options or missing:
         raise ValueError(f"answer {answer!r} must be one of the options {sorted(options)}, and every other option "
                          f"needs feedback (missing: {missing})")
-    ideas = tuple(ideas)
-    if not all(isinstance(idea, KeyIdea) for idea in ideas):
-        raise TypeError(f"ideas must be KeyIdea objects, got {ideas!r:.120}")
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be a reasons.Claim, got {describe(claim)}")
 
     def checker(q, choice, why):
-        return _grade_choice(q, choice, why, options, answer, feedback, keywords, praise, ideas)
+        return _grade_choice(q, choice, why, options, answer, feedback, praise, claim)
 
-    return exercise.question(title, usage, hints=hints, solution=solution, explanation=explanation)(checker)
+    return exercise.question(title, usage, hints=hints, explanation=explanation)(checker)
 
 
 # --- conversations generated inside the checks ------------------------------------------------
@@ -224,18 +206,21 @@ def random_costs(messages: Sequence[BaseMessage], seed: int, low: int = 5, high:
     return {m.id: rng.randint(low, high) for m in messages}
 
 
-def _snapshot(messages: Sequence[BaseMessage]) -> list[tuple]:
+def snapshot(messages: Sequence[BaseMessage]) -> list[tuple]:
+    """What a list of messages holds (ids, types, contents, tool calls): compare two to see if a function changed it."""
     return [(m.id, m.type, repr(m.content), getattr(m, "tool_calls", None)) for m in messages]
 
 
-def _same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) -> bool:
+def same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) -> bool:
+    """True when ``got`` is the same messages as ``expected`` (id, type, content), in the same order."""
     return len(got) == len(expected) and all(
         isinstance(g, BaseMessage) and g.id == e.id and g.type == e.type and g.content == e.content
         for g, e in zip(got, expected)
     )
 
 
-def _learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
+def learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
+    """``value`` as a list of messages, or stop with "not quite" saying what the learner's ``name`` returned."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         q.stop(q.wrong(f"`{name}` should return a list of messages, but it returned {describe(value)}."))
     for i, item in enumerate(value):
@@ -244,6 +229,7 @@ def _learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessag
     return list(value)
 
 
-def _counts_of(messages: Sequence[BaseMessage]) -> str:
+def counts_of(messages: Sequence[BaseMessage]) -> str:
+    """A short description of a list of messages: "8 messages (3 human, 3 ai, 2 tool)"."""
     kinds = Counter(m.type for m in messages)  # in order of first appearance
     return f"{len(messages)} messages (" + ", ".join(f"{v} {k}" for k, v in kinds.items()) + ")"

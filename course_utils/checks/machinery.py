@@ -60,6 +60,7 @@ LABELS = {
     "not attempted": "Not attempted yet",
     "wrong": "Not quite",
     "error": "Your code raised an error",
+    "needs review": "Needs review",
     "hint": "Hint",
     "solution": "Solution",
 }
@@ -74,8 +75,19 @@ def _message_html(text: str) -> str:
     return escaped.replace("\n", "<br>")
 
 
-def _box(kind: str, label: str, text: str, code: str | None = None) -> str:
+#: The HTML attributes of a message in each language the course writes feedback in.
+LANGUAGE_ATTRIBUTES = {"en": "", "fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh"'}
+
+
+def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = "en",
+         details: str | None = None) -> str:
     title, accent, background = STYLES[kind]
+    if details:
+        code_html_details = (f'<details style="margin-top:4px"><summary>The whole message</summary>'
+                             f'<pre style="{MONO};margin:4px 0 0;white-space:pre-wrap">{html.escape(details)}</pre>'
+                             f'</details>')
+    else:
+        code_html_details = ""
     code_html = (
         f'<pre style="{MONO};margin:6px 0 0;padding:6px;background:#fff;border:1px solid #ddd;'
         f'white-space:pre-wrap">{html.escape(code)}</pre>'
@@ -88,7 +100,8 @@ def _box(kind: str, label: str, text: str, code: str | None = None) -> str:
         f'margin:2px 0;color:#212121">'
         f'<strong style="color:{accent}">{title}</strong> '
         f'<span style="color:#616161">{html.escape(label)}</span>'
-        f'<div style="margin-top:3px">{_message_html(text)}</div>{code_html}</div>'
+        f'<div style="margin-top:3px"{LANGUAGE_ATTRIBUTES.get(lang, "")}>{_message_html(text)}</div>'
+        f'{code_html_details}{code_html}</div>'
     )
 
 
@@ -101,10 +114,16 @@ class CheckResult:
     message: str
     #: The learner's own words for a "why" answer, kept for the teacher's gradebook (None for other answers).
     answer_text: str | None = field(default=None, compare=False)
+    #: The language of ``message``: "en", or "fa" / "zh" for feedback on a reason written in Persian or Chinese.
+    lang: str = field(default="en", compare=False)
+    #: The whole of a long text the message quotes shortened (see :func:`quote`), or None.
+    details: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.lang not in LANGUAGE_ATTRIBUTES:
+            raise ValueError(f"lang must be one of {sorted(LANGUAGE_ATTRIBUTES)}, got {self.lang!r}")
 
     @property
     def correct(self) -> bool:
@@ -115,7 +134,8 @@ class CheckResult:
 
     @property
     def text(self) -> str:
-        return f"[{STYLES[self.status][0].lower()}] {self.question}: {self.message}"
+        text = f"[{STYLES[self.status][0].lower()}] {self.question}: {self.message}"
+        return f"{text}\n\nThe whole message:\n{self.details}" if self.details else text
 
     def __repr__(self) -> str:  # the text/plain that nbval compares: deterministic
         return self.text
@@ -123,7 +143,7 @@ class CheckResult:
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        return _box(self.status, self.question, self.message)
+        return _box(self.status, self.question, self.message, lang=self.lang, details=self.details)
 
 
 @dataclass(frozen=True)
@@ -164,7 +184,7 @@ def _is_blank(value: Any) -> bool:
     return value is Ellipsis or value is None
 
 
-def _is_stub(fn: Any) -> bool:
+def is_stub(fn: Any) -> bool:
     """True when a function's body is only ``...``, ``pass``, a docstring or ``raise NotImplementedError``."""
     try:
         source = textwrap.dedent(inspect.getsource(fn))
@@ -187,7 +207,7 @@ def _is_stub(fn: Any) -> bool:
     return True
 
 
-def _learner_line(exc: BaseException) -> str:
+def learner_line(exc: BaseException) -> str:
     """The last line of the learner's own code in a traceback (not the library's), if any."""
     skip = (os.sep + "site-packages" + os.sep, os.sep + "course_utils" + os.sep, os.sep + "lib" + os.sep + "python")
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not any(s in f.filename for s in skip)]
@@ -201,7 +221,7 @@ def describe(value: Any, limit: int = 70) -> str:
     if isinstance(value, BaseMessage):
         return f"{type(value).__name__}(id={value.id!r})"
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, BaseMessage) for v in value):
-        return "[" + ", ".join(_label(v) for v in value) + "]"
+        return "[" + ", ".join(message_label(v) for v in value) + "]"
     if callable(value) and hasattr(value, "__name__"):
         return f"function {value.__name__}"
     text = repr(value)
@@ -210,15 +230,43 @@ def describe(value: Any, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _label(message: BaseMessage) -> str:
+#: Quoted text longer than this is shortened at a word, with the whole kept in the result's ``details``.
+QUOTE_LIMIT = 600
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> tuple[str, str | None]:
+    """``(shown, full)``: ``text`` whole (``full`` None), or cut at a word with "…" and the whole in ``full``.
+
+    Never cuts in the middle of a word or sentence without saying so.
+
+    >>> quote("Please reduce the length of the messages.")
+    ('Please reduce the length of the messages.', None)
+    >>> quote("one two three four", limit=10)
+    ('one two …', 'one two three four')
+    """
+    text = str(text)
+    if len(text) <= limit:
+        return text, None
+    cut = text[:limit].rsplit(None, 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(" ,;:") + " …", text
+
+
+def message_label(message: BaseMessage) -> str:
+    """How a message is named in feedback: its id, or its type when it has none."""
     return message.id if message.id else message.type
 
 
-def _ids(messages: Sequence[BaseMessage]) -> list[str]:
-    return [_label(m) for m in messages]
+def message_ids(messages: Sequence[BaseMessage]) -> list[str]:
+    """The labels (:func:`message_label`) of a list of messages, in order."""
+    return [message_label(m) for m in messages]
 
 
-def _short_list(items: Sequence[Any], limit: int = 8) -> str:
+def short_list(items: Sequence[Any], limit: int = 8) -> str:
+    """A list for a message: the first ``limit`` items, then how many there are in all.
+
+    >>> short_list(range(10), 3)
+    '[0, 1, 2, ... (10 in all)]'
+    """
     items = list(items)
     shown = ", ".join(str(i) for i in items[:limit])
     return f"[{shown}, ... ({len(items)} in all)]" if len(items) > limit else f"[{shown}]"
@@ -242,7 +290,6 @@ class Question:
         usage: str,
         checker: Callable[..., CheckResult],
         hints: Sequence[str],
-        solution: str,
         explanation: str = "",
     ):
         self.exercise = exercise
@@ -251,7 +298,6 @@ class Question:
         self.usage = usage  #: how the notebook calls it, e.g. "q1.check(total_sent)"
         self._checker = checker
         self.hints = tuple(hints)
-        self.solution_code = textwrap.dedent(solution).strip("\n")
         self.explanation = explanation
         self._signature = inspect.signature(checker)
         self._answer_text: str | None = None
@@ -265,6 +311,13 @@ class Question:
         return [part.strip() for part in match.group(1).split(",") if part.strip().isidentifier()]
 
     @property
+    def solution_code(self) -> str | None:
+        """The master's solution lines for this question (see :mod:`course_utils.checks.solutions`), or None."""
+        from course_utils.checks.solutions import solution
+
+        return solution(self.exercise, self.number)
+
+    @property
     def label(self) -> str:
         return f"q{self.number} ({self.title})"
 
@@ -276,8 +329,8 @@ class Question:
     def correct(self, message: str) -> CheckResult:
         return CheckResult(self.label, "correct", message)
 
-    def wrong(self, message: str) -> CheckResult:
-        return CheckResult(self.label, "wrong", message)
+    def wrong(self, message: str, lang: str = "en", details: str | None = None) -> CheckResult:
+        return CheckResult(self.label, "wrong", message, lang=lang, details=details)
 
     def not_attempted(self, message: str | None = None) -> CheckResult:
         return CheckResult(
@@ -288,6 +341,10 @@ class Question:
 
     def error(self, message: str) -> CheckResult:
         return CheckResult(self.label, "error", message)
+
+    def review(self, message: str, lang: str = "en") -> CheckResult:
+        """A written answer the check cannot judge with confidence: a teacher reads it (never "correct")."""
+        return CheckResult(self.label, "needs review", message, lang=lang)
 
     # -- helpers that stop the check early ----------------------------------------------
 
@@ -310,7 +367,7 @@ class Question:
         self.need(fn, name)
         if not callable(fn):
             self.stop(self.wrong(f"`{name}` should be a function, but it is {describe(fn)}."))
-        if _is_stub(fn):
+        if is_stub(fn):
             self.stop(self.not_attempted(f"the body of `{getattr(fn, '__name__', name)}` is still `...`: "
                                          f"write it, then run `{self.usage}` again."))
         return fn
@@ -334,7 +391,7 @@ class Question:
             specific = explain(exc, about) if explain else None
             if specific:
                 self.stop(self.error(specific))
-            self.stop(self.error(f"`{name}` raised {type(exc).__name__}: {exc}{where}{_learner_line(exc)}."))
+            self.stop(self.error(f"`{name}` raised {type(exc).__name__}: {exc}{where}{learner_line(exc)}."))
         if value is Ellipsis:
             self.stop(self.not_attempted(f"`{name}` returned `...`: write its body."))
         return value
@@ -387,7 +444,7 @@ class Question:
             result = stop.result
         except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
             result = self.error(
-                f"the check could not use your answer: {type(exc).__name__}: {exc}{_learner_line(exc)}."
+                f"the check could not use your answer: {type(exc).__name__}: {exc}{learner_line(exc)}."
             )
         if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
             result = self.error(f"the check returned {describe(result)} instead of a result.")
@@ -407,7 +464,11 @@ class Question:
         """A worked solution (or a note that the teacher has hidden the solutions)."""
         if solutions_hidden():
             return Note("solution", self.label, "Solutions are switched off for this class (COURSE_HIDE_SOLUTIONS).")
-        return Note("solution", self.label, self.explanation or "One way to do it:", self.solution_code)
+        code = self.solution_code
+        if code is None:
+            return Note("solution", self.label, "No worked solution is recorded for this question: its master has "
+                                                "none, or scripts/make_student_copies.py has not been run.")
+        return Note("solution", self.label, self.explanation or "The master's solution:", code)
 
 
 class Exercise:
@@ -429,11 +490,19 @@ class Exercise:
             return self._questions[int(match.group(1)) - 1]
         raise AttributeError(name)
 
-    def question(self, title: str, usage: str, hints: Sequence[str], solution: str, explanation: str = ""):
-        """Decorator: register ``checker(q, *answers)`` as the next question."""
+    def question(self, title: str, usage: str, hints: Sequence[str], explanation: str = "", **unknown: Any):
+        """Decorator: register ``checker(q, *answers)`` as the next question.
+
+        The worked solution is not given here: ``qN.solution()`` shows the
+        master notebook's (see :mod:`course_utils.checks.solutions`).
+        """
+        if unknown:
+            raise TypeError(f"unexpected arguments {sorted(unknown)}: a question's solution lives in its master "
+                            f"notebook (exercises/solutions/), from which scripts/make_student_copies.py writes "
+                            f"course_utils/checks/master_solutions/; hints and titles stay here")
 
         def register(checker: Callable[..., CheckResult]) -> Question:
-            q = Question(self.number, len(self._questions) + 1, title, usage, checker, hints, solution, explanation)
+            q = Question(self.number, len(self._questions) + 1, title, usage, checker, hints, explanation)
             self._questions.append(q)
             return q
 

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 #: What a check can say about an answer.
-STATUSES = ("correct", "not attempted", "wrong", "error")
+#: "needs review": a written reason the check could not judge with confidence; a teacher reads it.
+STATUSES = ("correct", "not attempted", "wrong", "error", "needs review")
 
 #: The grader (``python -m course_utils.grade``) names a file here; every check then appends one
 #: JSON line to it. Unset in a learner's notebook, where nothing is written.

@@ -16,8 +16,9 @@ where). The teacher's check calls replace the notebook's own, and after
 the student's code has run, the grader's own cells check each question and
 print the result with a secret made up only then (see :mod:`.grading_cells`);
 only those results count. The gradebook lists, per student and question:
-correct, wrong, not attempted, error, or not run, with the check's message
-and the question's first hint.
+correct, wrong, needs review (a written reason for the teacher to read), not
+attempted, error, or not run, with the check's message and the question's
+first hint.
 
 A notebook that raises, crashes its kernel, loops, runs out of memory or is
 not a notebook at all is recorded as such and never stops the run. The

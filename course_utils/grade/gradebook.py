@@ -33,6 +33,7 @@ CSV_COLUMNS = ("student", "exercise", "file", "question", "title", "status", "me
 SYMBOLS = {
     "correct": "\u2713",
     "wrong": "\u2717",
+    "needs review": "?",
     "not attempted": "\u2013",
     "error": "!",
     "not run": "\u00b7",

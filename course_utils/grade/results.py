@@ -12,7 +12,7 @@ from pathlib import Path
 
 
 NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "invalid notebook")
-QUESTION_STATUSES = ("correct", "wrong", "not attempted", "error", "not run")
+QUESTION_STATUSES = ("correct", "wrong", "needs review", "not attempted", "error", "not run")
 MAX_TEXT = 400  #: characters of a message kept in the gradebook
 
 
