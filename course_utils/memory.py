@@ -185,16 +185,19 @@ def _user(runtime) -> str:
 def build_memory_agent(store: BaseStore, *, model=None, checkpointer=None, tools: Sequence = (), profile: bool = True,
                        system_prompt: str = "You are a helpful assistant. Save facts about the user with "
                                             "save_memory; search them with recall_memory."):
-    """``create_agent`` with the memory tools, the store and :class:`UserContext` (offline model by default)."""
+    """``create_agent`` with the memory tools, the store and :class:`UserContext`.
+
+    The model is the course's (offline unless ``COURSE_CHAT_MODEL`` names a real one).
+    """
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from course_utils.chat import OfflineChatModel
+    from course_utils.chat import get_chat_model
 
     if not isinstance(store, BaseStore):
         raise TypeError(f"store must be a LangGraph BaseStore (InMemoryStore, SqliteStore, PostgresStore), "
                         f"got {type(store).__name__}")
-    return create_agent(model or OfflineChatModel(), tools=[*memory_tools(profile=profile), *tools],
+    return create_agent(model or get_chat_model(), tools=[*memory_tools(profile=profile), *tools],
                         system_prompt=system_prompt, store=store, context_schema=UserContext,
                         checkpointer=checkpointer if checkpointer is not None else InMemorySaver())
 

@@ -8,7 +8,7 @@ Two ways to still know, at turn 40, what the user said at turn 1:
   the saved facts as a short note, and only the last few messages.
 
 :func:`compare_memory_costs` counts both, call by call, with the course's
-exact counter (o200k_base with OpenAI's chat framing).
+exact counter (cl100k_base with OpenAI's chat framing).
 
 >>> costs = compare_memory_costs(load_sample("spread_chat"))
 >>> costs.turns, costs.history_total > costs.store_total

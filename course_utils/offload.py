@@ -128,3 +128,62 @@ def read_result(result_id: str, runtime: ToolRuntime) -> str:
     if item is None:
         return f"No offloaded result with id {result_id!r}."
     return item.value["content"]
+
+
+# --- measuring: the same requests with and without offloading ----------------------------------
+
+#: The lesson's requests: read a large file, ask about a line the pointer does not show, then read back.
+OFFLOAD_REQUESTS = (
+    "Read the file orders/march.csv",
+    "What is the status of order 1427?",
+    "Read that result back: what is the status of order 1427?",
+)
+
+
+@dataclass(frozen=True)
+class OffloadRun:
+    """Per request: the tokens the next call is sent (the whole history after the turn) and the answer."""
+
+    name: str
+    requests: tuple[str, ...]
+    tokens: list[int]
+    answers: list[str]
+    offloaded: list[Offloaded]
+
+
+def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD_TOKENS):
+    """``create_agent`` with :func:`read_file` and :func:`read_result`, a store, and (optionally) the middleware.
+
+    Returns ``(agent, middleware or None)``. The default model is the course's
+    with a 128,000-token window, like today's real models.
+    """
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    from course_utils.chat import get_chat_model
+
+    middleware = OffloadLargeResults(max_tokens) if offload else None
+    agent = create_agent(model or get_chat_model(context_window=128_000), tools=[read_file, read_result],
+                         middleware=[middleware] if middleware else [], store=InMemoryStore(),
+                         checkpointer=InMemorySaver())
+    return agent, middleware
+
+
+def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None) -> OffloadRun:
+    """Send the requests on one thread; count what the history holds after each (exact counter)."""
+    from langchain_core.messages import HumanMessage
+
+    from course_utils.tokens import exact_counter
+
+    if isinstance(requests, str) or not requests or not all(isinstance(r, str) and r.strip() for r in requests):
+        raise ValueError(f"requests must be a non-empty sequence of non-empty strings, got {requests!r}")
+    agent, middleware = offload_agent(model, offload=offload)
+    config = {"configurable": {"thread_id": "offload"}}
+    tokens, answers = [], []
+    for request in requests:
+        messages = agent.invoke({"messages": [HumanMessage(request)]}, config)["messages"]
+        tokens.append(exact_counter(messages))
+        answers.append(messages[-1].text)
+    name = "offloaded to the store" if offload else "kept in the history"
+    return OffloadRun(name, tuple(requests), tokens, answers, list(middleware.offloaded) if middleware else [])

@@ -24,6 +24,7 @@ LESSONS = [
     "04b_summarising_history",
     "05_threshold_selection",
     "06_agent_context",
+    "07_beyond_one_window",
 ]
 #: A lesson split in two shares its exercise: 03b practises in the 03 exercise, and so on.
 EXERCISE = {
