@@ -108,7 +108,7 @@ class OffloadLargeResults(AgentMiddleware):
         store = request.runtime.store
         if store is None:
             raise ValueError("OffloadLargeResults needs a store: create_agent(..., store=InMemoryStore())")
-        namespace = (OFFLOAD_LABEL, _thread_id(request.runtime))
+        namespace = (OFFLOAD_LABEL, thread_id_of(request.runtime))
         result_id = f"res-{len(store.search(namespace, limit=10_000)) + 1}"
         store.put(namespace, result_id, {"tool": result.name, "content": content, "tokens": tokens})
         pointer = pointer_text(result_id, tokens, content, self.summary_lines)
@@ -116,7 +116,8 @@ class OffloadLargeResults(AgentMiddleware):
         return result.model_copy(update={"content": pointer})
 
 
-def _thread_id(runtime) -> str:
+def thread_id_of(runtime) -> str:
+    """The thread id of the run a tool or middleware is in (``"default"`` when none was given)."""
     config = getattr(runtime, "config", None) or {}
     return str(config.get("configurable", {}).get("thread_id", "default"))
 
@@ -124,7 +125,7 @@ def _thread_id(runtime) -> str:
 @tool
 def read_result(result_id: str, runtime: ToolRuntime) -> str:
     """Read back a tool result that was offloaded (stored as id res-N), in full."""
-    item = runtime.store.get((OFFLOAD_LABEL, _thread_id(runtime)), result_id) if runtime.store else None
+    item = runtime.store.get((OFFLOAD_LABEL, thread_id_of(runtime)), result_id) if runtime.store else None
     if item is None:
         return f"No offloaded result with id {result_id!r}."
     return item.value["content"]
@@ -151,10 +152,11 @@ class OffloadRun:
     offloaded: list[Offloaded]
 
 
-def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD_TOKENS):
+def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD_TOKENS, middleware=None):
     """``create_agent`` with :func:`read_file` and :func:`read_result`, a store, and (optionally) the middleware.
 
-    Returns ``(agent, middleware or None)``. The default model is the course's
+    Returns ``(agent, middleware or None)``; ``middleware`` replaces
+    :class:`OffloadLargeResults` (an exercise passes the learner's). The default model is the course's
     with a 128,000-token window, like today's real models.
     """
     from langchain.agents import create_agent
@@ -163,14 +165,15 @@ def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD
 
     from course_utils.chat import get_chat_model
 
-    middleware = OffloadLargeResults(max_tokens) if offload else None
+    if middleware is None and offload:
+        middleware = OffloadLargeResults(max_tokens)
     agent = create_agent(model or get_chat_model(context_window=128_000), tools=[read_file, read_result],
                          middleware=[middleware] if middleware else [], store=InMemoryStore(),
                          checkpointer=InMemorySaver())
     return agent, middleware
 
 
-def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None) -> OffloadRun:
+def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None, middleware=None) -> OffloadRun:
     """Send the requests on one thread; count what the history holds after each (exact counter)."""
     from langchain_core.messages import HumanMessage
 
@@ -178,7 +181,7 @@ def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None) 
 
     if isinstance(requests, str) or not requests or not all(isinstance(r, str) and r.strip() for r in requests):
         raise ValueError(f"requests must be a non-empty sequence of non-empty strings, got {requests!r}")
-    agent, middleware = offload_agent(model, offload=offload)
+    agent, middleware = offload_agent(model, offload=offload, middleware=middleware)
     config = {"configurable": {"thread_id": "offload"}}
     tokens, answers = [], []
     for request in requests:
@@ -186,4 +189,4 @@ def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None) 
         tokens.append(exact_counter(messages))
         answers.append(messages[-1].text)
     name = "offloaded to the store" if offload else "kept in the history"
-    return OffloadRun(name, tuple(requests), tokens, answers, list(middleware.offloaded) if middleware else [])
+    return OffloadRun(name, tuple(requests), tokens, answers, list(getattr(middleware, "offloaded", [])))

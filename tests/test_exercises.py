@@ -26,7 +26,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
 from course_utils.budget import history_budget
-from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex04_state_messages
+from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex04_state_messages
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
 from test_exercise04_summaries import forgetful, summarizer
@@ -42,6 +42,7 @@ EXERCISES = {
     "04_langgraph_integration_exercise": ex04,
     "05_threshold_selection_exercise": ex05,
     "06_agent_context_exercise": ex06,
+    "07_beyond_one_window_exercise": ex07,
 }
 MASTERS = {name: ROOT / "exercises" / "solutions" / f"{name}.ipynb" for name in EXERCISES}
 COPIES = {name: ROOT / "exercises" / f"{name}.ipynb" for name in EXERCISES}
