@@ -68,7 +68,8 @@ def offload_figure(kept: OffloadRun, offloaded: OffloadRun):
     ax.set_xticks(list(xs), [f"request {x + 1}" for x in xs])
     ax.set_ylabel("tokens in the history")
     ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
-    ax.legend(frameon=False, loc="upper left")
+    ax.set_ylim(0, max(*kept.tokens[:n], *offloaded.tokens[:n]) * 1.3)  # room for the legend above the bars
+    ax.legend(frameon=False, loc="upper left", ncol=2)
     size = f"{offloaded.offloaded[0].tokens:,}-token" if offloaded.offloaded else "large"
     ax.set_title(f"A {size} tool result: kept in the history, or offloaded with a pointer")
     fig.tight_layout()

@@ -32,11 +32,15 @@ def test_lesson_07_runs_in_jupyterlab(lab_server, chromium_browser):
         lab.run_every_cell()
         errors = page.locator(f"{OUTPUT} .jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count()
         assert errors == 0, "a cell wrote to stderr (an error or a warning)"
-        text = page.evaluate("(OUTPUT) => [...document.querySelectorAll(OUTPUT)].map(o => o.innerText).join('\\n')",
+        text = page.evaluate("(OUTPUT) => [...document.querySelectorAll(OUTPUT)].map(o => o.textContent).join('\\n')",
                              OUTPUT)
         assert "recall_memory says: my favourite colour is green." in text, "thread B recalled thread A's fact"
         assert "memories.sara" in text and "'source': 'user'" in text, "the rows read back from the SQLite file"
         assert (lab_server.root / "07_beyond_one_window.sqlite").is_file(), "the store is a file beside the lesson"
+        diagram = page.locator(".jp-RenderedMermaid, .jp-RenderedHTMLCommon svg[id^='mermaid']")
+        if diagram.count():
+            diagram.first.evaluate("d => d.scrollIntoView({block: 'center'})")
+            page.screenshot(path=str(ARTIFACTS / "lesson07-frame.png"))
         alts = page.locator(f"{OUTPUT} img").evaluate_all("imgs => imgs.map(i => i.alt)")
         assert len(alts) == 2 and all(alt.startswith("Tokens") for alt in alts), alts
         for n, image in enumerate(page.locator(f"{OUTPUT} img").all(), start=1):
