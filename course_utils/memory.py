@@ -11,8 +11,8 @@ so the same agent serves every user and the model never sees the user id.
 
 Searching. Without an embedding index, ``store.search(namespace, query=...)``
 in the installed langgraph (1.2.22, SqliteStore and InMemoryStore) **ignores
-the query**: it returns the namespace's items (SQLite: newest first), up to
-``limit``. :func:`lexical_search` ranks them by shared words: the honest
+the query**: it returns the namespace's items, up to ``limit`` (10 by
+default), whatever was asked. :func:`lexical_search` ranks them by shared words: the honest
 offline search. A real semantic search plugs an embedding model in as the
 store's index, e.g. ``InMemoryStore(index={"embed": OpenAIEmbeddings(...),
 "dims": 1536})`` (SqliteStore needs the ``sqlite-vec`` extension for it).
