@@ -17,7 +17,7 @@ PACKAGE = "course_utils"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 #: Presentation: these draw or show results (HTML, figures, widgets).
-PRESENTATION = {"render", "trim_view", "plots", "widgets", "token_view", "agent_views", "isolation_views", "a11y"}
+PRESENTATION = {"render", "trim_view", "plots", "widgets", "token_view", "agent_views", "isolation_views", "memory_views", "a11y"}
 #: Neither computing nor presentation: exercise feedback and the grader (which
 #: show results and so may import presentation), the palette (constants only)
 #: and the network guard (a test and grading tool). Every other module of the

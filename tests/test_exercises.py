@@ -26,7 +26,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
 from course_utils.budget import history_budget
-from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex04_state_messages
+from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex04_state_messages
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
 from test_exercise04_summaries import eraser, forgetful, summarizer
@@ -42,6 +42,7 @@ EXERCISES = {
     "04_langgraph_integration_exercise": ex04,
     "05_threshold_selection_exercise": ex05,
     "06_agent_context_exercise": ex06,
+    "07_beyond_one_window_exercise": ex07,
 }
 MASTERS = {name: ROOT / "exercises" / "solutions" / f"{name}.ipynb" for name in EXERCISES}
 COPIES = {name: ROOT / "exercises" / f"{name}.ipynb" for name in EXERCISES}
@@ -590,6 +591,54 @@ def _ex06_hook(**trim):
 EX06_WHY = "Old file reads can be read again, so clearing them saves tokens while the history stays whole."
 
 
+# exercise 07 -----------------------------------------------------------------------------------
+
+
+def _ex07_tool(kind):
+    """Wrong memory tools for ex07 q1: saving without the user, under another field, or not at all."""
+    from langchain.tools import ToolRuntime, tool
+
+    from course_utils.memory import UserContext
+
+    @tool
+    def save_fact(text: str, runtime: ToolRuntime[UserContext]) -> str:
+        """Save a fact about the user to long-term memory."""
+        if kind == "no user":
+            runtime.store.put(("memories",), f"k{len(runtime.store.search(('memories',)))}", {"text": text})
+        elif kind == "other field":
+            runtime.store.put(("memories", runtime.context.user_id), "k", {"fact": text})
+        return "saved"
+
+    return save_fact
+
+
+def _ex07_offload(kind):
+    """Wrong offloading middleware for ex07 q2."""
+    from langchain.agents.middleware import wrap_tool_call
+
+    from course_utils.offload import pointer_text, thread_id_of
+    from course_utils.tokens import count_text_tokens
+
+    @wrap_tool_call
+    def offload_big(request, handler):
+        result = handler(request)
+        if kind == "pass through":
+            return result
+        tokens = count_text_tokens(result.text)
+        if kind != "everything" and tokens <= 1000:
+            return result
+        namespace = ("offloaded", thread_id_of(request.runtime))
+        result_id = f"res-{len(request.runtime.store.search(namespace)) + 1}"
+        request.runtime.store.put(namespace, result_id, {"content": result.text})
+        return result.model_copy(update={"content": pointer_text(result_id, tokens, result.text)})
+
+    return offload_big
+
+
+EX07_WHY = ("The plan and language are saved once in the user's store namespace, so any new thread can recall "
+            "them, and each call is sent only a few short facts instead of the whole history.")
+
+
 WRONG = [
     # 01 q1: cumulative tokens sent
     (ex01.q1, (5500,), "wrong", "own answer"),
@@ -762,6 +811,20 @@ WRONG = [
     (ex06.q3, ("a", EX06_WHY), "wrong", "pays again"),
     (ex06.q3, ("b", EX06_WHY), "wrong", "summary"),
     (ex06.q3, ("d", EX06_WHY), "wrong", "rewrites the stored history"),
+    # 07 q1: a memory tool
+    (ex07.q1, (lambda text: "saved",), "wrong", "should be a tool"),
+    (ex07.q1, (_ex07_tool("no user"),), "wrong", "holds nothing"),
+    (ex07.q1, (_ex07_tool("other field"),), "wrong", "{'fact'"),
+    (ex07.q1, (_ex07_tool("nothing"),), "wrong", "holds nothing"),
+    # 07 q2: offloading middleware
+    (ex07.q2, (_ex07_offload("pass through"),), "wrong", "over 1000"),
+    (ex07.q2, (_ex07_offload("everything"),), "wrong", "leave results under 1000 tokens unchanged"),
+    (ex07.q2, (_ex07_offload("read back too"),), "wrong", "offloaded again"),
+    (ex07.q2, (lambda request, handler: handler(request),), "wrong", "@wrap_tool_call"),
+    # 07 q3: choose a move
+    (ex07.q3, ("a", EX07_WHY), "wrong", "grow without end"),
+    (ex07.q3, ("c", EX07_WHY), "wrong", "read back in full"),
+    (ex07.q3, ("b", "because that is the right answer"), "wrong", "does not say why yet"),
 ]
 
 

@@ -73,6 +73,7 @@ from course_utils.checks.ex03 import EX03_BUDGET, EX03_COSTS, ex03, ex03_convers
 from course_utils.checks.ex04 import EX04_CAP, ex04, ex04_state_messages
 from course_utils.checks.ex05 import ex05
 from course_utils.checks.ex06 import ex06
+from course_utils.checks.ex07 import ex07
 from course_utils.checks.kinds import (
     REASON_UNSPACED_CHARS,
     REASON_WORDS,
@@ -107,6 +108,7 @@ __all__ = [
     "ex04",
     "ex05",
     "ex06",
+    "ex07",
     "is_strict",
     "set_strict",
 ]
