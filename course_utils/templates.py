@@ -6,11 +6,12 @@ view functions decide *what* to show and pass plain values, the templates
 hold the markup. Two conventions keep the stored notebook outputs exactly as
 they were when the HTML was built with f-strings:
 
-- **Escaping.** Autoescape is on, and every ``{{ value }}`` is escaped with
-  :func:`html.escape` (quotes become ``&quot;`` and ``&#x27;``), not Jinja's
-  own escape (``&#34;``, ``&#39;``), so a message with ``"`` or ``'`` reads the
-  same bytes as before. A fragment another view already rendered is passed
-  as :class:`markupsafe.Markup` and is inserted as it is.
+- **Escaping.** Autoescape is on (MarkupSafe's fast escape); the rendered
+  text then spells the two quote references the way :func:`html.escape` does
+  (``&#34;`` becomes ``&quot;``, ``&#39;`` becomes ``&#x27;``: the same
+  characters, so a browser reads no difference), and a message with ``"`` or
+  ``'`` gives the same bytes as before. A fragment another view already
+  rendered is passed as :class:`markupsafe.Markup` and is inserted as it is.
 - **One line.** The HTML the course stores is one line per picture. In a
   ``.html.j2`` template a line break and the indentation after it are
   dropped, so a template can be laid out on many readable lines. A space
@@ -64,8 +65,7 @@ def environment() -> jinja2.Environment:
     """The one Jinja2 environment of the view modules (templates from ``course_utils/templates``)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("course_utils", "templates"),
-        autoescape=True,  # and finalize escapes first, the way html.escape does (quotes as &quot; / &#x27;)
-        finalize=escape,
+        autoescape=True,
         undefined=jinja2.StrictUndefined,
         extensions=[JoinLines],
     )
@@ -90,4 +90,7 @@ def render_template(template: str, /, **values: Any) -> str:
     >>> "a &lt; b" in render_template("error.html.j2", text="a < b", hint=None, accent="#b00", background="#fee")
     True
     """
-    return _template(template).render(**values)
+    text = _template(template).render(**values)
+    # MarkupSafe writes a quote as &#34; / &#39;, html.escape (the course's stored outputs) as &quot; / &#x27;.
+    # Neither reference can come from escaped text (its "&" became "&amp;"), nor from a template.
+    return text.replace("&#34;", "&quot;").replace("&#39;", "&#x27;")
