@@ -119,6 +119,37 @@ def cases() -> dict[str, str]:
     out["check_details"] = CheckResult("q2", "wrong", "short…", details=f"the whole {SPECIAL}\nmessage")._repr_html_()
     out["note_hint"] = Note("hint", "q1", "Look at `max_tokens` <here>")._repr_html_()
     out["note_solution"] = Note("solution", "q1", "The master's lines:", code=f"x = 1 < 2\nprint({SPECIAL!r})")._repr_html_()
+    out.update(_agent_cases())
+    return out
+
+
+def _agent_cases() -> dict[str, str]:
+    """Lesson 06's views: real agent runs with the offline model (a short task, and one whose window refuses a call)."""
+    from langchain.agents import create_agent
+
+    from course_utils.agent_tools import TRIP_TOOLS
+    from course_utils.agent_views import agent_step_explorer, call_html, comparison_html
+    from course_utils.agents import TRIP_SYSTEM_PROMPT, TRIP_TASK, compare_runs, run_task
+    from course_utils.chat import OfflineChatModel
+
+    def run(window, name, task=TRIP_TASK[:3]):
+        agent = create_agent(OfflineChatModel(context_window=window), tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT)
+        return run_task(agent, task, probes=(), name=name)
+
+    wide = run(4096, f"wide {SPECIAL}")
+    tight = run(700, "tight", TRIP_TASK[:4])
+    out = {}
+    for i in range(1, len(wide.agent_calls) + 1):
+        out[f"agent_call_wide_{i}"] = call_html(wide, i, preview_chars=40)
+    for i in range(1, len(tight.agent_calls) + 1):
+        out[f"agent_call_tight_{i}"] = call_html(tight, i, token_counter="approximate")
+    out["agent_comparison"] = comparison_html(compare_runs([wide, tight]))
+    out["agent_comparison_caption"] = comparison_html(compare_runs([tight]), caption=f"caption {SPECIAL}")
+    explorer = agent_step_explorer([wide, tight])
+    out["agent_explorer_1"] = explorer.static_html()
+    explorer.strategy.value = "tight"
+    explorer.call.value = len(tight.agent_calls)
+    out["agent_explorer_2"] = explorer.static_html()
     return out
 
 
