@@ -120,6 +120,38 @@ def cases() -> dict[str, str]:
     out["note_hint"] = Note("hint", "q1", "Look at `max_tokens` <here>")._repr_html_()
     out["note_solution"] = Note("solution", "q1", "The master's lines:", code=f"x = 1 < 2\nprint({SPECIAL!r})")._repr_html_()
     out.update(_agent_cases())
+    out.update(_widget_cases())
+    return out
+
+
+def _widget_cases() -> dict[str, str]:
+    """The widgets' HTML: their static copies (what a stored notebook keeps), error states, named controls."""
+    from course_utils.token_view import TokenView
+    from course_utils.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
+
+    out = {}
+    msgs = _messages()
+    trim = TrimExplorer(msgs, max_tokens=30, token_counter="exact", title=f"Explore {SPECIAL}")
+    out["widget_trim"] = trim.static_html()
+    out["widget_trim_descriptions"] = " | ".join(
+        str(getattr(trim, name).description) for name in ("strategy", "include_system", "token_counter"))
+    trim.strategy.value = "first"
+    trim.start_on.value = trim.start_on.options[-1][1]
+    out["widget_trim_conflict"] = trim.static_html()
+    trim.include_system.value = True
+    out["widget_trim_conflicts"] = trim.static_html()
+    out["widget_trim_untitled"] = TrimExplorer(_long(80), max_tokens=200).static_html()
+    budget = BudgetCalculator(show_plot=True)
+    out["widget_budget"] = budget.static_html()
+    out["widget_budget_figure"] = budget.figure.value
+    budget.reserve.value = 4000
+    out["widget_budget_error"] = budget.static_html()
+    growth = GrowthExplorer(_long(5), limit=60, strategy="last", show_plot=False)
+    out["widget_growth"] = growth.static_html()
+    out["widget_growth_no_table"] = growth.static_html(with_table=False)
+    for sample in ("fa", "zh", "en"):
+        out[f"widget_tokens_{sample}"] = TokenView(sample).static_html()
+    out["widget_tokens_text"] = TokenView(text=SPECIAL).static_html()
     return out
 
 
