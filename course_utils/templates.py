@@ -71,7 +71,8 @@ def environment() -> jinja2.Environment:
     )
     env.filters["h"] = escape
     # The course's style constants are trusted CSS (FONT holds quotes): inserted as they are.
-    env.globals.update(FONT=Markup(style.FONT), MONO=Markup(style.MONO), NEUTRAL=Markup(style.NEUTRAL))
+    env.globals.update(FONT=Markup(style.FONT), MONO=Markup(style.MONO), NEUTRAL=Markup(style.NEUTRAL),
+                       MUTED_TEXT=Markup(style.MUTED_TEXT))
     return env
 
 
