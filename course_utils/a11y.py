@@ -38,13 +38,13 @@ TextLanguage(lang='zh', dir='auto')
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from importlib import resources
 from dataclasses import dataclass
 
 from course_utils._args import check_text
+from course_utils.templates import Markup, render_template
 
 #: Scripts told apart, by the first word of a letter's Unicode name, and the language each stands for here.
 #: The course's one Arabic-script language is Persian, so Arabic letters mean "fa" (a text in Arabic or
@@ -141,11 +141,8 @@ def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_
         check_text(value, parameter)
     if not re.fullmatch(r"[0-9.]+(em|px|rem|vh|%)", max_height):
         raise ValueError(f"max_height must be a CSS length such as '32em', got {max_height!r}")
-    css = f'class="{html.escape(css_class)}" ' if css_class else ""
-    return (
-        f'<div {css}style="max-height:{max_height};overflow-y:auto" role="region" aria-label="{html.escape(label)}" '
-        f'tabindex="0" data-lm-suppress-shortcuts="true">{inner}</div>'
-    )
+    return render_template("scroll_region.html.j2", inner=Markup(inner), label=label, max_height=max_height,
+                           css_class=css_class)
 
 
 def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str = "2.6em") -> str:
@@ -166,10 +163,7 @@ def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str
         raise TypeError(f"shown must be True or False, got {type(shown).__name__}: {shown!r:.80}")
     if not re.fullmatch(r"[0-9.]+(em|px|rem)", slot):
         raise ValueError(f"slot must be a CSS length such as '2.6em', got {slot!r}")
-    label = (f'<span class="growth-{html.escape(word)}" style="font-weight:bold;color:{colour}">{html.escape(word)}</span>'
-             if shown else "")
-    return (f'<div style="display:flex;align-items:center;gap:4px"><div style="flex:1;min-width:0">{bar}</div>'
-            f'<div style="flex:0 0 {slot};white-space:nowrap">{label}</div></div>')
+    return render_template("with_word.html.j2", bar=Markup(bar), word=word, colour=colour, shown=shown, slot=slot)
 
 
 # --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
@@ -218,7 +212,8 @@ def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
             # ipywidgets 8.1 draws these two kinds' tooltip only when they have no description:
             # carry it as the title of the description itself (its words, and so the name, unchanged).
             control.description_allow_html = True
-            control.description = f'<span title="{html.escape(text)}">{html.escape(control.description)}</span>'
+            control.description = render_template("control_description.html.j2", tooltip=text,
+                                                  description=control.description)
 
 
 # --- names for slider handles, in the page -------------------------------------------------------

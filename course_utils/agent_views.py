@@ -16,7 +16,6 @@ and returns a matplotlib ``Figure``, an HTML string or a plain sentence.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 from matplotlib.colors import ListedColormap
@@ -37,7 +36,8 @@ from course_utils.agents import (
 )
 from course_utils.plots import DescribedFigure
 from course_utils.render import preview
-from course_utils.style import FONT, LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
+from course_utils.style import LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
+from course_utils.templates import Markup, render_template
 from course_utils.tokens import resolve_token_counter
 
 #: One colour per role (tool results stand out; cleared results are pale).
@@ -187,27 +187,18 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
     for message in sent.messages:
         role = role_of(message)
         status = "summary" if role == "summary" else "cleared" if role == "cleared tool results" else "sent"
-        rows.append(
-            f'<tr data-role="{html.escape(role)}"><td style="padding:2px 6px;text-align:left">{html.escape(role)}</td>'
-            f'<td style="padding:2px 6px;text-align:left;color:{STATUS_TEXT_COLOURS[status]}">'
-            f"{status}</td>"
-            f'<td style="padding:2px 6px;text-align:right">{one(message):,}</td>'
-            f'<td dir="auto" style="padding:2px 6px;text-align:start">{html.escape(preview(message.text or "(tool calls)", preview_chars))}</td></tr>'
-        )
+        rows.append({"role": role, "status": status, "colour": STATUS_TEXT_COLOURS[status], "tokens": one(message),
+                     "text": preview(message.text or "(tool calls)", preview_chars)})
     total = sum(parts.values())
     count = len(sent.messages)
-    caption = (f"Call {call} (turn {sent.turn}) of {html.escape(run.name)}: {count} message{'s' * (count != 1)}, "
+    caption = (f"Call {call} (turn {sent.turn}) of {run.name}: {count} message{'s' * (count != 1)}, "
                f"{total - parts['tool schemas'] - parts['reply priming']:,} tokens"
                + (f", tool schemas {parts['tool schemas']:,}" if sent.tools else "")
                + (f", reply priming {parts['reply priming']:,}" if parts["reply priming"] else "")
                + f": {total:,} input tokens"
                + (f" (the model reported {sent.input_tokens:,})" if sent.input_tokens is not None else "")
-               + (f"; refused: {html.escape(sent.error)}" if sent.error else ""))
-    head = "".join(f'<th scope="col" style="text-align:left;padding:2px 6px">{h}</th>'
-                   for h in ("role", "status", "tokens", "text"))
-    return (f'<table class="agent-call" style="{FONT};border-collapse:collapse;font-size:0.9em">'
-            f'<caption style="text-align:left;font-weight:600">{caption}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+               + (f"; refused: {sent.error}" if sent.error else ""))
+    return render_template("agent_call.html.j2", caption=caption, rows=rows)
 
 
 def comparison_html(rows: Sequence[StrategyRow], *, caption: str = "The same task under each strategy "
@@ -218,19 +209,9 @@ def comparison_html(rows: Sequence[StrategyRow], *, caption: str = "The same tas
         raise TypeError(f"rows must be a non-empty list of StrategyRow (from compare_runs), got {rows!r:.80}")
     for i, row in enumerate(rows):
         check_instance(row, f"rows[{i}]", StrategyRow, "compare_runs")
-    headers = ("strategy", "agent calls", "tokens sent", "largest call", "summary calls' input", "turns failed",
-               "facts answerable", "orphaned tool results")
-    body = []
-    for r in rows:
-        cells = (r.strategy, r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
-                 r.turns_failed, f"{r.facts_answered}/{r.facts_asked}", r.orphaned_tool_results)
-        body.append("<tr>" + "".join(
-            f'<td style="padding:2px 8px;text-align:{"left" if i == 0 else "right"}">{html.escape(str(c))}</td>'
-            for i, c in enumerate(cells)) + "</tr>")
-    head = "".join(f'<th scope="col" style="padding:2px 8px">{h}</th>' for h in headers)
-    return (f'<table class="agent-comparison" style="{FONT};border-collapse:collapse;font-size:0.9em">'
-            f'<caption style="text-align:left;font-weight:600">{html.escape(caption)}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+    body = [(r.strategy, r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
+             r.turns_failed, f"{r.facts_answered}/{r.facts_asked}", r.orphaned_tool_results) for r in rows]
+    return render_template("agent_comparison.html.j2", caption=caption, rows=body)
 
 
 def turns_text(run: TaskRun, *, width: int = 90) -> str:
@@ -320,9 +301,8 @@ def _explorer_class():
             self._render()
 
         def _render(self) -> None:
-            line = html.escape(call_status_line(self.run, self.call.value))
-            self.view.value = (f'<p class="agent-step-line" style="{FONT};margin:4px 0">{line}</p>'
-                               + call_html(self.run, self.call.value))
+            self.view.value = render_template("agent_step.html.j2", line=call_status_line(self.run, self.call.value),
+                                              table=Markup(call_html(self.run, self.call.value)))
 
         def static_html(self) -> str:
             return self.view.value

@@ -11,7 +11,8 @@ test can read them with a regular expression.
 The HTML is meant to read well anywhere, including GitHub and nbconvert:
 
 - inline styles only (no CSS classes needed, no scripts, no web fonts);
-- every piece of message text goes through :func:`html.escape`;
+- the markup is in Jinja2 templates (``course_utils/templates``, see
+  :mod:`course_utils.templates`): every value is escaped as :func:`html.escape` would;
 - every cell holding message text has ``dir="auto"``, so Persian (or any
   right-to-left script) is laid out right to left and Chinese or English
   left to right, each by its own first strong character; Persian also gets
@@ -30,8 +31,6 @@ The HTML is meant to read well anywhere, including GitHub and nbconvert:
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +41,7 @@ from course_utils.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.budget import BudgetWorking
 from course_utils.growth import GrowthReport
 from course_utils.style import FONT, LIMIT_BACKGROUND, LIMIT_COLOUR, MONO, NEUTRAL, PART_COLOURS, STATUS_COLOURS
+from course_utils.templates import Markup, render_template
 from course_utils.tokens import TokenSplit, check_messages, counter_name, message_text
 from course_utils.trimming import NO_TRIM, STATUSES, TrimReport
 from course_utils.trim_view import (  # the trim table's pictures live there; re-exported for the lessons
@@ -85,13 +85,8 @@ def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
     else:
         raise TypeError(f"error must be an exception or a str, got {type(error).__name__}: {error!r:.80}")
     check_text(hint, "hint", none_ok=True)
-    hint_html = f'<div style="margin-top:4px;color:#424242">{html.escape(hint)}</div>' if hint else ""
     accent, background = STATUS_COLOURS["error"]
-    return (
-        f'<div class="course-error" role="alert" style="{FONT};border:1px solid {accent};border-left:6px solid {accent};'
-        f'background:{background};padding:6px 10px;border-radius:3px">'
-        f'<code style="{MONO};white-space:pre-wrap;color:#8e0000">{html.escape(text)}</code>{hint_html}</div>'
-    )
+    return render_template("error.html.j2", text=text, hint=hint, accent=accent, background=background)
 
 
 # --- budgets ------------------------------------------------------------------------
@@ -105,39 +100,17 @@ def budget_working_html(working: BudgetWorking) -> str:
     True
     """
     check_instance(working, "working", BudgetWorking, "budget_working")
-    lines = "".join(
-        f'<div class="budget-step" data-symbol="{step.symbol}">{html.escape(step.line)}'
-        f'<span style="color:#757575">   ({step.symbol}: {html.escape(step.label)})</span></div>'
-        for step in working.steps
-    )
-    return (
-        f'<div class="budget-working" data-budget="{working.budget}" style="{MONO};font-size:95%;line-height:1.5">'
-        f"<div><b>{html.escape(working.formula)}</b></div>"
-        f'<div style="color:#757575">L = {working.limit} (context limit)</div>'
-        f"{lines}<div><b>{html.escape(working.name)} = {working.budget}</b> tokens left for history</div></div>"
-    )
+    return render_template("budget_working.html.j2", working=working)
 
 
 def budget_bar_html(working: BudgetWorking) -> str:
     """One stacked bar as wide as the context limit: each fixed part, then what is left for history."""
     check_instance(working, "working", BudgetWorking, "budget_working")
-    segments = [(step.symbol, step.label, step.tokens) for step in working.steps]
-    segments.append((working.name, "history", working.budget))
-    cells = []
-    for symbol, label, tokens in segments:
-        pct = 100 * tokens / working.limit
-        cells.append(
-            f'<div title="{html.escape(label)}: {tokens}" data-symbol="{symbol}" style="width:{pct:.2f}%;'
-            f"background:{PART_COLOURS.get(symbol, '#90a4ae')};overflow:hidden;white-space:nowrap;"
-            f'font-size:80%;padding:2px 0;text-align:center;color:#111">{html.escape(symbol)}</div>'
-        )
-    legend = " · ".join(f"{html.escape(symbol)} {html.escape(label)} {tokens}" for symbol, label, tokens in segments)
-    return (
-        f'<div class="budget-bar" style="{FONT};margin:6px 0">'
-        f'<div style="font-size:90%">context limit L = {working.limit} tokens</div>'
-        f'<div style="display:flex;width:100%;border:1px solid {NEUTRAL}">{"".join(cells)}</div>'
-        f'<div style="font-size:85%;color:#424242">{legend}</div></div>'
-    )
+    parts = [(step.symbol, step.label, step.tokens) for step in working.steps]
+    parts.append((working.name, "history", working.budget))
+    segments = [(symbol, label, tokens, 100 * tokens / working.limit, PART_COLOURS.get(symbol, "#90a4ae"))
+                for symbol, label, tokens in parts]
+    return render_template("budget_bar.html.j2", limit=working.limit, segments=segments)
 
 
 # --- growth ---------------------------------------------------------------------------
@@ -158,41 +131,25 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
     rows = report.rows[:upto] if upto is not None else report.rows
     scale = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     limit_pct = None if report.limit is None else 100 * report.limit / scale
-    head = "".join(
-        f'<th style="text-align:right;padding:3px 6px;border-bottom:2px solid {NEUTRAL}">{name}</th>'
-        for name in ("call", "messages in history", "history tokens", "messages sent", "tokens sent", "cumulative sent")
-    )
-    head += f'<th style="text-align:left;padding:3px 6px;border-bottom:2px solid {NEUTRAL};width:30%">sent vs limit</th>'
     body = []
     for r in rows:
         over = bool(r.over_limit)
-        marker = (
-            ""
-            if limit_pct is None
-            else f'<div class="growth-limit-line" style="position:absolute;top:-2px;bottom:-2px;left:{limit_pct:.2f}%;'
-            f'border-left:2px solid #212121"></div>'
-        )
         # Every row's track is as long as every other's (with_word keeps the "over" slot in each
         # row, shown or not): one scale, so a longer bar always means more tokens.
-        bar = (
-            f'<div class="growth-track" style="position:relative;height:10px;background:#eeeeee">'
-            f'<div class="growth-fill" style="position:absolute;left:0;top:0;bottom:0;width:{100 * r.sent_tokens / scale:.2f}%;'
-            f'background:{LIMIT_COLOUR if over else "#42a5f5"}"></div>{marker}</div>'
-        )
-        cells = (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens, r.cumulative_sent_tokens)
-        row_style = f' style="background:{LIMIT_BACKGROUND}"' if over else ""
-        body.append(
-            f'<tr class="growth-row" data-call="{r.call}" data-over="{str(over).lower()}" data-sent-tokens="{r.sent_tokens}"{row_style}>'
-            + "".join(f'<td style="text-align:right;padding:2px 6px">{value}</td>' for value in cells)
-            + f'<td style="padding:2px 6px">{with_word(bar, "over", LIMIT_COLOUR, shown=over)}</td></tr>'
-        )
-    caption = html.escape(COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter"))
+        bar = render_template("growth_bar.html.j2", fill_pct=100 * r.sent_tokens / scale,
+                              fill=LIMIT_COLOUR if over else "#42a5f5", limit_pct=limit_pct)
+        body.append({
+            "call": r.call, "over": over, "sent_tokens": r.sent_tokens,
+            "cells": (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens,
+                      r.cumulative_sent_tokens),
+            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over)),
+        })
+    caption = COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter")
     if report.limit is not None:
         caption += f"; limit {report.limit} (black line)"
-    return (
-        f'<div class="growth-table" style="{FONT}"><div style="font-size:85%;color:#424242">{caption}</div>'
-        f'<table style="border-collapse:collapse;width:100%;font-size:90%">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    return render_template(
+        "growth_table.html.j2", caption=caption, rows=body, over_background=LIMIT_BACKGROUND,
+        columns=("call", "messages in history", "history tokens", "messages sent", "tokens sent", "cumulative sent"),
     )
 
 
@@ -211,18 +168,12 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
     row = growth.rows[turn - 1]
     verdict = "over the limit" if row.over_limit else "within the limit"
     colour = LIMIT_COLOUR if row.over_limit else STATUS_COLOURS["kept"][0]
-    summary = (
-        f'<div class="growth-turn-summary" data-call="{turn}" data-sent-tokens="{row.sent_tokens}" '
-        f'style="{FONT};margin:4px 0">'
-        f"<b>Call {turn} of {growth.calls}</b>: the history holds {row.history_messages} messages, "
-        f"{row.history_tokens} tokens; this call sends {row.sent_messages} messages, {row.sent_tokens} tokens, "
-        f'<b style="color:{colour}">{verdict}</b> ({growth.limit}). '
-        f"Tokens sent so far: {row.cumulative_sent_tokens}.</div>"
-    )
     # A long history makes a long table: it scrolls in its own box, so the plot and
     # the controls above it stay in view while the learner moves the turn slider.
     table = trim_report_html(report, preview_chars=preview_chars)
-    return summary + scroll_region_html(table, label=f"messages call {turn} sends", css_class="growth-turn-report")
+    region = scroll_region_html(table, label=f"messages call {turn} sends", css_class="growth-turn-report")
+    return render_template("growth_turn.html.j2", turn=turn, calls=growth.calls, row=row, colour=colour,
+                           verdict=verdict, limit=growth.limit, region=Markup(region))
 
 
 def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit: bool = False) -> str:
@@ -234,10 +185,9 @@ def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit
     check_text(alt, "alt")
     if not isinstance(fit, bool):
         raise TypeError(f"fit must be True or False, got {type(fit).__name__}: {fit!r:.80}")
-    size = "" if width is None else f' width="{check_int(width, "width", minimum=1)}"'
-    style = ' style="max-width:100%;height:auto"' if fit else ""
+    width = None if width is None else check_int(width, "width", minimum=1)
     data = base64.b64encode(bytes(png)).decode("ascii")
-    return f'<img alt="{html.escape(alt)}"{size}{style} src="data:image/png;base64,{data}">'
+    return render_template("image.html.j2", alt=alt, width=width, fit=fit, data=data)
 
 
 # --- lesson 05: the models' limits as a text table for print() ------------------------------
@@ -312,33 +262,19 @@ PARTIAL_TOKEN_STYLE = "background:#ececec;border:1px dashed #616161;" + MONO + "
 #: The languages the visualiser knows how to lay out: lang and dir attributes.
 TEXT_DIRECTION = {"fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh" dir="ltr"', "en": ' lang="en" dir="ltr"'}
 
-# Hover and keyboard focus show a token's id after it (JupyterLab keeps <style>; GitHub drops it and
-# keeps each token's title tooltip and the list of ids below the tokens).
-_TOKEN_CSS = (
-    "<style>.cu-token:hover::after,.cu-token:focus::after{content:' #' attr(data-id);font-size:0.75em;"
-    "color:#0d47a1;font-family:monospace;unicode-bidi:isolate;direction:ltr}"
-    ".cu-token:focus{outline:2px solid #0d47a1;outline-offset:1px}"
-    ".token-text-rtl textarea{direction:rtl;text-align:right}</style>"  # TokenView's text box, for Persian
-)
-
-
-def _token_span(piece: Any, position: int, total: int) -> str:
+def _token(piece: Any, position: int, total: int) -> dict[str, Any]:
+    """What the visualiser shows of one token: its text, tooltip, spoken name and look."""
     if piece.whole:
         shown = piece.label.replace("\n", "\u21b5")  # a newline token stays visible as ↵
         style = f"background:{TOKEN_COLOURS[position % 2]};white-space:pre-wrap"
         spoken = f"token {position + 1} of {total}: {piece.label!r}, id {piece.token_id}"
-        direction = ""
-    else:
+    else:  # bytes of a character, in hex: read left to right, even inside Persian (dir="ltr")
         shown = piece.label
         style = PARTIAL_TOKEN_STYLE
         spoken = f"token {position + 1} of {total}: bytes {piece.label} of the character {piece.chars!r}, id {piece.token_id}"
-        direction = ' dir="ltr"'  # hex bytes read left to right, even inside Persian
     title = f"id {piece.token_id}" + ("" if piece.whole else f": bytes {piece.label} of {piece.chars!r}")
-    return (
-        f'<span class="cu-token" role="listitem" tabindex="0" data-id="{piece.token_id}"{direction}'
-        f' title="{html.escape(title)}" aria-label="{html.escape(spoken)}"'
-        f' style="{style};border-radius:3px;padding:1px 0;margin:0 1px;line-height:1.9">{html.escape(shown)}</span>'
-    )
+    return {"id": piece.token_id, "whole": piece.whole, "shown": shown, "style": Markup(style), "spoken": spoken,
+            "title": title}
 
 
 def token_split_html(split: TokenSplit, *, lang: str | None = None) -> str:
@@ -362,25 +298,14 @@ def token_split_html(split: TokenSplit, *, lang: str | None = None) -> str:
         check_text(lang, "lang")
         if lang not in TEXT_DIRECTION:
             raise ValueError(f"lang must be one of {tuple(TEXT_DIRECTION)} or None, got {lang!r}")
-    attributes = TEXT_DIRECTION.get(lang, ' dir="auto"')
-    name = html.escape(split.encoding)
     if not split.exact:
-        return (
-            f'<div class="cu-token-split" data-encoding="{name}" data-count="{split.count}" style="{FONT}">'
-            f'<div style="font-weight:600">{name}: about {split.count} tokens (approximate)</div>'
-            f'<div role="note" style="border:1px solid #a15c00;background:#fff4de;padding:4px 8px;border-radius:3px">'
-            f"{html.escape(split.note)}</div></div>"
-        )
+        return render_template("token_split.html.j2", exact=False, name=split.encoding, count=split.count,
+                               note=split.note)
     total = len(split.pieces)
-    partial = f", {split.partial} of them part of a character" if split.partial else ""
-    spans = "".join(_token_span(piece, i, total) for i, piece in enumerate(split.pieces))
-    ids = " ".join(str(i) for i in split.ids)
-    return (
-        f'<div class="cu-token-split" data-encoding="{name}" data-count="{total}" style="{FONT}">'
-        f'<div style="font-weight:600">{name}: {total} tokens{partial}</div>'
-        f'<div role="list" aria-label="{name} tokens"{attributes} style="margin:4px 0;font-size:1.05em">{spans}</div>'
-        f'<details><summary style="font-size:0.85em">token ids</summary>'
-        f'<code style="{MONO};font-size:0.8em;word-break:break-all">{ids}</code></details></div>'
+    return render_template(
+        "token_split.html.j2", exact=True, name=split.encoding, partial=split.partial, ids=split.ids,
+        attributes=Markup(TEXT_DIRECTION.get(lang, ' dir="auto"')),
+        tokens=[_token(piece, i, total) for i, piece in enumerate(split.pieces)],
     )
 
 
@@ -398,20 +323,5 @@ def token_comparison_html(splits: Sequence[TokenSplit], *, lang: str | None = No
         raise ValueError("splits must hold at least one TokenSplit, got none")
     if not isinstance(live, bool):
         raise TypeError(f"live must be True or False, got {type(live).__name__}: {live!r:.80}")
-    panes = "".join(
-        f'<div style="flex:1 1 300px;min-width:0;border:1px solid #bdbdbd;border-radius:4px;padding:6px 8px">'
-        f"{token_split_html(split, lang=lang)}</div>"
-        for split in splits
-    )
-    how = "Hover over a token, or reach it with Tab, to see its id." if live else (
-        "Hover over a token to see its id; every id is listed under \"token ids\"."
-    )
-    legend = (
-        '<div style="font-size:0.85em;color:#424242;margin-top:4px">Each coloured box is one token; '
-        "a dashed grey box is a token that holds only some of the UTF-8 bytes of a character, shown as "
-        f"those bytes in hex. {how}</div>"
-    )
-    return (
-        f'<div class="cu-token-comparison" style="{FONT}">{_TOKEN_CSS if live else ""}'
-        f'<div style="display:flex;flex-wrap:wrap;gap:8px">{panes}</div>{legend}</div>'
-    )
+    panes = [Markup(token_split_html(split, lang=lang)) for split in splits]
+    return render_template("token_comparison.html.j2", panes=panes, live=live)

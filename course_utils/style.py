@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 __all__ = ["FONT", "MONO", "STATUS_COLOURS", "PART_COLOURS", "NEUTRAL", "LIMIT_COLOUR", "LIMIT_BACKGROUND",
-           "HISTORY_COLOUR", "SENT_COLOUR"]
+           "HISTORY_COLOUR", "SENT_COLOUR", "MUTED_TEXT"]
 
 #: Inline CSS for prose: system fonts, with Persian (Vazirmatn) and Chinese
 #: fallbacks so the course's fa and zh samples never show boxes.
@@ -75,6 +75,8 @@ PART_COLOURS = {
 #: The neutral grey of lines that carry no status: table header rules, outlines, a figure's
 #: connectors and legend edges (and lesson 06's plain AI text).
 NEUTRAL = "#9e9e9e"
+#: Muted text on a status background (a dropped trim row: 5.9:1 on its #f6e9e9, WCAG AA asks 4.5:1).
+MUTED_TEXT = "#595959"
 
 # Amounts against a limit (token bars, growth tables and figures).
 LIMIT_COLOUR = _FAIL[0]  #: the limit line of a figure, and a bar or row over the limit

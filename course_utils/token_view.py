@@ -30,6 +30,7 @@ import traitlets
 from course_utils import render
 from course_utils._args import check_choice, check_text
 from course_utils.samples import load_conversation
+from course_utils.templates import Markup, render_template
 from course_utils.tokens import ENCODING_NAMES, split_tokens
 from course_utils.widgets import LABEL_STYLE, WIDE, _StaticHtmlMixin
 
@@ -158,9 +159,10 @@ class TokenView(_StaticHtmlMixin, widgets.VBox):
     def static_html(self) -> str:
         """The same picture with inline styles only (no ``<style>``), for GitHub and nbconvert."""
         if self.error or not self.splits:
-            return f'<div class="token-view-static">{self.output.value}</div>'
-        html = render.token_comparison_html(self.splits, lang=self.language, live=False)
-        return f'<div class="token-view-static">{html}</div>'
+            shown = self.output.value
+        else:
+            shown = render.token_comparison_html(self.splits, lang=self.language, live=False)
+        return render_template("widget_static.html.j2", css_class="token-view-static", title=None, parts=[Markup(shown)])
 
     def __repr__(self) -> str:
         counts = ", ".join(

@@ -30,7 +30,6 @@ plus the ``data-count`` of collapsed runs, status by status.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,7 +39,8 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils._args import check_bool, check_instance, check_int, check_text
 from course_utils.a11y import lang_attrs
-from course_utils.style import FONT, LIMIT_COLOUR, MONO, NEUTRAL, STATUS_COLOURS
+from course_utils.style import LIMIT_COLOUR, STATUS_COLOURS
+from course_utils.templates import Markup, render_template
 from course_utils.tokens import check_messages, counter_name, message_text
 from course_utils.trimming import NO_TRIM, STATUSES, TrimReport, TrimRow
 
@@ -86,11 +86,6 @@ def role_label(message: BaseMessage) -> str:
     return message.type
 
 
-def _text_cell(text: str, style: str = "") -> str:
-    """A table cell with message text: escaped, in its own language and its own script's direction."""
-    return f'<td{lang_attrs(text)} style="padding:3px 6px;{style}">{html.escape(text)}</td>'
-
-
 # --- the trim report --------------------------------------------------------------
 
 
@@ -112,20 +107,8 @@ def token_bar_html(used: int, budget: int, total: int | None = None, *, label: s
     fill = LIMIT_COLOUR if over else "#43a047"
     used_pct = 100 * used / scale
     budget_pct = 100 * budget / scale
-    words = f"{html.escape(label)} {used} of {budget} tokens"
-    if total is not None:
-        words += f" (all messages: {total})"
-    if over:
-        words += f": {used - budget} over"
-    return (
-        f'<div class="token-bar" data-used="{used}" data-budget="{budget}" style="margin:6px 0;{FONT}">'
-        f'<div style="font-size:90%;margin-bottom:2px">{words}</div>'
-        f'<div style="position:relative;height:14px;background:#eeeeee;border-radius:3px;width:100%">'
-        f'<div style="position:absolute;left:0;top:0;bottom:0;width:{used_pct:.2f}%;background:{fill};border-radius:3px"></div>'
-        f'<div title="budget: {budget}" style="position:absolute;top:-3px;bottom:-3px;left:{budget_pct:.2f}%;'
-        f'border-left:3px solid #212121"></div>'
-        f"</div></div>"
-    )
+    return render_template("token_bar.html.j2", label=label, used=used, budget=budget, total=total,
+                           over=used - budget if over else None, fill=fill, used_pct=used_pct, budget_pct=budget_pct)
 
 
 def _argument_text(key: str, value: Any) -> str:
@@ -254,19 +237,17 @@ def table_segments(rows: Sequence[TrimRow], *, full_rows: int = FULL_ROWS, conte
     return segments
 
 
-def _message_cells(row: TrimRow, preview_chars: int, text: bool) -> str:
+def _message_cells(row: TrimRow, preview_chars: int, text: bool) -> Markup:
     """The id, role and message cells of a row: the part that depends only on the message."""
     shown = preview(message_text(row.message), preview_chars) if text else NO_TEXT
-    return (
-        f'<td valign="top" style="{_CELL};white-space:nowrap;{MONO};font-size:92%">'
-        f"{html.escape(message_ref(row.index, row.message))}</td>"
-        f'<td valign="top" style="{_CELL};min-width:4.5em;max-width:16em">{html.escape(role_label(row.message))}</td>'
-        f'{_text_cell(shown, f"{_CELL};width:50%")}'
-    )
+    return Markup(render_template(
+        "trim_message_cells.html.j2", cell=_CELL, ref=message_ref(row.index, row.message),
+        role=role_label(row.message), text=shown, lang=Markup(lang_attrs(shown)),
+    ))
 
 
-def _row_html(row: TrimRow, preview_chars: int, text: bool, cache: dict | None, css_class: str = "trim-row") -> str:
-    """One ``<tr>``. ``cache`` (a dict a widget keeps) remembers each message's cells between redraws."""
+def _row(row: TrimRow, preview_chars: int, text: bool, cache: dict | None) -> dict[str, Any]:
+    """What one ``<tr>`` shows. ``cache`` (a dict a widget keeps) remembers each message's cells between redraws."""
     key = (id(row.message), preview_chars, text)
     cells = None if cache is None else cache.get(key)
     if cells is None or cells[0] is not row.message:
@@ -275,44 +256,29 @@ def _row_html(row: TrimRow, preview_chars: int, text: bool, cache: dict | None, 
             cache[key] = cells
     accent, background = STATUS_COLOURS[row.status]
     tokens = f"{row.kept_tokens} of {row.tokens}" if row.status == "partial" else str(row.tokens)
-    muted = "color:#757575;" if row.status == "dropped" else ""
-    return (
-        f'<tr class="{css_class}" data-status="{row.status}" data-index="{row.index}" '
-        f'style="background:{background};border-left:5px solid {accent};{muted}">{cells[1]}'
-        f'<td valign="top" align="right" style="{_CELL};text-align:right;white-space:nowrap">{tokens}</td>'
-        f'<td valign="top" style="{_CELL};font-weight:bold;color:{accent};white-space:nowrap">{row.status}</td>'
-        f'<td valign="top" style="{_CELL};min-width:8em">{html.escape(row.reason)}</td>'
-        f"</tr>"
-    )
+    return {"run": False, "status": row.status, "index": row.index, "accent": accent, "background": background,
+            "cells": cells[1], "tokens": tokens, "reason": row.reason}
 
 
-def _run_html(rows: Sequence[TrimRow], segment: Segment, preview_chars: int, text: bool, cache: dict | None,
-              run_rows: int | None) -> str:
-    """A collapsed run: one row that states it, opening (``<details>``) onto its rows."""
+def _run(rows: Sequence[TrimRow], segment: Segment, preview_chars: int, text: bool, cache: dict | None,
+         run_rows: int | None) -> dict[str, Any]:
+    """What a collapsed run shows: one row that states it, opening (``<details>``) onto its rows."""
     run = rows[segment.start:segment.stop]
     accent, background = STATUS_COLOURS[segment.status]
     tokens = sum(row.tokens for row in run)
     words = (f"rows {segment.start + 1:,}–{segment.stop:,} (indexes {run[0].index:,}–{run[-1].index:,}): "
              f"{segment.count:,} messages {segment.status}, {segment.reason}; {tokens:,} tokens")
     if run_rows is None or segment.count <= run_rows:
-        inner = "".join(_row_html(row, preview_chars, text, cache, "trim-run-row") for row in run)
+        head, tail, left_out = run, [], 0
     else:
         half = run_rows // 2
-        left_out = segment.count - 2 * half
-        gap = (f'<tr class="trim-run-gap"><td colspan="6" style="{_CELL};font-style:italic">… {left_out:,} more '
-               f"rows not drawn, all {segment.status} ({segment.reason}) like those around them; report.rows "
-               "holds every one …</td></tr>")
-        inner = ("".join(_row_html(row, preview_chars, text, cache, "trim-run-row") for row in run[:half]) + gap
-                 + "".join(_row_html(row, preview_chars, text, cache, "trim-run-row") for row in run[-half:]))
-    return (
-        f'<tr class="trim-run" data-status="{segment.status}" data-count="{segment.count}" '
-        f'data-first="{run[0].index}" data-last="{run[-1].index}" '
-        f'style="background:{background};border-left:5px solid {accent}">'
-        f'<td colspan="6" style="{_CELL}"><details><summary style="cursor:pointer">'
-        f'<b style="color:{accent}">{html.escape(words)}</b> (open to see them)</summary>'
-        f'<table style="border-collapse:collapse;width:100%;margin:4px 0"><tbody>{inner}</tbody></table>'
-        f"</details></td></tr>"
-    )
+        head, tail, left_out = run[:half], run[-half:], segment.count - 2 * half
+    return {
+        "run": True, "status": segment.status, "reason": segment.reason, "count": segment.count,
+        "first": run[0].index, "last": run[-1].index, "accent": accent, "background": background, "words": words,
+        "head": [_row(row, preview_chars, text, cache) for row in head],
+        "tail": [_row(row, preview_chars, text, cache) for row in tail], "left_out": left_out,
+    }
 
 
 def trim_table_html(
@@ -339,23 +305,14 @@ def trim_table_html(
     preview_chars = check_int(preview_chars, "preview_chars", minimum=1)
     text = check_bool(text, "text")
     run_rows = check_int(run_rows, "run_rows", minimum=2, none_ok=True)
-    head = "".join(
-        f"<th{'' if width is None else f' width={width!r}'} "
-        f'style="{_CELL};border-bottom:2px solid {NEUTRAL};{extra}">{name}</th>'
-        for name, width, extra in _TRIM_COLUMNS
-    )
     rows = report.rows
     body = []
     for segment in table_segments(rows, full_rows=full_rows):
         if segment.collapsed:
-            body.append(_run_html(rows, segment, preview_chars, text, cache, run_rows))
+            body.append(_run(rows, segment, preview_chars, text, cache, run_rows))
         else:
-            body.extend(_row_html(row, preview_chars, text, cache) for row in rows[segment.start:segment.stop])
-    return (
-        f'<table class="trim-table" width="100%" style="border-collapse:collapse;table-layout:auto;width:100%;'
-        f'margin:0;font-size:90%;{FONT}">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-    )
+            body.extend(_row(row, preview_chars, text, cache) for row in rows[segment.start:segment.stop])
+    return render_template("trim_table.html.j2", cell=_CELL, columns=_TRIM_COLUMNS, body=body)
 
 
 def messages_list_html(
@@ -383,19 +340,15 @@ def messages_list_html(
     messages = check_messages(messages)
     preview_chars = check_int(preview_chars, "preview_chars", minimum=1, none_ok=True)
     heading = check_text(heading, "heading")
-    heading = html.escape(heading)
     max_items = check_int(max_items, "max_items", minimum=2, none_ok=True)
     text_shown = check_bool(text, "text")
-    if not messages:
-        return f'<div class="trim-result" style="{FONT};font-size:90%"><b>{heading} []</b> (no message fits)</div>'
     items = []
     drawn = list(enumerate(messages))
     if max_items is not None and len(messages) > max_items:
         drawn = drawn[: max_items // 2] + [(-1, None)] + drawn[len(messages) - max_items // 2:]
     for position, message in drawn:
         if message is None:
-            items.append(f'<li style="margin:1px 0;font-style:italic">… {len(messages) - 2 * (max_items // 2):,} more '
-                         "messages, in the table above …</li>")
+            items.append({"gap": len(messages) - 2 * (max_items // 2)})
             continue
         text = message_text(message) if text_shown else NO_TEXT
         if preview_chars is not None:
@@ -405,17 +358,9 @@ def messages_list_html(
             extra = " tool_calls=[" + ", ".join(f"{c['name']} ({c['id']})" for c in message.tool_calls) + "]"
         if isinstance(message, ToolMessage):
             extra = f" tool_call_id={message.tool_call_id!r}"
-        ref = f'<code style="{MONO};color:#424242">{html.escape(message.id)}</code> ' if message.id else ""
-        items.append(
-            f'<li style="margin:1px 0">{ref}<code style="{MONO}">{type(message).__name__}</code> '
-            f'<span{lang_attrs(text)} style="background:#f5f5f5;padding:0 3px">{html.escape(text)}</span>'
-            f'<code style="{MONO};color:#616161">{html.escape(extra)}</code></li>'
-        )
-    return (
-        f'<div class="trim-result" style="{FONT};font-size:90%">'
-        f"<b>{heading} {len(messages)} message{'s' if len(messages) != 1 else ''}:</b>"
-        f'<ul style="margin:2px 0 0 0;padding-left:1.4em">{"".join(items)}</ul></div>'
-    )
+        items.append({"gap": 0, "id": message.id, "cls": type(message).__name__, "text": text,
+                      "lang": Markup(lang_attrs(text)), "extra": extra})
+    return render_template("messages_list.html.j2", heading=heading, count=len(messages), items=items)
 
 
 def trim_report_html(
@@ -452,40 +397,25 @@ def trim_report_html(
     check_int(report.result_tokens, "report.result_tokens")
     counts = {status: sum(row.status == status for row in report.rows) for status in STATUSES}
     summary = ", ".join(f"{n} {status}" for status, n in counts.items())
-    note = ""
-    if report.over_budget and report.strategy == NO_TRIM:
-        note = (
-            f'<div style="color:#9e2a2a;font-size:90%">Over the limit by {report.result_tokens - report.max_tokens} '
-            "tokens: a provider would refuse this call.</div>"
-        )
-    elif report.over_budget:
-        note = (
-            '<div style="color:#9e2a2a;font-size:90%">The result is over max_tokens: include_system keeps the '
-            "system message even when it alone does not fit.</div>"
-        )
+    # Which note, if any: an untrimmed call over the limit, or a trim whose kept system message alone is over.
+    over = None if not report.over_budget else "untrimmed" if report.strategy == NO_TRIM else "system"
     list_heading = "the model is sent" if report.strategy == NO_TRIM else "trim_messages returned"
-    heading = f'<div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>' if title else ""
     text = check_bool(text, "text")
     full_rows = check_int(full_rows, "full_rows")
     folded = [s for s in table_segments(report.rows, full_rows=full_rows) if s.collapsed]
+    folds = None
     if folded:
         drawn = len(report.rows) - sum(s.count for s in folded)
-        note += (
-            f'<div class="trim-folds" style="font-size:90%;margin:2px 0">A long conversation: the table draws '
-            f"{drawn:,} rows in full (around the cut, and the first and last) and folds the other "
-            f"{len(report.rows) - drawn:,} into {len(folded)} run{'s' if len(folded) != 1 else ''} of one status "
-            "each; open a run to see its rows.</div>"
-        )
+        folds = {"drawn": drawn, "folded": len(report.rows) - drawn, "runs": len(folded)}
     max_items = full_rows if len(report.result) > full_rows else None
-    return (
-        f'<div class="trim-report" data-kept-tokens="{report.result_tokens}" data-max-tokens="{report.max_tokens}" '
-        f'style="{FONT}">{heading}'
-        f'<div style="{MONO};font-size:85%;color:#424242;margin-bottom:4px">{html.escape(_options_line(report))}</div>'
-        f'<div style="font-size:90%">{len(report.rows)} messages: {summary}</div>'
-        f"{token_bar_html(report.result_tokens, report.max_tokens, report.total_tokens)}{note}"
-        f"{trim_table_html(report, preview_chars=preview_chars, text=text, full_rows=full_rows, run_rows=run_rows, cache=cache)}"
-        f'<div style="margin-top:6px">{messages_list_html(report.result, preview_chars=result_chars, heading=list_heading, max_items=max_items, text=text)}</div>'
-        f"</div>"
+    bar = token_bar_html(report.result_tokens, report.max_tokens, report.total_tokens)
+    table = trim_table_html(report, preview_chars=preview_chars, text=text, full_rows=full_rows, run_rows=run_rows,
+                            cache=cache)
+    result = messages_list_html(report.result, preview_chars=result_chars, heading=list_heading, max_items=max_items,
+                                text=text)
+    return render_template(
+        "trim_report.html.j2", report=report, title=title, options=_options_line(report), summary=summary,
+        over=over, folds=folds, bar=Markup(bar), table=Markup(table), result=Markup(result),
     )
 
 
@@ -500,10 +430,7 @@ def trim_region_html(inner: str, *, label: str) -> str:
     """
     check_text(inner, "inner")
     check_text(label, "label")
-    return (
-        f'<div class="trim-report-region" style="overflow-x:auto" role="region" aria-label="{html.escape(label)}" '
-        f'tabindex="0" data-lm-suppress-shortcuts="true">{inner}</div>'
-    )
+    return render_template("trim_region.html.j2", label=label, inner=Markup(inner))
 
 
 __all__ = [

@@ -28,7 +28,6 @@ to them.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -43,6 +42,7 @@ from course_utils._args import check_bool, check_choice, check_int, check_text
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
 from course_utils.plots import budget_figure, figure_png, growth_figure
+from course_utils.templates import Markup, render_template
 from course_utils.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
 from course_utils.trim_view import RUN_ROWS, trim_region_html, trim_report_html
 from course_utils.trimming import TrimReport, explain_trim, untrimmed_report
@@ -144,7 +144,7 @@ class FigureHTML(widgets.HTML):
         png = figure_png(fig)
         alt = getattr(fig, "alt_text", "") or "figure"
         self.png, self.alt = png, alt
-        self.value = f'<div class="course-figure">{render.image_html(png, alt=alt, fit=True)}</div>'
+        self.value = render_template("figure.html.j2", image=Markup(render.image_html(png, alt=alt, fit=True)))
 
     def clear(self) -> None:
         self.png, self.alt, self.value = b"", "", ""
@@ -212,14 +212,7 @@ def trim_option_conflicts(strategy: str, *, start_on: Any = NO_BOUNDARY, include
 
 def _conflicts_html(conflicts: Sequence[str]) -> str:
     """The conflicts as a list under the error box; the other controls keep their values meanwhile."""
-    items = "".join(f"<li>{html.escape(c)}</li>" for c in conflicts)
-    return (
-        f'<div class="trim-conflicts" style="{render.FONT};font-size:90%;margin:4px 0 0 2px">'
-        f"<b>{'This option conflicts' if len(conflicts) == 1 else f'These {len(conflicts)} options conflict'}"
-        f" with strategy={'first'!r}; change it to bring the table back:</b>"
-        f'<ul style="margin:2px 0">{items}</ul>'
-        "The slider and the other controls keep their values; they apply as soon as the conflict is gone.</div>"
-    )
+    return render_template("trim_conflicts.html.j2", conflicts=list(conflicts))
 
 
 # --- TrimExplorer -------------------------------------------------------------------
@@ -312,7 +305,7 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
             widgets.HBox([self.strategy, self.token_counter]),
             widgets.HBox([self.allow_partial, self.include_system, self.start_on, self.end_on]),
         ]
-        heading = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
+        heading = [widgets.HTML(render_template("widget_title.html.j2", title=title))] if title else []
         super().__init__(children=[*heading, *controls, self.output])
         self.add_class("trim-explorer")
 
@@ -399,8 +392,8 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
     def static_html(self) -> str:
         """The current picture as plain HTML, for GitHub, nbconvert and handouts."""
-        heading = f"<div><b>{html.escape(self.title)}</b></div>" if self.title else ""
-        return f'<div class="trim-explorer-static">{heading}{self.output.value}</div>'
+        return render_template("widget_static.html.j2", css_class="trim-explorer-static", title=self.title,
+                               parts=[Markup(self.output.value)])
 
     def __repr__(self) -> str:
         head = (
@@ -521,7 +514,8 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
         self.output.value = render.budget_working_html(working) + render.budget_bar_html(working)
 
     def static_html(self) -> str:
-        return f'<div class="budget-calculator-static">{self.output.value}</div>'
+        return render_template("widget_static.html.j2", css_class="budget-calculator-static", title=None,
+                               parts=[Markup(self.output.value)])
 
     def __repr__(self) -> str:
         values = ", ".join(f"{name}={s.value}" for name, s in zip("LSURM", self.sliders))
@@ -682,10 +676,10 @@ class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
 
     def static_html(self, *, with_table: bool = True) -> str:
         """The current turn as plain HTML, with the growth table up to that turn."""
-        if self.growth is None:
-            return f'<div class="growth-explorer-static">{self.output.value}</div>'
-        table = render.growth_table_html(self.growth, upto=self.turn.value) if with_table else ""
-        return f'<div class="growth-explorer-static">{table}{self.output.value}</div>'
+        parts = [Markup(self.output.value)]
+        if self.growth is not None and with_table:
+            parts.insert(0, Markup(render.growth_table_html(self.growth, upto=self.turn.value)))
+        return render_template("widget_static.html.j2", css_class="growth-explorer-static", title=None, parts=parts)
 
     def __repr__(self) -> str:
         head = (

@@ -10,7 +10,6 @@ also written for the grader (see :mod:`course_utils.checks.record`).
 from __future__ import annotations
 
 import ast
-import html
 import inspect
 import numbers
 import os
@@ -25,7 +24,8 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.style import FONT, MONO, STATUS_COLOURS
+from course_utils.style import STATUS_COLOURS
+from course_utils.templates import Markup, render_template
 
 _install_cell_hook()  # in a kernel: note which answer cells stopped with an error (see cells.py)
 
@@ -68,11 +68,10 @@ LABELS = {
 STYLES = {status: (label, *STATUS_COLOURS[status]) for status, label in LABELS.items()}
 
 
-def _message_html(text: str) -> str:
-    """Escape, then show `code` as code and keep line breaks."""
-    escaped = html.escape(text)
-    escaped = re.sub(r"`([^`]+)`", rf'<code style="{MONO};background:rgba(0,0,0,.06);padding:0 3px">\1</code>', escaped)
-    return escaped.replace("\n", "<br>")
+def _message_parts(text: str) -> list[tuple[bool, str]]:
+    """The message cut at its `code` spans: (is code, text) pieces, which the feedback box shows as code or as text."""
+    pieces = re.split(r"`([^`]+)`", text)
+    return [(i % 2 == 1, piece) for i, piece in enumerate(pieces) if piece]
 
 
 #: The HTML attributes of a message in each language the course writes feedback in.
@@ -82,26 +81,9 @@ LANGUAGE_ATTRIBUTES = {"en": "", "fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh"
 def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = "en",
          details: str | None = None) -> str:
     title, accent, background = STYLES[kind]
-    if details:
-        code_html_details = (f'<details style="margin-top:4px"><summary>The whole message</summary>'
-                             f'<pre style="{MONO};margin:4px 0 0;white-space:pre-wrap">{html.escape(details)}</pre>'
-                             f'</details>')
-    else:
-        code_html_details = ""
-    code_html = (
-        f'<pre style="{MONO};margin:6px 0 0;padding:6px;background:#fff;border:1px solid #ddd;'
-        f'white-space:pre-wrap">{html.escape(code)}</pre>'
-        if code
-        else ""
-    )
-    return (
-        f'<div class="course-check" data-status="{html.escape(kind)}" style="{FONT};border:1px solid {accent};'
-        f"border-left:6px solid {accent};background:{background};padding:6px 10px;border-radius:3px;"
-        f'margin:2px 0;color:#212121">'
-        f'<strong style="color:{accent}">{title}</strong> '
-        f'<span style="color:#616161">{html.escape(label)}</span>'
-        f'<div style="margin-top:3px"{LANGUAGE_ATTRIBUTES.get(lang, "")}>{_message_html(text)}</div>'
-        f'{code_html_details}{code_html}</div>'
+    return render_template(
+        "feedback_box.html.j2", kind=kind, title=title, accent=accent, background=background, label=label,
+        parts=_message_parts(text), lang=Markup(LANGUAGE_ATTRIBUTES.get(lang, "")), details=details, code=code,
     )
 
 
