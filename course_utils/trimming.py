@@ -121,6 +121,22 @@ class TrimReport:
         """True when even the result is over max_tokens (a large system message kept by include_system)."""
         return self.result_tokens > self.max_tokens
 
+    @property
+    def conclusion(self) -> str:
+        """What trimming did, as one sentence in the course's language (messages and tokens, kept of all).
+
+        >>> from langchain_core.messages import HumanMessage
+        >>> explain_trim([HumanMessage("a"), HumanMessage("b")], max_tokens=1, token_counter=len).conclusion
+        'trim_messages kept 1 of 2 messages: 1 of 2 tokens, max_tokens=1'
+        """
+        if self.over_budget:
+            text = _("trim_messages kept {kept} of {count} messages: {sent} of {total} tokens, "
+                     "over max_tokens={max_tokens} (the system message alone is bigger)")
+        else:
+            text = _("trim_messages kept {kept} of {count} messages: {sent} of {total} tokens, max_tokens={max_tokens}")
+        return text.format(kept=len(self.kept), count=len(self.rows), sent=self.result_tokens,
+                           total=self.total_tokens, max_tokens=self.max_tokens)
+
     def to_rows(self) -> list[dict[str, Any]]:
         """Plain dicts, one per message, for a table."""
         return [

@@ -104,3 +104,18 @@ def test_set_language_refuses_bad_input(value, error):
     with pytest.raises(error, match="language"):
         i18n.set_language(value)
     assert i18n.get_language() == "en"
+
+
+def test_persian_trim_conclusion_220_to_128(persian):
+    """Lesson 04's worked example: a 220-token state trimmed to a 128-token cap, in a Persian sentence."""
+    from langchain_core.messages import SystemMessage
+
+    from course_utils.samples import load_conversation
+    from course_utils.tokens import exact_counter
+
+    state = [SystemMessage("You are a friendly assistant for sports fans. Answer in one or two short sentences "
+                           "and use only what the user told you so far.", id="system"), *load_conversation("bob")[:9]]
+    report = explain_trim(state, max_tokens=128, token_counter=exact_counter, start_on="human", include_system=True)
+    assert report.total_tokens == 220 and report.result_tokens <= 128
+    assert report.conclusion == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
+                                 f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
