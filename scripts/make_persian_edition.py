@@ -119,9 +119,39 @@ def drift(source: Path) -> list[str]:
     return problems
 
 
+#: Arithmetic written with digits ("4096 − 350 = 3746", "70 <= 150", "109 + 37 = 146"), bold allowed.
+ARITHMETIC = re.compile(
+    r"(?<![\w.*])(?:\*\*)?\d+(?:\.\d+)?(?:\*\*)?"
+    r"(?:[ \t]*(?:<=|>=|[−+×*/=<>≤≥-])[ \t]*(?:\*\*)?\d+(?:\.\d+)?(?:\*\*)?)+(?!\w)(?!\.\d)"
+)
+#: What the isolation must not touch: fenced blocks (code, Mermaid), inline code, HTML tags, links' targets.
+PROTECTED = re.compile(r"```.*?```|`[^`\n]*`|</?[A-Za-z][^>\n]*>|\]\([^)\n]*\)", re.S)
+
+
+def isolate_arithmetic(text: str) -> str:
+    """Put every digit-only calculation in a left-to-right span.
+
+    In a right-to-left paragraph the Unicode bidi algorithm treats the
+    neutral "=" and "<" between Latin digits as right to left, so
+    "4096 − 350 = 3746" would show as "3746 = 350 − 4096". A
+    ``<span dir="ltr">`` isolates it; code, Mermaid and links are left as they are.
+
+    >>> isolate_arithmetic("پس 4096 − 350 = 3746 و `1 + 1`")
+    'پس <span dir="ltr">4096 − 350 = 3746</span> و `1 + 1`'
+    """
+    out, last = [], 0
+    for match in PROTECTED.finditer(text):
+        plain = text[last:match.start()]
+        out.append(ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', text[last:]))
+    return "".join(out)
+
+
 def wrap(text: str) -> str:
     """A Persian markdown cell: the text inside a right-to-left block (blank lines keep it Markdown)."""
-    return f"{RTL_OPEN}\n\n{text}\n\n</div>"
+    return f"{RTL_OPEN}\n\n{isolate_arithmetic(text)}\n\n</div>"
 
 
 def build(source: Path) -> nbformat.NotebookNode:

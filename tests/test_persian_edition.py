@@ -139,3 +139,44 @@ def test_prose_is_persian_right_to_left_with_latin_digits(source):
         assert cell.source.startswith(edition.RTL_OPEN) and cell.source.rstrip().endswith("</div>")
         assert re.search(r"[\u0600-\u06FF]", cell.source), cell.source[:120]
         assert not re.search(r"[\u06F0-\u06F9\u0660-\u0669]", cell.source), "Persian digits: the edition writes 0-9"
+
+
+def test_matplotlib_shapes_persian_right_to_left():
+    """Figures can carry Persian: matplotlib's libraqm joins the letters and lays them out right to left,
+    and the DejaVu Sans it ships has the glyphs (no reshaping package needed).
+
+    Joined: a shaped word is narrower than the same letters kept apart (a
+    zero-width non-joiner between each pair stops the joining). Right to
+    left: in "ب ت" (beh, space, teh) the letter drawn leftmost is teh, the
+    last one typed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import numpy as np
+    from matplotlib import ft2font
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.font_manager import findfont
+
+    assert ft2font.__libraqm_version__, "matplotlib is built without libraqm: Persian would not be shaped"
+    font = findfont("DejaVu Sans", fallback_to_default=False)
+    assert all(ft2font.FT2Font(font).get_char_index(ord(c)) for c in "بودجهٔتاریخچپگژ"), "no Persian glyphs"
+
+    def draw(text: str):
+        fig = Figure(figsize=(3, 1), dpi=60)
+        canvas = FigureCanvasAgg(fig)
+        label = fig.text(0.05, 0.3, text, family="DejaVu Sans", fontsize=30)
+        canvas.draw()
+        return label.get_window_extent(canvas.get_renderer()).width, np.asarray(canvas.buffer_rgba())[..., 0] < 128
+
+    word = "تاریخچه"
+    assert draw(word)[0] < 0.9 * draw("\u200c".join(word))[0]
+
+    _, both = draw("ب ت")
+    _, beh = draw("ب")
+    _, teh = draw("ت")
+    columns = np.flatnonzero(teh.any(axis=0))
+    left = slice(columns.min(), columns.max() + 1)
+    assert (both[:, left] == teh[:, left]).mean() > (both[:, left] == beh[:, left]).mean()
+    assert (both[:, left] == teh[:, left]).all()
