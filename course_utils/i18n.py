@@ -15,7 +15,7 @@ Choose the language once, in either way:
   notebooks start with that call).
 
 >>> set_language("fa"); _("over budget")
-'بیش از بودجه'
+'\\u2067بیش از بودجه\\u2069'
 >>> set_language("en"); _("over budget")
 'over budget'
 """
@@ -75,14 +75,33 @@ def direction() -> str:
     return DIRECTIONS[_language]
 
 
+#: Unicode's right-to-left isolate and its end (U+2067, U+2069).
+RLI, PDI = "\u2067", "\u2069"
+
+
+def _isolated(translated: str, message: str) -> str:
+    """A translated right-to-left message inside an RTL isolate, so it reads right to left on any line.
+
+    Printed text is shown in left-to-right blocks (a terminal, a notebook's
+    output area); inside the isolate a Persian sentence keeps its own order,
+    with numbers and code names where a Persian reader expects them.
+    """
+    if _language != "en" and DIRECTIONS[_language] == "rtl" and translated != message:
+        return f"{RLI}{translated}{PDI}"
+    return translated
+
+
 def _(message: str) -> str:
-    """``message`` in the current language (unchanged in English or when the catalogue lacks it)."""
-    return _translation.gettext(message)
+    """``message`` in the current language (unchanged in English or when the catalogue lacks it).
+
+    A right-to-left translation comes inside an RTL isolate (U+2067 ... U+2069).
+    """
+    return _isolated(_translation.gettext(message), message)
 
 
 def pgettext(context: str, message: str) -> str:
     """``message`` in the current language, told apart from the same English words by ``context``."""
-    return _translation.pgettext(context, message)
+    return _isolated(_translation.pgettext(context, message), message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -20,6 +20,11 @@ PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py"]
 
 
+def plain(text: str) -> str:
+    """Text without the RTL isolates (U+2067, U+2069) that wrap each Persian message."""
+    return text.replace(i18n.RLI, "").replace(i18n.PDI, "")
+
+
 @pytest.fixture
 def persian():
     i18n.set_language("fa")
@@ -71,10 +76,12 @@ def test_english_is_the_default_and_unchanged():
 
 def test_persian_budget_sentences(persian):
     text = str(budget_working(4096, 350, 180, 700))
+    assert text.splitlines()[-1] == "\u2067بنابراین بودجهٔ تاریخچه B = 2866 token است.\u2069"  # reads right to left
+    text = plain(text)
     assert "4096 - 350 = 3746" in text and "3746 - 180 = 3566" in text and "3566 - 700 = 2866" in text
     assert text.splitlines()[-1] == "بنابراین بودجهٔ تاریخچه B = 2866 token است."
-    assert "سقف تاریخچه H_max = 5892" in str(budget_working(8192, 500, 300, 1200, margin=300))
-    assert overflow_working(1000, history=700, prompt=200, tools=180).line.endswith("80 token بیش از limit")
+    assert "سقف تاریخچه H_max = 5892" in plain(str(budget_working(8192, 500, 300, 1200, margin=300)))
+    assert plain(overflow_working(1000, history=700, prompt=200, tools=180).line).endswith("80 token بیش از limit")
     with pytest.raises(ValueError, match="جایی برای تاریخچه نمی‌ماند"):
         history_budget(1024, 350, 180, 700)
 
@@ -82,10 +89,10 @@ def test_persian_budget_sentences(persian):
 def test_persian_trim_reasons_and_walkthrough(persian):
     counter = table_token_counter(SLIDE_COSTS)
     walk = trim_walkthrough(slide_conversation(), SLIDE_BUDGET, counter)
-    assert walk.lines[-1] == "150 + 60 = 210 > 150: توقف"
-    assert walk.conclusion == "نگه داشته شده، به ترتیب زمانی: ['human2', 'tool2', 'ai2']"
+    assert plain(walk.lines[-1]) == "150 + 60 = 210 > 150: توقف"
+    assert plain(walk.conclusion) == "نگه داشته شده، به ترتیب زمانی: ['human2', 'tool2', 'ai2']"
     report = explain_trim(slide_conversation(), max_tokens=SLIDE_BUDGET, token_counter=counter)
-    assert [row.reason for row in report.rows] == ["بیش از بودجه"] * 2 + ["در بودجه جا می\u200cشود"] * 3
+    assert [plain(row.reason) for row in report.rows] == ["بیش از بودجه"] * 2 + ["در بودجه جا می\u200cشود"] * 3
     assert [row.status for row in report.rows] == ["dropped"] * 2 + ["kept"] * 3  # status stays the English key
 
 
@@ -117,5 +124,5 @@ def test_persian_trim_conclusion_220_to_128(persian):
                            "and use only what the user told you so far.", id="system"), *load_conversation("bob")[:9]]
     report = explain_trim(state, max_tokens=128, token_counter=exact_counter, start_on="human", include_system=True)
     assert report.total_tokens == 220 and report.result_tokens <= 128
-    assert report.conclusion == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
+    assert plain(report.conclusion) == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
