@@ -449,7 +449,7 @@ class Walkthrough:
     def lines(self) -> list[str]:
         lines = [step.line.format(budget=self.max_tokens) for step in self.steps]
         if self.steps and not self.steps[-1].fits:
-            lines[-1] += _(": stop")
+            lines[-1] += ": " + _("stop")  # the colon stays outside a right-to-left word
         return lines
 
     @property
