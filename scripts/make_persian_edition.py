@@ -35,8 +35,8 @@ stays left to right).
     python scripts/make_persian_edition.py 02 --stamp      # after updating a translation
     python scripts/make_persian_edition.py --check         # exit 1 on drift (what the test does)
 
-Outputs are kept when a rebuild changes no cell, so ``--check`` and a plain
-rebuild never throw away stored outputs.
+Outputs of code cells that did not change are kept, so a change of Persian
+prose needs no re-run (``--execute`` runs the lesson when code changed).
 """
 
 from __future__ import annotations
@@ -138,15 +138,32 @@ def isolate_arithmetic(text: str) -> str:
 
     >>> isolate_arithmetic("پس 4096 − 350 = 3746 و `1 + 1`")
     'پس <span dir="ltr">4096 − 350 = 3746</span> و `1 + 1`'
+    >>> isolate_arithmetic("`a` (prompt سیستم) [x](y.ipynb)")
+    '`a` \\u200f(prompt سیستم)\\u200f [x](y.ipynb)'
     """
     out, last = [], 0
     for match in PROTECTED.finditer(text):
-        plain = text[last:match.start()]
-        out.append(ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain))
+        out.append(_fix_plain(text[last:match.start()]))
         out.append(match.group(0))
         last = match.end()
-    out.append(ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', text[last:]))
+    out.append(_fix_plain(text[last:]))
     return "".join(out)
+
+
+#: Right-to-left mark (U+200F): a strong right-to-left character that shows nothing.
+RLM = "\u200f"
+
+
+def _fix_plain(plain: str) -> str:
+    """Arithmetic in LTR spans; parentheses anchored right to left with a mark on their outer side.
+
+    Between two Latin words (``include_system=True`` (prompt ...) a
+    parenthesis would join their left-to-right run and face the wrong way;
+    a right-to-left mark before "(" and after ")" keeps it with the Persian
+    sentence.
+    """
+    plain = ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain)
+    return plain.replace("(", RLM + "(").replace(")", ")" + RLM)
 
 
 def wrap(text: str) -> str:
@@ -189,8 +206,16 @@ def write(source: Path) -> tuple[Path, bool]:
     """Write the Persian notebook; keep the stored one (and its outputs) when no cell changed."""
     target = PERSIAN / f"{source.stem}.ipynb"
     new = build(source)
-    if target.exists() and same_cells(nbformat.read(target, as_version=4), new):
-        return target, False
+    if target.exists():
+        stored = nbformat.read(target, as_version=4)
+        if same_cells(stored, new):
+            return target, False
+        # Outputs depend on code only: keep those of code cells that did not change.
+        before = {(c.get("id"), c.source): c for c in stored.cells if c.cell_type == "code"}
+        for cell in new.cells:
+            if cell.cell_type == "code" and (cell.get("id"), cell.source) in before:
+                old = before[(cell.get("id"), cell.source)]
+                cell.outputs, cell.execution_count = old.outputs, old.execution_count
     nbformat.write(new, target)
     return target, True
 
