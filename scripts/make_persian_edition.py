@@ -129,7 +129,7 @@ PROTECTED = re.compile(r"```.*?```|`[^`\n]*`|</?[A-Za-z][^>\n]*>|\]\([^)\n]*\)",
 
 
 def isolate_arithmetic(text: str) -> str:
-    """Put every digit-only calculation in a left-to-right span.
+    """Put every digit-only calculation, and every inline code span, in a left-to-right span.
 
     In a right-to-left paragraph the Unicode bidi algorithm treats the
     neutral "=" and "<" between Latin digits as right to left, so
@@ -137,14 +137,16 @@ def isolate_arithmetic(text: str) -> str:
     ``<span dir="ltr">`` isolates it; code, Mermaid and links are left as they are.
 
     >>> isolate_arithmetic("پس 4096 − 350 = 3746 و `1 + 1`")
-    'پس <span dir="ltr">4096 − 350 = 3746</span> و `1 + 1`'
+    'پس <span dir="ltr">4096 − 350 = 3746</span> و <span dir="ltr">`1 + 1`</span>'
     >>> isolate_arithmetic("`a` (prompt سیستم) [x](y.ipynb)")
-    '`a` \\u200f(prompt سیستم)\\u200f [x](y.ipynb)'
+    '<span dir="ltr">`a`</span> \\u200f(prompt سیستم)\\u200f [x](y.ipynb)'
     """
     out, last = [], 0
     for match in PROTECTED.finditer(text):
         out.append(_fix_plain(text[last:match.start()]))
-        out.append(match.group(0))
+        piece = match.group(0)
+        # Inline code is isolated too: its quotes and brackets would otherwise join the Persian text around it.
+        out.append(f'<span dir="ltr">{piece}</span>' if piece.startswith("`") and not piece.startswith("```") else piece)
         last = match.end()
     out.append(_fix_plain(text[last:]))
     return "".join(out)
