@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
+from course_utils.i18n import _, pgettext
+
 #: The fixed parts of a budget, in the order they are subtracted:
 #: (parameter name, label for tables and plots, symbol in the formula).
 BUDGET_PARTS = (
@@ -56,9 +58,11 @@ def _check_tokens(value: Any, parameter: str, *, positive: bool = False) -> int:
         raise TypeError(f"{parameter} must be an int (a number of tokens), got {type(value).__name__}: {value!r:.80}")
     value = int(value)
     if positive and value <= 0:
-        raise ValueError(f"{parameter} must be a positive number of tokens, got {value}")
+        raise ValueError(_("{parameter} must be a positive number of tokens, got {value}").format(
+            parameter=parameter, value=value))
     if value < 0:
-        raise ValueError(f"{parameter} must be zero or more tokens, got {value}")
+        raise ValueError(_("{parameter} must be zero or more tokens, got {value}").format(
+            parameter=parameter, value=value))
     return value
 
 
@@ -70,7 +74,8 @@ def _check_budget_args(limit: Any, system: Any, user: Any, reserve: Any, margin:
     used = sum(parts.values())
     if used >= limit:
         terms = " + ".join(f"{name} ({tokens})" for name, tokens in parts.items())
-        raise ValueError(f"no room left for history: {terms} = {used} >= limit ({limit})")
+        raise ValueError(_("no room left for history: {terms} = {used} >= limit ({limit})").format(
+            terms=terms, used=used, limit=limit))
     return limit, parts
 
 
@@ -169,7 +174,11 @@ class BudgetWorking:
         return rows
 
     def __str__(self) -> str:
-        return "\n".join([self.formula, *self.lines, f"{self.name} = {self.budget}"])
+        if self.has_margin:
+            last = pgettext("history ceiling", "{name} = {budget}")
+        else:
+            last = pgettext("history budget", "{name} = {budget}")
+        return "\n".join([self.formula, *self.lines, last.format(name=self.name, budget=self.budget)])
 
 
 def budget_working(limit: int, system: int, user: int, reserve: int, margin: int = 0) -> BudgetWorking:
@@ -223,8 +232,10 @@ class OverflowWorking:
     def line(self) -> str:
         terms = " + ".join(str(tokens) for _, tokens in self.parts)
         if self.fits:
-            return f"{terms} = {self.total} <= {self.limit}: fits, {-self.over} tokens to spare"
-        return f"{terms} = {self.total} > {self.limit}: {self.over} tokens over"
+            return _("{terms} = {total} <= {limit}: fits, {spare} tokens to spare").format(
+                terms=terms, total=self.total, limit=self.limit, spare=-self.over)
+        return _("{terms} = {total} > {limit}: {over} tokens over").format(
+            terms=terms, total=self.total, limit=self.limit, over=self.over)
 
     @property
     def lines(self) -> list[str]:

@@ -40,6 +40,7 @@ from langchain_core.messages import BaseMessage, SystemMessage, trim_messages
 from langchain_core.messages.utils import convert_to_messages, count_tokens_approximately
 
 from course_utils._args import check_int
+from course_utils.i18n import _
 from course_utils.tokens import additive_parts, check_messages
 
 STATUSES = ("kept", "partial", "dropped")
@@ -47,7 +48,8 @@ STATUSES = ("kept", "partial", "dropped")
 #: The ``strategy`` of a report that stands for "send everything" (see :func:`untrimmed_report`).
 NO_TRIM = "none"
 
-# Reasons, in the words a row shows.
+# Reasons, in the words a row shows (English; a row holds them in the language chosen with
+# course_utils.i18n when the report is made: compare ``status``, not ``reason``).
 FITS = "fits the budget"
 SYSTEM_KEPT = "system kept by include_system"
 OVER_BUDGET = "over budget"
@@ -119,6 +121,22 @@ class TrimReport:
         """True when even the result is over max_tokens (a large system message kept by include_system)."""
         return self.result_tokens > self.max_tokens
 
+    @property
+    def conclusion(self) -> str:
+        """What trimming did, as one sentence in the course's language (messages and tokens, kept of all).
+
+        >>> from langchain_core.messages import HumanMessage
+        >>> explain_trim([HumanMessage("a"), HumanMessage("b")], max_tokens=1, token_counter=len).conclusion
+        'trim_messages kept 1 of 2 messages: 1 of 2 tokens, max_tokens=1'
+        """
+        if self.over_budget:
+            text = _("trim_messages kept {kept} of {count} messages: {sent} of {total} tokens, "
+                     "over max_tokens={max_tokens} (the system message alone is bigger)")
+        else:
+            text = _("trim_messages kept {kept} of {count} messages: {sent} of {total} tokens, max_tokens={max_tokens}")
+        return text.format(kept=len(self.kept), count=len(self.rows), sent=self.result_tokens,
+                           total=self.total_tokens, max_tokens=self.max_tokens)
+
     def to_rows(self) -> list[dict[str, Any]]:
         """Plain dicts, one per message, for a table."""
         return [
@@ -177,10 +195,17 @@ def _same_message_but_content(a: BaseMessage, b: BaseMessage) -> bool:
 
 def _part_reason(original: BaseMessage, part: BaseMessage, strategy: str) -> str:
     """Which part of a message fit: its first blocks or lines under "first", its last under "last"."""
-    end = "first" if strategy == "first" else "last"
     if isinstance(original.content, list) and isinstance(part.content, list):
-        return f"partly kept: the {end} {len(part.content)} of {len(original.content)} content blocks fit"
-    return f"partly kept: the {end} {len(part.text)} of {len(original.text)} characters fit (split by text_splitter)"
+        kept, whole = len(part.content), len(original.content)
+        if strategy == "first":
+            return _("partly kept: the first {kept} of {whole} content blocks fit").format(kept=kept, whole=whole)
+        return _("partly kept: the last {kept} of {whole} content blocks fit").format(kept=kept, whole=whole)
+    kept, whole = len(part.text), len(original.text)
+    if strategy == "first":
+        return _("partly kept: the first {kept} of {whole} characters fit (split by text_splitter)").format(
+            kept=kept, whole=whole)
+    return _("partly kept: the last {kept} of {whole} characters fit (split by text_splitter)").format(
+        kept=kept, whole=whole)
 
 
 def explain_trim(messages: Sequence[Any], **trim_kwargs: Any) -> TrimReport:
@@ -231,10 +256,10 @@ def explain_trim(messages: Sequence[Any], **trim_kwargs: Any) -> TrimReport:
                 reason = BEFORE_START_ON if strategy == "last" else AFTER_END_ON
             else:
                 reason = OVER_BUDGET
-            rows.append(TrimRow(i, message, "dropped", reason, None, counter))
+            rows.append(TrimRow(i, message, "dropped", _(reason), None, counter))
         elif part is message or part == message:
             reason = SYSTEM_KEPT if system_kept and i == 0 else FITS
-            rows.append(TrimRow(i, message, "kept", reason, part, counter))
+            rows.append(TrimRow(i, message, "kept", _(reason), part, counter))
         else:
             rows.append(TrimRow(i, message, "partial", _part_reason(message, part, strategy), part, counter))
 
@@ -308,7 +333,7 @@ def untrimmed_report(messages: Sequence[BaseMessage], max_tokens: int, token_cou
     messages = check_messages(messages)
     max_tokens = check_int(max_tokens, "max_tokens")
     counter = list_token_counter(token_counter)
-    rows = [TrimRow(i, m, "kept", NOT_TRIMMED, m, counter) for i, m in enumerate(messages)]
+    rows = [TrimRow(i, m, "kept", _(NOT_TRIMMED), m, counter) for i, m in enumerate(messages)]
     return TrimReport(
         rows=rows,
         result=list(messages),
@@ -424,8 +449,18 @@ class Walkthrough:
     def lines(self) -> list[str]:
         lines = [step.line.format(budget=self.max_tokens) for step in self.steps]
         if self.steps and not self.steps[-1].fits:
-            lines[-1] += ": stop"
+            lines[-1] += ": " + _("stop")  # the colon stays outside a right-to-left word
         return lines
+
+    @property
+    def conclusion(self) -> str:
+        """What was kept, by id, in chronological order, as a sentence in the course's language.
+
+        >>> trim_walkthrough(slide_conversation(), 150, table_token_counter(SLIDE_COSTS)).conclusion
+        "kept, in chronological order: ['human2', 'tool2', 'ai2']"
+        """
+        ids = [message.id or message.type for message in self.kept]
+        return _("kept, in chronological order: {ids}").format(ids=ids)
 
 
 def trim_walkthrough(messages: Sequence[BaseMessage], max_tokens: int, token_counter: Any) -> Walkthrough:

@@ -39,6 +39,7 @@ def execute(path: Path, timeout: int = 300) -> float:
     nb = nbformat.read(path, as_version=4)
     os.environ["PYTHONPATH"] = netguard.pythonpath(os.environ.get("PYTHONPATH"))  # the kernel starts guarded
     os.environ.pop("COURSE_CHAT_MODEL", None)
+    os.environ.pop("COURSE_LANG", None)  # an edition sets its language in the notebook, never from the shell
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )

@@ -1,0 +1,91 @@
+"""The Persian lessons (notebooks/fa/) in JupyterLab + Chromium: right to left, and accessible.
+
+Each Persian lesson is opened in JupyterLab with the course's folder layout
+(notebooks/fa/ beside notebooks/, so its links resolve), Run All, and then:
+
+- every rendered Markdown cell holds its text in a ``lang="fa" dir="rtl"``
+  block, and that block is laid out right to left (computed ``direction``),
+  while code cells stay left to right;
+- axe-core's WCAG 2.0/2.1 A and AA rules over the Markdown cells *and* the
+  outputs find no serious or critical violation;
+- a full-page screenshot goes to test-artifacts/persian/ for a person to look at.
+
+Skipped, with the reason, when Chromium or Playwright is missing (a failure
+under COURSE_REQUIRE_BROWSER=1, as in CI).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from browser_support import LabPage
+from test_browser_a11y import FAILING_IMPACTS, NOTEBOOK_SETTINGS, describe, run_axe
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "notebooks" / "fa").glob("*.ipynb"))]
+ARTIFACTS = ROOT / "test-artifacts" / "persian"
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+#: What axe checks: the lesson's own content (its Markdown and its outputs), not JupyterLab's chrome.
+CONTENT = f"{PANEL} .jp-MarkdownOutput, {PANEL} .jp-OutputArea-output"
+
+
+@pytest.fixture(scope="module")
+def persian_server(lab_server):
+    for relative in LESSONS:
+        target = lab_server.root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / relative, target)
+    settings = lab_server.scratch / "settings" / NOTEBOOK_SETTINGS
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"windowingMode": "none"}))
+    try:
+        yield lab_server
+    finally:
+        settings.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def lab(chromium_browser, persian_server):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        yield LabPage(context.new_page(), persian_server)
+    finally:
+        context.close()
+
+
+DIRECTIONS_JS = """(PANEL) => {
+    const markdown = [...document.querySelectorAll(PANEL + ' .jp-MarkdownCell .jp-MarkdownOutput')];
+    return {
+        markdown: markdown.map(m => {
+            const block = m.querySelector('div[lang="fa"][dir="rtl"]');
+            return {rtl: !!block, direction: block ? getComputedStyle(block).direction : null,
+                    text: m.textContent.trim().slice(0, 60)};
+        }),
+        code: [...document.querySelectorAll(PANEL + ' .jp-CodeCell .jp-InputArea-editor')]
+            .map(e => getComputedStyle(e).direction),
+    };
+}"""
+
+
+@pytest.mark.parametrize("notebook", LESSONS)
+def test_persian_lesson_reads_right_to_left_and_passes_axe(lab, notebook):
+    lab.open_notebook(notebook)
+    lab.run_every_cell()
+    directions = lab.page.evaluate(DIRECTIONS_JS, PANEL)
+    results = run_axe(lab.page, CONTENT)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    name = Path(notebook).stem
+    lab.page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    (ARTIFACTS / f"{name}.json").write_text(json.dumps(results, indent=1))
+    print(f"{notebook}: axe {results.get('version')} over {results['found']} elements\n{describe(results['violations'])}")
+
+    assert len(directions["markdown"]) >= 10, "too few Markdown cells rendered"
+    not_rtl = [m["text"] for m in directions["markdown"] if not m["rtl"] or m["direction"] != "rtl"]
+    assert not not_rtl, f"Markdown cells not laid out right to left: {not_rtl}"
+    assert directions["code"] and set(directions["code"]) == {"ltr"}, directions["code"]
+    failing = [v for v in results["violations"] if v["impact"] in FAILING_IMPACTS]
+    assert not failing, f"{notebook}: serious or critical accessibility violations:\n{describe(failing)}"

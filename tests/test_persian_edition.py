@@ -1,0 +1,182 @@
+"""The Persian edition (notebooks/fa/) follows the English lessons (issue 23).
+
+- every Persian lesson is what scripts/make_persian_edition.py builds from the
+  English notebook and the Persian prose, and the prose was translated from
+  the English text as it is now (a hash per cell);
+- its code cells are the English ones, plus one language cell;
+- every number its outputs show is a number the English outputs show;
+- its prose uses the glossary's terms, Latin digits, and right-to-left blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import make_persian_edition as edition
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted(edition.SOURCES.glob("*.md"))
+GLOSSARY = ROOT / "notebooks" / "fa" / "GLOSSARY.md"
+
+
+def persian(source: Path) -> nbformat.NotebookNode:
+    return nbformat.read(edition.PERSIAN / f"{source.stem}.ipynb", as_version=4)
+
+
+def english(source: Path) -> nbformat.NotebookNode:
+    return nbformat.read(edition.english_for(source), as_version=4)
+
+
+def test_there_is_a_persian_edition():
+    assert len(SOURCES) >= 4, [p.name for p in SOURCES]
+    assert {p.stem for p in SOURCES} == {p.stem for p in edition.PERSIAN.glob("*.ipynb")}
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_no_drift_from_the_english_lesson(source):
+    assert edition.drift(source) == []
+    built, stored = edition.build(source), persian(source)
+    assert edition.same_cells(built, stored), f"rebuild with: python scripts/make_persian_edition.py {source.stem}"
+
+
+def test_an_edited_english_markdown_cell_is_drift(tmp_path, monkeypatch):
+    """Edit one English markdown cell alone (in a copy): the check must name it."""
+    source = SOURCES[0]
+    nb = english(source)
+    i = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and i > 0)
+    nb.cells[i].source += "\nOne more English sentence."
+    monkeypatch.setattr(edition, "ENGLISH", tmp_path)
+    nbformat.write(nb, tmp_path / f"{source.stem}.ipynb")
+    problems = edition.drift(source)
+    assert len(problems) == 1 and f"English markdown cell {i} changed" in problems[0]
+    with pytest.raises(ValueError, match=f"cell {i} changed"):
+        edition.build(source)
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code" and edition.LANGUAGE_TAG not in c.metadata.get("tags", [])]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_code_cells_are_the_english_ones(source):
+    fa, en = persian(source), english(source)
+    assert [c.source for c in code_cells(fa)] == [c.source for c in code_cells(en)]
+    language = [c for c in fa.cells if edition.LANGUAGE_TAG in c.metadata.get("tags", [])]
+    assert [c.source for c in language] == [edition.LANGUAGE_CELL]
+
+
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def numbers(cell) -> Counter:
+    """Every number in a code cell's text outputs (stdout, plain text, HTML; not images)."""
+    found = Counter()
+    for output in cell.get("outputs", []):
+        texts = [output.get("text", "")] if output.output_type == "stream" else []
+        data = output.get("data", {})
+        texts += [data.get("text/plain", ""), data.get("text/html", "")]
+        if output.output_type == "error":
+            texts.append(output.get("evalue", ""))
+        for text in texts:
+            found.update(NUMBER.findall(text if isinstance(text, str) else "".join(text)))
+    return found
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_every_number_equals_the_english_lessons(source):
+    fa, en = code_cells(persian(source)), code_cells(english(source))
+    assert sum(sum(numbers(c).values()) for c in en) > 10, "the English lesson's outputs hold too few numbers"
+    for fa_cell, en_cell in zip(fa, en, strict=True):
+        assert numbers(fa_cell) == numbers(en_cell), f"cell {en_cell.get('id')}: {fa_cell.source[:80]!r}"
+
+
+def glossary() -> list[tuple[str, str, list[str]]]:
+    rows = []
+    for line in GLOSSARY.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) == 3 and cells[0] not in ("English", "---"):
+            rows.append((cells[0], cells[1], [w.strip() for w in cells[2].split("،") if w.strip()]))
+    return rows
+
+
+def prose(nb) -> str:
+    """Markdown text without headings (a heading like "Summary" is not the term "summary")."""
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def test_glossary_has_the_outlines_terms():
+    terms = {en: fa for en, fa, _ in glossary()}
+    assert terms["context window"] == "پنجرهٔ زمینه"
+    assert terms["history budget"] == "بودجهٔ تاریخچه"
+    assert terms["history ceiling"] == "سقف تاریخچه"
+    assert terms["trim"] == "trim" and terms["summary"] == "summary" and terms["token"] == "token"
+    assert len(terms) >= 25
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_prose_uses_the_glossary(source):
+    en, fa = prose(english(source)).lower(), prose(persian(source))
+    missing, avoided = [], []
+    for term, form, nots in glossary():
+        if re.search(rf"\b{re.escape(term)}", en) and form not in fa:
+            missing.append(f"{term} -> {form}")
+        avoided += [f"{term}: {bad}" for bad in nots if bad in fa]
+    assert not missing, f"English uses these terms but the Persian never writes them so: {missing}"
+    assert not avoided, f"forms the glossary rules out: {avoided}"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_prose_is_persian_right_to_left_with_latin_digits(source):
+    for cell in persian(source).cells:
+        if cell.cell_type != "markdown":
+            continue
+        assert cell.source.startswith(edition.RTL_OPEN) and cell.source.rstrip().endswith("</div>")
+        assert re.search(r"[\u0600-\u06FF]", cell.source), cell.source[:120]
+        assert not re.search(r"[\u06F0-\u06F9\u0660-\u0669]", cell.source), "Persian digits: the edition writes 0-9"
+
+
+def test_matplotlib_shapes_persian_right_to_left():
+    """Figures can carry Persian: matplotlib's libraqm joins the letters and lays them out right to left,
+    and the DejaVu Sans it ships has the glyphs (no reshaping package needed).
+
+    Joined: a shaped word is narrower than the same letters kept apart (a
+    zero-width non-joiner between each pair stops the joining). Right to
+    left: in "ب ت" (beh, space, teh) the letter drawn leftmost is teh, the
+    last one typed.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import numpy as np
+    from matplotlib import ft2font
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.font_manager import findfont
+
+    assert ft2font.__libraqm_version__, "matplotlib is built without libraqm: Persian would not be shaped"
+    font = findfont("DejaVu Sans", fallback_to_default=False)
+    assert all(ft2font.FT2Font(font).get_char_index(ord(c)) for c in "بودجهٔتاریخچپگژ"), "no Persian glyphs"
+
+    def draw(text: str):
+        fig = Figure(figsize=(3, 1), dpi=60)
+        canvas = FigureCanvasAgg(fig)
+        label = fig.text(0.05, 0.3, text, family="DejaVu Sans", fontsize=30)
+        canvas.draw()
+        return label.get_window_extent(canvas.get_renderer()).width, np.asarray(canvas.buffer_rgba())[..., 0] < 128
+
+    word = "تاریخچه"
+    assert draw(word)[0] < 0.9 * draw("\u200c".join(word))[0]
+
+    _, both = draw("ب ت")
+    _, beh = draw("ب")
+    _, teh = draw("ت")
+    columns = np.flatnonzero(teh.any(axis=0))
+    left = slice(columns.min(), columns.max() + 1)
+    assert (both[:, left] == teh[:, left]).mean() > (both[:, left] == beh[:, left]).mean()
+    assert (both[:, left] == teh[:, left]).all()
