@@ -15,10 +15,11 @@ import warnings
 
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from course_utils.checks import subagent_decision
 from course_utils.checks.kinds import choice_question
 from course_utils.checks.machinery import Exercise, describe
 from course_utils.checks.reasons import Claim, Relation, Reversal, Term
+from course_utils.checks.subagent_decision import HINTS as Q4_HINTS, TITLE as Q4_TITLE, USAGE as Q4_USAGE
+from course_utils.checks.subagent_decision import check_subagent_decision
 
 ex07 = Exercise("07", "Beyond one window", "07_beyond_one_window")
 
@@ -267,5 +268,4 @@ choice_question(
 
 # --- question 4: does a sub-agent pay? (lesson 07b; the check lives in subagent_decision) -------
 
-ex07.question(subagent_decision.TITLE, subagent_decision.USAGE,
-              hints=subagent_decision.HINTS)(subagent_decision.check_subagent_decision)
+ex07.question(Q4_TITLE, Q4_USAGE, hints=Q4_HINTS)(check_subagent_decision)
