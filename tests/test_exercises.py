@@ -27,6 +27,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from course_utils import checks
 from course_utils.budget import history_budget
 from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex04_state_messages
+from course_utils.checks.subagent_decision import decision_pays_from
 from course_utils.growth import replay_growth
 from course_utils.samples import load_conversation
 from test_exercise04_summaries import eraser, forgetful, summarizer
@@ -637,6 +638,10 @@ def _ex07_offload(kind):
 
 EX07_WHY = ("The plan and language are saved once in the user's store namespace, so any new thread can recall "
             "them, and each call is sent only a few short facts instead of the whole history.")
+#: Exercise 07 q4: the answer, computed by the question's own fresh run (a public function, not the checker).
+EX07_Q4_PAYS = decision_pays_from()
+EX07_Q4_WHY = ("The sub-agent adds extra calls to every request, but the single agent re-sends all the earlier "
+               "pages on each later call, so once enough pages pile up it costs more.")
 
 
 WRONG = [
@@ -825,6 +830,13 @@ WRONG = [
     (ex07.q3, ("a", EX07_WHY), "wrong", "grow without end"),
     (ex07.q3, ("c", EX07_WHY), "wrong", "read back in full"),
     (ex07.q3, ("b", "because that is the right answer"), "wrong", "does not say why yet"),
+    # 07 q4: does a sub-agent pay? (the number is never typed here: the wrong ones are off the computed one)
+    (ex07.q4, (1, EX07_Q4_WHY), "wrong", "child's calls are paid for too"),
+    (ex07.q4, (EX07_Q4_PAYS + 1, EX07_Q4_WHY), "wrong", "find the first request"),
+    (ex07.q4, (0, EX07_Q4_WHY), "wrong", "find the first request"),
+    (ex07.q4, (str(EX07_Q4_PAYS), EX07_Q4_WHY), "wrong", "should be a whole number"),
+    (ex07.q4, (EX07_Q4_PAYS, "The parent's window is smaller, so it is cheaper."), "wrong", "sub-agent adds"),
+    (ex07.q4, (EX07_Q4_PAYS, "The sub-agent adds overhead."), "wrong", "single agent does with the pages"),
 ]
 
 
@@ -873,6 +885,7 @@ def test_right_answers_pass():
     assert ex05.q4.check(plan(), WHY).correct
     assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682),
                          "the history alone gets H_max, and tool results stay with their calls").correct
+    assert ex07.q4.check(EX07_Q4_PAYS, EX07_Q4_WHY).correct
 
 
 def test_both_caps_of_lesson_05_pass_each_for_its_own_list():

@@ -3,6 +3,8 @@
 The notebook binds its questions with ``from course_utils.checks import ex07``.
 The checks run LangChain's real ``create_agent`` with the offline model, a
 real LangGraph ``InMemoryStore`` and the learner's tool or middleware.
+Question 4 (lesson 07b: does a sub-agent pay?) lives in
+:mod:`course_utils.checks.subagent_decision` and is registered at the end.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from course_utils.checks.kinds import choice_question
 from course_utils.checks.machinery import Exercise, describe
 from course_utils.checks.reasons import Claim, Relation, Reversal, Term
+from course_utils.checks.subagent_decision import HINTS as Q4_HINTS, TITLE as Q4_TITLE, USAGE as Q4_USAGE
+from course_utils.checks.subagent_decision import check_subagent_decision
 
 ex07 = Exercise("07", "Beyond one window", "07_beyond_one_window")
 
@@ -261,3 +265,7 @@ choice_question(
            "sent a few facts, not the whole past.",
     claim=EX07_Q3,
 )
+
+# --- question 4: does a sub-agent pay? (lesson 07b; the check lives in subagent_decision) -------
+
+ex07.question(Q4_TITLE, Q4_USAGE, hints=Q4_HINTS)(check_subagent_decision)

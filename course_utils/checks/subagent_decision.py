@@ -1,12 +1,13 @@
-"""A checked question for exercise 07: decide from the token accounting whether a sub-agent pays (lesson 07b).
+"""Exercise 07, question 4: decide from the token accounting whether a sub-agent pays (lesson 07b).
 
-Not registered in an exercise here: the lead wires it into exercise 07 with
+Registered as q4 of exercise 07 in :mod:`course_utils.checks.ex07` with
 
     ex07.question(TITLE, USAGE, hints=HINTS)(check_subagent_decision)
 
-The learner runs ``compare_isolation`` on :data:`DECISION_TASK`, adds up
+The learner runs ``compare_isolation`` on the task of :func:`decision_task`
+(lesson 07b's last three research requests, ``RESEARCH_TASK[1:]``), adds up
 every call of parent and child after each request, and answers
-``qN.check(pays_from, why)``: ``pays_from`` is the first number of requests
+``q4.check(pays_from, why)``: ``pays_from`` is the first number of requests
 after which parent + sub-agent has cost fewer tokens in total than one agent
 (0 if it never has within the task); ``why`` says why, and is judged by
 :data:`SUBAGENT_DECISION` (:mod:`course_utils.checks.reasons`): a right reason
@@ -31,17 +32,17 @@ from course_utils.checks.machinery import CheckResult, Question
 from course_utils.checks.reasons import Claim, Relation, Reversal, Term
 
 TITLE = "decide whether a sub-agent pays, from the token accounting"
-USAGE = "qN.check(pays_from, why)"
+USAGE = "q4.check(pays_from, why)"
 HINTS = (
-    "Lesson 07b, section 1: `compare_isolation(model, DECISION_TASK)` runs both; `cumulative_tokens(run)` gives the "
+    "Lesson 07b, section 1: `compare_isolation(model, RESEARCH_TASK[1:])` runs both; `cumulative_tokens(run)` gives the "
     "tokens of every call, parent and child, after each request.",
     "Compare the two lists request by request: the first request after which the sub-agent's total is the lower "
     "one is `pays_from` (0 if there is none). For the reason: what does the sub-agent add to every request, and "
     "what does the single agent send again on every later call?",
 )
 
-#: The task of the question: the lesson's last three research requests.
 def decision_task() -> tuple[str, ...]:
+    """The task of the question: lesson 07b's last three research requests (imported when called)."""
     from course_utils.subagents import RESEARCH_TASK
 
     return tuple(RESEARCH_TASK[1:])
@@ -118,7 +119,7 @@ SUBAGENT_DECISION = Claim(
 
 
 def check_subagent_decision(q: Question, pays_from: Any, why: Any) -> CheckResult:
-    """The checker: ``pays_from`` against a fresh run of :data:`DECISION_TASK`, then ``why`` against the claim."""
+    """The checker: ``pays_from`` against a fresh run of :func:`decision_task`, then ``why`` against the claim."""
     expected = decision_pays_from()
     requests = len(decision_task())
     known = {
