@@ -255,9 +255,9 @@ def _explorer_class():
     """AgentStepExplorer, built on first use so importing this module does not need ipywidgets."""
     import ipywidgets as widgets
 
-    from course_utils.widgets import _StaticHtmlMixin
+    from course_utils.widgets import StaticHtmlMixin
 
-    class AgentStepExplorer(_StaticHtmlMixin, widgets.VBox):
+    class AgentStepExplorer(StaticHtmlMixin, widgets.VBox):
         """Pick a strategy and a model call; see the messages that call was sent.
 
         Both controls have names (``strategy``, ``model call``) and work by

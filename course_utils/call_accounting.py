@@ -141,7 +141,7 @@ class AccountedRun:
         return sum(c.input_tokens + c.output_tokens for c in self.calls if c.turn is not None and c.turn <= turns)
 
 
-def _final_text(messages: Sequence[BaseMessage]) -> str:
+def final_text(messages: Sequence[BaseMessage]) -> str:
     texts = [m.text for m in messages if isinstance(m, AIMessage) and not m.tool_calls]
     return texts[-1] if texts else ""
 
@@ -166,5 +166,5 @@ def run_requests(agent: Any, requests: Sequence[str], *, name: str = "run") -> A
         state = agent.invoke({"messages": [*history, HumanMessage(text, id=f"turn-{number}")]}, {"callbacks": [recorder]})
         new = state["messages"][len(history):]
         history = list(state["messages"])
-        answers.append(_final_text(new))
+        answers.append(final_text(new))
     return AccountedRun(name, list(requests), answers, recorder.labelled, history)

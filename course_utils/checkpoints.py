@@ -130,7 +130,7 @@ def sqlite_checkpointer(path: str | os.PathLike = DEFAULT_DB_PATH) -> SqliteSave
 # --- the PostgreSQL checkpointer ---------------------------------------------------------
 
 
-def _import_postgres() -> tuple[Any, Any, Any]:
+def import_postgres() -> tuple[Any, Any, Any]:
     """psycopg's Connection and dict_row, and PostgresSaver; a missing package is named."""
     try:
         import psycopg
@@ -191,7 +191,7 @@ def postgres_checkpointer(conninfo: str, *, setup: bool = True) -> BaseCheckpoin
     (user, host, port, database; never the password), and ``RuntimeError``
     when the tables cannot be created (the user lacks the right to).
     """
-    psycopg, dict_row, PostgresSaver = _import_postgres()
+    psycopg, dict_row, PostgresSaver = import_postgres()
     params = _parse_conninfo(conninfo, psycopg)
     check_bool(setup, "setup")
     where = _server_description(params)

@@ -491,9 +491,9 @@ def load_checkpoint(url_or_path: str | os.PathLike, thread_id: str, *, key: str 
 
 
 def _read_only_postgres(conninfo: str, source: str) -> Any:
-    from course_utils.checkpoints import _import_postgres
+    from course_utils.checkpoints import import_postgres
 
-    psycopg, dict_row, PostgresSaver = _import_postgres()
+    psycopg, dict_row, PostgresSaver = import_postgres()
     try:
         conn = psycopg.Connection.connect(
             conninfo, autocommit=True, prepare_threshold=0, row_factory=dict_row, connect_timeout=10,

@@ -288,7 +288,7 @@ def message_key(message: Any) -> str:
     return digest[:16]
 
 
-def _pair_overhead(counter: Any) -> int:
+def pair_overhead(counter: Any) -> int:
     """Tokens a counter adds once per list (e.g. the reply priming of the exact counter)."""
     from langchain_core.messages import AIMessage, HumanMessage
 
@@ -303,7 +303,7 @@ def call_record(kind: str, messages: Sequence[Any], output_tokens: int, counter:
     providers put first): it becomes a first part, so the parts add up to
     what the provider counts as input.
     """
-    overhead = _pair_overhead(counter)
+    overhead = pair_overhead(counter)
     parts = [max(0, counter([m]) - overhead) for m in messages]
     rest = counter(list(messages)) - sum(parts)
     keys = tuple(message_key(m) for m in messages)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from course_utils.memory_costs import MemoryCosts
 from course_utils.offload import OffloadRun
-from course_utils.plots import _call_ticks, _described
+from course_utils.plots import call_ticks, described
 from course_utils.style import HISTORY_COLOUR, NEUTRAL, SENT_COLOUR
 
 
@@ -31,14 +31,14 @@ def memory_costs_figure(costs: MemoryCosts):
     """Tokens sent per call, memory in the history against memory in the store, over the turns."""
     if not isinstance(costs, MemoryCosts):
         raise TypeError(f"costs must be a MemoryCosts (compare_memory_costs(...)), got {type(costs).__name__}")
-    fig = _described(memory_costs_alt_text(costs), figsize=(8.5, 3.4))
+    fig = described(memory_costs_alt_text(costs), figsize=(8.5, 3.4))
     ax = fig.add_subplot()
     turns = range(1, costs.turns + 1)
     ax.plot(turns, costs.history_calls, color=HISTORY_COLOUR, marker="o", markersize=3, label="memory in the history")
     ax.plot(turns, costs.store_calls, color=SENT_COLOUR, marker="s", markersize=3, label="memory in the store")
     ax.set_xlabel("turn (one model call each; the store adds one call per fact saved)")
     ax.set_ylabel("tokens sent")
-    ax.xaxis.set_major_locator(_call_ticks())
+    ax.xaxis.set_major_locator(call_ticks())
     ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
     ax.legend(frameon=False)
     ax.set_title("Remembering the user: what each call is sent")
@@ -57,7 +57,7 @@ def offload_figure(kept: OffloadRun, offloaded: OffloadRun):
     for name, run in (("kept", kept), ("offloaded", offloaded)):
         if not isinstance(run, OffloadRun):
             raise TypeError(f"{name} must be an OffloadRun (run_offload(...)), got {type(run).__name__}")
-    fig = _described(offload_alt_text(kept, offloaded), figsize=(8.5, 3.4))
+    fig = described(offload_alt_text(kept, offloaded), figsize=(8.5, 3.4))
     ax = fig.add_subplot()
     n = min(len(kept.tokens), len(offloaded.tokens))
     xs = range(n)

@@ -63,12 +63,12 @@ class DescribedFigure(Figure):
         }
 
 
-def _call_ticks() -> MaxNLocator:
+def call_ticks() -> MaxNLocator:
     """Ticks for an axis of model calls: whole numbers only (there is no call 2.5)."""
     return MaxNLocator(integer=True, min_n_ticks=1)
 
 
-def _described(alt_text: str, **figure_kwargs: Any) -> DescribedFigure:
+def described(alt_text: str, **figure_kwargs: Any) -> DescribedFigure:
     fig = DescribedFigure(**figure_kwargs)
     fig.alt_text = alt_text
     return fig
@@ -110,7 +110,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     check_text(title, "title", none_ok=True)
 
     rows = report.rows[:upto]
-    fig = _described(growth_alt_text(report, upto=upto), figsize=GROWTH_SIZE, dpi=100, layout="constrained")
+    fig = described(growth_alt_text(report, upto=upto), figsize=GROWTH_SIZE, dpi=100, layout="constrained")
     per_call, cumulative = fig.subplots(1, 2)
 
     # A long thread (thousands of calls) is drawn from one point per bucket of calls: each bucket's
@@ -128,7 +128,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     if report.limit is not None:
         per_call.axhline(report.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {report.limit}")
     per_call.set_xlim(0.5, calls + 0.5)
-    per_call.xaxis.set_major_locator(_call_ticks())
+    per_call.xaxis.set_major_locator(call_ticks())
     per_call.set_ylim(0, top * 1.08)
     per_call.set_xlabel("model call")
     per_call.set_ylabel(f"tokens ({report.token_counter})")
@@ -139,7 +139,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     total, _ = _sampled(rows, "cumulative_sent_tokens")
     cumulative.plot([r.call for r in total], [r.cumulative_sent_tokens for r in total], color="#6d4c41", **marks)
     cumulative.set_xlim(0.5, calls + 0.5)
-    cumulative.xaxis.set_major_locator(_call_ticks())
+    cumulative.xaxis.set_major_locator(call_ticks())
     cumulative.set_ylim(0, max(report.rows[-1].cumulative_sent_tokens, 1) * 1.08)
     cumulative.set_xlabel("model call")
     cumulative.set_title("cumulative tokens sent")
@@ -163,7 +163,7 @@ def budget_figure(working: BudgetWorking, *, title: str | None = None) -> Figure
     heights = [working.limit] + [step.tokens for step in working.steps] + [working.budget]
     colours = ["#78909c"] + [PART_COLOURS.get(s.symbol, "#90a4ae") for s in working.steps] + [PART_COLOURS["B"]]
 
-    fig = _described(budget_alt_text(working), figsize=BUDGET_SIZE, dpi=100, layout="constrained")
+    fig = described(budget_alt_text(working), figsize=BUDGET_SIZE, dpi=100, layout="constrained")
     ax = fig.subplots()
     positions = list(range(len(symbols)))
     bars = ax.bar(positions, heights, bottom=bottoms, color=colours, edgecolor="#212121", linewidth=0.6)
@@ -191,7 +191,7 @@ def overflow_figure(working: OverflowWorking, *, title: str | None = None) -> Fi
     """One stacked bar of the input's parts next to the limit (lesson 01: 700 + 200 + 180 > 1000)."""
     check_instance(working, "working", OverflowWorking, "overflow_working")
     check_text(title, "title", none_ok=True)
-    fig = _described(overflow_alt_text(working), figsize=(4.5, 3.4), dpi=100, layout="constrained")
+    fig = described(overflow_alt_text(working), figsize=(4.5, 3.4), dpi=100, layout="constrained")
     ax = fig.subplots()
     bottom = 0
     palette = ["#1e88e5", "#26a69a", "#ffa726", "#8e24aa", "#bdbdbd"]
@@ -222,12 +222,12 @@ def cumulative_figure(reports: Mapping[str, GrowthReport], *, title: str | None 
     for label, report in reports.items():
         check_text(label, "reports label")
         check_instance(report, f"reports[{label!r}]", GrowthReport, "replay_growth")
-    fig = _described(cumulative_alt_text(reports), figsize=(5.5, 3.2), dpi=100, layout="constrained")
+    fig = described(cumulative_alt_text(reports), figsize=(5.5, 3.2), dpi=100, layout="constrained")
     ax = fig.subplots()
     for label, report in reports.items():
         ax.plot(report.column("call"), report.column("cumulative_sent_tokens"), marker="o", ms=3, label=label)
     ax.set(xlabel="model call", ylabel="cumulative tokens sent", title=title or "cumulative tokens sent")
-    ax.xaxis.set_major_locator(_call_ticks())
+    ax.xaxis.set_major_locator(call_ticks())
     ax.legend()
     ax.grid(alpha=0.3)
     return fig
@@ -249,7 +249,7 @@ def languages_figure(
                 raise ValueError(f"counts[{language!r}] must have a {kind!r} count, got {row!r:.80}")
             check_int(row[kind], f"counts[{language!r}][{kind!r}]")
     width = 0.8 / len(kinds)
-    fig = _described(languages_alt_text(counts, kinds=kinds), figsize=(6.5, 3.2), dpi=100, layout="constrained")
+    fig = described(languages_alt_text(counts, kinds=kinds), figsize=(6.5, 3.2), dpi=100, layout="constrained")
     ax = fig.subplots()
     for k, kind in enumerate(kinds):
         offset = (k - (len(kinds) - 1) / 2) * width
@@ -516,7 +516,7 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
         return small + (large - small) * rank
 
     dpi = 100
-    fig = _described(alt, figsize=(10.0 if len(panels) == 2 else 6.0, 6.2), dpi=dpi)
+    fig = described(alt, figsize=(10.0 if len(panels) == 2 else 6.0, 6.2), dpi=dpi)
     # Fixed margins (not a layout engine), so the axes' size in pixels is known before drawing and
     # markers can be spread by their real size. Room on top for the titles, below for the legend.
     two = len(panels) == 2

@@ -53,7 +53,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from course_utils._args import check_instance, check_int
 from course_utils.chat import OfflineChatModel, get_chat_model
 from course_utils.facts import read_facts, readable_text
-from course_utils.costs import Bill, Call, Prices, _pair_overhead, bill, call_record, message_key
+from course_utils.costs import Bill, Call, Prices, pair_overhead, bill, call_record, message_key
 from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
 from course_utils.samples import Conversation, load_sample
 from course_utils.tokens import TokenCounter, check_messages, resolve_token_counter
@@ -240,7 +240,7 @@ class _Replay:
         request = [*messages, HumanMessage(prompt)]
         reply = self.model.invoke(request)
         usage = getattr(reply, "usage_metadata", None) or {}
-        output = usage.get("output_tokens", self.counter([reply]) - _pair_overhead(self.counter))
+        output = usage.get("output_tokens", self.counter([reply]) - pair_overhead(self.counter))
         self.calls.append(call_record("summary", request, max(0, output), self.counter))
         self.summary = reply.text
         self.summaries += 1
@@ -282,7 +282,7 @@ class _Replay:
         sent = self.to_send(human, f"turn {number}")
         # The turn's reply comes from the script (the same for every strategy), so the
         # model is not asked for one; it is billed as this call's output.
-        output = self.counter(replies) - _pair_overhead(self.counter) if replies else 0
+        output = self.counter(replies) - pair_overhead(self.counter) if replies else 0
         self.calls.append(call_record("turn", sent, max(0, output), self.counter))
         self.sent.append(tuple(sent))
         self.history += [human, *replies]

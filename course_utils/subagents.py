@@ -136,7 +136,7 @@ def break_even(single: AccountedRun, isolated: AccountedRun) -> int | None:
 
 def ask_after(agent: Any, run: AccountedRun, question: str) -> str:
     """Ask ``agent`` one more question from the end of ``run`` (its history), and return the answer."""
-    from course_utils.call_accounting import _final_text
+    from course_utils.call_accounting import final_text
 
     state = agent.invoke({"messages": [*run.messages, HumanMessage(question, id="after")]})
-    return _final_text(state["messages"][len(run.messages):])
+    return final_text(state["messages"][len(run.messages):])

@@ -32,7 +32,7 @@ from course_utils._args import check_choice, check_text
 from course_utils.samples import load_conversation
 from course_utils.templates import Markup, render_template
 from course_utils.tokens import ENCODING_NAMES, split_tokens
-from course_utils.widgets import LABEL_STYLE, WIDE, _StaticHtmlMixin
+from course_utils.widgets import LABEL_STYLE, WIDE, StaticHtmlMixin
 
 #: The sample texts: the first question of the travel dialogue in each language.
 SAMPLE_LANGUAGES = (("English", "en"), ("Persian", "fa"), ("Chinese", "zh"))
@@ -69,7 +69,7 @@ def guess_language(text: str) -> str:
     return "en"
 
 
-class TokenView(_StaticHtmlMixin, widgets.VBox):
+class TokenView(StaticHtmlMixin, widgets.VBox):
     """Type or pick a text, choose two tokenizers, and see the text cut into tokens by each.
 
     >>> view = TokenView(sample="en", left="cl100k_base", right="o200k_base")

@@ -45,7 +45,7 @@ from course_utils.vocab import (  # loading the tokenizers, verified; re-exporte
     ENCODING_NAMES,
     OFFLINE_ENCODING_NAME,
     TokenizerStatus,
-    _load_encoding,
+    load_encoding,
     bundled_cl100k_path,
     check_encoding,
     tokenizer_status,
@@ -191,7 +191,7 @@ def count_text_tokens(text: str, method: str = "exact") -> int:
         # About four characters a token, rounded up, as count_tokens_approximately assumes.
         return -(-len(text) // 4)
     if method == "exact" or method in ENCODING_NAMES:
-        encoding, _ = _load_encoding(encoding="cl100k_base" if method == "exact" else method)
+        encoding, _ = load_encoding(encoding="cl100k_base" if method == "exact" else method)
         if encoding is None:
             return count_text_tokens(text, "approximate")
         # Text that looks like a special token ("<|endoftext|>") is counted as plain text.
@@ -305,7 +305,7 @@ class ExactTokenCounter:
 
     def _encoding(self) -> Any:
         if self._tokenizer is None:
-            self._tokenizer = _load_encoding(self.path, self.encoding)
+            self._tokenizer = load_encoding(self.path, self.encoding)
         return self._tokenizer[0]
 
     @property
@@ -606,7 +606,7 @@ def split_tokens(text: str, encoding: str = "o200k_base") -> TokenSplit:
     """
     text = check_text(text, "text")
     encoding = check_encoding(encoding)
-    loaded, status = _load_encoding(encoding=encoding)
+    loaded, status = load_encoding(encoding=encoding)
     if loaded is None:
         return TokenSplit(encoding, text, (), False, status.note)
     ids = loaded.encode_ordinary(text)

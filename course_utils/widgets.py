@@ -152,7 +152,7 @@ class FigureHTML(widgets.HTML):
 
 
 
-class _StaticHtmlMixin:
+class StaticHtmlMixin:
     """A short, deterministic text repr and the static picture stored beside the live widget.
 
     ipywidgets' default text repr lists every child widget's state; nbval
@@ -218,7 +218,7 @@ def _conflicts_html(conflicts: Sequence[str]) -> str:
 # --- TrimExplorer -------------------------------------------------------------------
 
 
-class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
+class TrimExplorer(StaticHtmlMixin, widgets.VBox):
     """Every ``trim_messages`` option as a control, and which messages each choice keeps.
 
     Controls (each named after the option it sets): ``max_tokens`` (a
@@ -408,7 +408,7 @@ class TrimExplorer(_StaticHtmlMixin, widgets.VBox):
 
 # --- BudgetCalculator ---------------------------------------------------------------------
 
-class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
+class BudgetCalculator(StaticHtmlMixin, widgets.VBox):
     """Sliders for L, S, U, R and M, and the history budget worked out step by step.
 
     B = L - S - U - R (and H_max = B - M with a safety margin M). When the
@@ -525,7 +525,7 @@ class BudgetCalculator(_StaticHtmlMixin, widgets.VBox):
 
 # --- GrowthExplorer --------------------------------------------------------------------------
 
-class GrowthExplorer(_StaticHtmlMixin, widgets.VBox):
+class GrowthExplorer(StaticHtmlMixin, widgets.VBox):
     """Replay a conversation call by call; see the growth up to a turn and what that call sends.
 
     Controls: ``turn`` (which model call), ``limit`` (the context limit,

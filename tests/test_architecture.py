@@ -163,3 +163,20 @@ def test_computing_modules_never_import_presentation():
 def test_no_module_over_700_lines(path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT.parent)} has {lines} lines (at most {MAX_LINES})"
+
+
+def test_no_module_imports_another_modules_private_names():
+    """What one module needs from another is public and documented: no ``from course_utils.x import _name``.
+
+    The one exception is gettext's conventional ``_`` (translate this text), from ``course_utils.i18n``.
+    """
+    offenders = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                private = [a.name for a in node.names
+                           if a.name.startswith("_") and not a.name.startswith("__")
+                           and not (a.name == "_" and node.module == f"{PACKAGE}.i18n")]
+                if private:
+                    offenders.append(f"{path.relative_to(ROOT.parent)} imports {private} from {node.module}")
+    assert not offenders, "\n".join(offenders)

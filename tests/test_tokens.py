@@ -384,7 +384,7 @@ def test_o200k_hash_and_address_are_tiktokens_own():
 
 def test_hello_world_is_two_o200k_tokens_and_exact_stays_cl100k():
     assert count_text_tokens("hello world", "o200k_base") == 2
-    assert tokens._load_encoding(encoding="o200k_base")[0].encode_ordinary("hello world") == [24912, 2375]
+    assert tokens.load_encoding(encoding="o200k_base")[0].encode_ordinary("hello world") == [24912, 2375]
     assert get_token_counter("exact") is exact_counter
     assert get_token_counter("cl100k_base") is exact_counter
     assert count_text_tokens("tiktoken is great!", "cl100k_base") == count_text_tokens("tiktoken is great!") == 6
@@ -413,13 +413,13 @@ def test_counts_equal_an_independent_implementation(encoding):
 
 
 def test_o200k_message_count_follows_the_cookbook():
-    enc = tokens._load_encoding(encoding="o200k_base")[0].encode_ordinary
+    enc = tokens.load_encoding(encoding="o200k_base")[0].encode_ordinary
     text = "سلام، حال شما چطور است؟"
     assert get_token_counter("o200k_base")([HumanMessage(text)]) == 3 + len(enc("user")) + len(enc(text)) + 3
 
 
 def test_llama3_message_count_follows_metas_chat_format():
-    enc = tokens._load_encoding(encoding="llama3")[0].encode_ordinary
+    enc = tokens.load_encoding(encoding="llama3")[0].encode_ordinary
     framing = tokens.FRAMINGS["llama3"]
     # <|start_header_id|> role <|end_header_id|> "\n\n" ... <|eot_id|>: three specials and "\n\n"
     assert framing.per_message == 3 + len(enc("\n\n"))
