@@ -59,7 +59,7 @@ def reference_messages():
     return stored()
 
 
-# --- the browser tests: one JupyterLab server and one Chromium for every tests/test_browser*.py file ---
+# --- the browser tests: one JupyterLab server and one Chromium per xdist worker, shared by its tests/test_browser*.py files ---
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +74,7 @@ def lab_server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def chromium_browser():
-    """Debian's Chromium driven by Playwright, shared by every browser test."""
+    """Debian's Chromium driven by Playwright, shared by the browser tests of one worker."""
     from browser_support import CHROMIUM_ARGS, chromium_path, skip_or_fail_without_browser
 
     skip_or_fail_without_browser()

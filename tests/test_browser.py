@@ -18,7 +18,7 @@ serves (the repository is never touched):
 
 Skipped, with the reason, when Chromium or Playwright is missing (a failure under
 COURSE_REQUIRE_BROWSER=1, as in CI). The server and browser fixtures live in conftest.py,
-shared by every ``tests/test_browser*.py`` file.
+shared by the ``tests/test_browser*.py`` files one process (one xdist worker) runs.
 """
 
 from __future__ import annotations
