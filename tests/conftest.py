@@ -104,3 +104,22 @@ def postgres_server():
 def postgres_url(postgres_server):
     """The server's URL for its superuser and the ``postgres`` database, password included."""
     return postgres_server.url()
+
+
+# --- the course website, built once per session (tests/site_support.py): test_site.py, test_browser_site.py ---
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The course's own website, built from the repository's notebooks (shared between workers through a lock)."""
+    from site_support import build_once
+
+    return build_once(tmp_path_factory, "course-site")
+
+
+@pytest.fixture(scope="session")
+def bilingual(tmp_path_factory) -> Path:
+    """The website of a tiny English/Persian fixture course (site_support.make_bilingual_course)."""
+    from site_support import build_once, make_bilingual_course
+
+    return build_once(tmp_path_factory, "bilingual-site", make_bilingual_course)

@@ -44,7 +44,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -53,6 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from socket_support import free_loopback_port
 
 PG_BIN_ENV = "COURSE_TEST_PG_BIN"
 REQUIRE_ENV = "COURSE_REQUIRE_POSTGRES"
@@ -123,12 +124,6 @@ def plan_server(env=os.environ, euid=None, which=shutil.which, lookup_user=pwd.g
             f"to start it as {SERVER_USER!r}"
         )
     return ServerPlan(bindir, [runuser, "-u", SERVER_USER, "--"], (user.pw_uid, user.pw_gid))
-
-
-def free_loopback_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ServerStartError(RuntimeError):
