@@ -1,8 +1,12 @@
 """The PostgreSQL checkpointer, against a real PostgreSQL server the tests start.
 
 The server comes from the ``postgres_server`` / ``postgres_url`` fixtures in
-``tests/conftest.py``, built by ``tests/postgres_support.py`` (which also says
-why it starts the server itself rather than with pytest-postgresql). Where no
+``tests/conftest.py``, built by ``tests/postgres_support.py`` with Debian's
+``initdb``/``pg_ctl``, run as the ``postgres`` user when we are root. Not with
+pytest-postgresql: as root (CI), even given a ``pg_ctl`` wrapper that drops to
+``postgres``, its 10.0.0 release puts the data folder under pytest's 0700
+temporary root and writes initdb's password file 0600 as root, so the server
+user can reach neither (details in postgres_support's docstring). Where no
 server can start the server tests are skipped with the reason in pytest's
 summary; with ``COURSE_REQUIRE_POSTGRES=1`` (CI) they fail instead. The last
 section tests that skip logic itself.
