@@ -59,7 +59,7 @@ def reference_messages():
     return stored()
 
 
-# --- the browser tests: one JupyterLab server and one Chromium per xdist worker, shared by its tests/test_browser*.py files ---
+# --- the browser tests: one JupyterLab and one Chromium per xdist worker, for its test_browser*.py files ---
 
 
 @pytest.fixture(scope="session")
@@ -93,7 +93,7 @@ def chromium_browser():
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """A PostgreSQL server on loopback; skips with the reason where none can start, fails under COURSE_REQUIRE_POSTGRES=1."""
+    """A PostgreSQL server on loopback; skips with the reason if none can start (fails if COURSE_REQUIRE_POSTGRES=1)."""
     from postgres_support import running_server
 
     with running_server() as server:
