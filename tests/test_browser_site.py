@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from axe_support import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
 from site_support import ROOT, external_request, html_pages
-from test_browser_a11y import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
 
 ARTIFACTS = ROOT / "test-artifacts" / "site"
 
