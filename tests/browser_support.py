@@ -21,12 +21,15 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
+
+import nbformat
+
+from socket_support import free_loopback_port
 
 #: Outputs of the notebook on screen (another notebook may be open in a hidden tab).
 OUTPUT = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output"
@@ -39,6 +42,18 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+def scratch_notebook(title: str | None, *code: str) -> nbformat.NotebookNode:
+    """A notebook a browser test writes into the Lab's folder: the python3 kernel, a markdown title, one cell a string.
+
+    >>> [cell.cell_type for cell in scratch_notebook("# Demo", "1 + 1", "2 + 2").cells]
+    ['markdown', 'code', 'code']
+    """
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.cells = ([nbformat.v4.new_markdown_cell(title)] if title else []) + [nbformat.v4.new_code_cell(c) for c in code]
+    return nb
 
 
 def chromium_path() -> str | None:
@@ -72,12 +87,6 @@ def skip_or_fail_without_browser() -> None:
     pytest.skip(f"browser test skipped: {reason}")
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class LabServer:
     """``jupyter lab`` on a free loopback port, serving ``root``; use it as a context manager.
 
@@ -89,7 +98,7 @@ class LabServer:
 
     def __init__(self, root: Path, scratch: Path, *, timeout: float = 30.0):
         self.root, self.scratch, self.timeout = Path(root), Path(scratch), timeout
-        self.port = free_port()
+        self.port = free_loopback_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
         self.log_path = self.scratch / "jupyterlab.log"

@@ -23,28 +23,28 @@ import pytest  # noqa: E402
 
 
 # --- running in parallel (pytest-xdist: `-n 2 --dist loadfile` in the README's test command) ---
+# loadfile runs each file whole on one worker, so a notebook's cells run in order in one
+# kernel (nbval). No scheduler hook: the session fixtures below (JupyterLab, Chromium, the
+# PostgreSQL server) are built at most once per worker, on the first test that asks.
 
 
-@pytest.hookimpl(optionalhook=True, tryfirst=True)  # optional: pytest-xdist may not be installed
-def pytest_xdist_make_scheduler(config, log):
-    """xdist's ``loadfile`` scheduling, with every browser test file in one group.
+@pytest.fixture
+def lenient(monkeypatch):
+    """Learner mode: a wrong answer comes back as a result, not an AssertionError.
 
-    ``loadfile`` runs each file whole on one worker, so a notebook's cells run
-    in order in one kernel (nbval) and a file's fixtures are built once. Every
-    ``tests/test_browser*.py`` file joins one group, so they share one
-    JupyterLab server and one Chromium (the session fixtures below) rather
-    than starting one per worker. (xdist's own ``loadgroup`` would do this
-    with marks, but with pytest 9.2 it no longer renames node ids, so its
-    groups are silently ignored.)
+    The test run sets COURSE_CHECKS_STRICT=1 (above) so that a wrong master
+    solution fails nbval; tests of the checks themselves turn it off with
+    ``pytestmark = pytest.mark.usefixtures("lenient")``. The marks left by
+    answer cells that failed are cleared before and after, so no test sees
+    another's.
     """
-    from xdist.scheduler import LoadFileScheduling
+    from course_utils import checks
+    from course_utils.checks import cells
 
-    class CourseScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            return "browser tests" if Path(path).name.startswith("test_browser") else path
-
-    return CourseScheduling(config, log)
+    monkeypatch.setattr(checks, "STRICT", False)
+    cells.forget()
+    yield
+    cells.forget()
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def reference_messages():
     return stored()
 
 
-# --- the browser tests: one JupyterLab server and one Chromium for every tests/test_browser*.py file ---
+# --- the browser tests: one JupyterLab and one Chromium per xdist worker, for its test_browser*.py files ---
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +74,7 @@ def lab_server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def chromium_browser():
-    """Debian's Chromium driven by Playwright, shared by every browser test."""
+    """Debian's Chromium driven by Playwright, shared by the browser tests of one worker."""
     from browser_support import CHROMIUM_ARGS, chromium_path, skip_or_fail_without_browser
 
     skip_or_fail_without_browser()
@@ -86,3 +86,40 @@ def chromium_browser():
             yield chromium
         finally:
             chromium.close()
+
+
+# --- a real PostgreSQL server (tests/postgres_support.py): one per worker, for every file that needs it ---
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server on loopback; skips with the reason if none can start (fails if COURSE_REQUIRE_POSTGRES=1)."""
+    from postgres_support import running_server
+
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server):
+    """The server's URL for its superuser and the ``postgres`` database, password included."""
+    return postgres_server.url()
+
+
+# --- the course website, built once per session (tests/site_support.py): test_site.py, test_browser_site.py ---
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The course's own website, built from the repository's notebooks (shared between workers through a lock)."""
+    from site_support import build_once
+
+    return build_once(tmp_path_factory, "course-site")
+
+
+@pytest.fixture(scope="session")
+def bilingual(tmp_path_factory) -> Path:
+    """The website of a tiny English/Persian fixture course (site_support.make_bilingual_course)."""
+    from site_support import build_once, make_bilingual_course
+
+    return build_once(tmp_path_factory, "bilingual-site", make_bilingual_course)

@@ -1,13 +1,22 @@
-"""A listening socket that records what connects to it, for the grader's no-network tests.
+"""Sockets for the tests: a free loopback port, and a listener that records what connects to it.
 
-The tests start one (TCP on loopback, or a Unix socket), let a graded
-notebook try to reach it, then stop it and assert that it heard nothing.
+The grader's no-network tests start a :class:`Listener` (TCP on loopback, or a
+Unix socket), let a graded notebook try to reach it, then stop it and assert
+that it heard nothing. The JupyterLab and PostgreSQL test servers take their
+ports from :func:`free_loopback_port`.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
+
+
+def free_loopback_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (a server started later may still lose it to another)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 class Listener:

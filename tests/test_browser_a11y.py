@@ -25,7 +25,6 @@ under COURSE_REQUIRE_BROWSER=1, as in CI).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -35,6 +34,7 @@ import pytest
 
 from course_utils.a11y import TRIM_HELP
 
+from axe_support import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
 from browser_support import OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,23 +44,8 @@ EXERCISES = sorted((ROOT / "exercises" / "solutions").glob("*.ipynb"))[:1]
 NOTEBOOKS = [p.relative_to(ROOT).as_posix() for p in LESSONS + EXERCISES]
 ARTIFACTS = ROOT / "test-artifacts" / "a11y"
 
-#: The rules run: WCAG 2.0 and 2.1, levels A and AA.
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-FAILING_IMPACTS = ("serious", "critical")
 #: Notebook windowing off: every cell's outputs stay in the page (not only those on screen) for axe to see.
 NOTEBOOK_SETTINGS = Path("@jupyterlab") / "notebook-extension" / "tracker.jupyterlab-settings"
-
-
-def axe_script() -> str:
-    """axe-core's browser script, from the pinned package (no network)."""
-    try:
-        import axe_playwright_python
-    except ImportError:
-        reason = "axe-playwright-python is not installed (pip install -r requirements.txt)"
-        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"COURSE_REQUIRE_BROWSER=1 but the accessibility test cannot run: {reason}")
-        pytest.skip(reason)
-    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
 
 
 def run_axe(page, selector: str = OUTPUT) -> dict:
@@ -78,15 +63,6 @@ def run_axe(page, selector: str = OUTPUT) -> dict:
         }""",
         [selector, AXE_TAGS],
     )
-
-
-def describe(violations: list[dict]) -> str:
-    """Every violation, one line per node, for the test's output."""
-    lines = []
-    for v in violations:
-        lines.append(f"{v['impact']:>8} {v['id']} ({len(v['nodes'])} nodes): {v['help']}")
-        lines += [f"           {node['target']}" for node in v["nodes"]]
-    return "\n".join(lines) or "no violation"
 
 
 @pytest.fixture(scope="module")

@@ -25,20 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from site_support import ROOT, build_once, external_request, html_pages, make_bilingual_course
-from test_browser_a11y import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
+from axe_support import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
+from site_support import ROOT, external_request, html_pages
 
 ARTIFACTS = ROOT / "test-artifacts" / "site"
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    return build_once(tmp_path_factory, "course-site")
-
-
-@pytest.fixture(scope="session")
-def bilingual(tmp_path_factory) -> Path:
-    return build_once(tmp_path_factory, "bilingual-site", make_bilingual_course)
 
 
 class Visit:

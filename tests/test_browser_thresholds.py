@@ -111,10 +111,22 @@ def test_lesson_05_shows_the_models_table_and_the_ceiling(thresholds):
     thresholds.page.screenshot(path=str(ARTIFACTS / "lesson05_top.png"))
 
 
+def budget_shown(page: LabPage) -> int:
+    """H_max as the budget calculator's working shows it (its data-budget), from the one calculator on the page."""
+    budgets = page.page.evaluate(
+        "(output) => [...document.querySelectorAll(output + ' .budget-calculator .budget-working')]"
+        ".map(el => Number(el.dataset.budget))",
+        OUTPUT,
+    )
+    assert len(budgets) == 1, budgets
+    return budgets[0]
+
+
 def test_the_budget_calculator_answers_the_keyboard(thresholds):
     lesson = thresholds
     lesson.reveal(".budget-calculator", block="center")
     before = lesson.slider_readout(".budget-calculator")
+    budget_before = budget_shown(lesson)
     lesson.press_on_slider(".budget-calculator", "ArrowRight")
     lesson.page.wait_for_function(
         "([output, before]) => { const r = document.querySelector(output + ' .budget-calculator .widget-readout');"
@@ -123,3 +135,13 @@ def test_the_budget_calculator_answers_the_keyboard(thresholds):
         timeout=10_000,
     )
     lesson.page.screenshot(path=str(ARTIFACTS / "budget_after_key.png"))
+    after = lesson.slider_readout(".budget-calculator")
+    assert after > before, "ArrowRight on L must raise the context limit"
+    # H_max = L - S - U - R - M: the working below the sliders (redrawn by the kernel) moves by what L moved.
+    lesson.page.wait_for_function(
+        "([output, before]) => { const w = document.querySelector(output + ' .budget-calculator .budget-working');"
+        " return w && Number(w.dataset.budget) !== before; }",
+        arg=[OUTPUT, budget_before],
+        timeout=10_000,
+    )
+    assert budget_shown(lesson) == budget_before + (after - before)

@@ -19,7 +19,7 @@ import pytest
 from course_utils.token_view import sample_text
 from course_utils.tokens import count_text_tokens
 
-from browser_support import OUTPUT, LabPage
+from browser_support import OUTPUT, LabPage, scratch_notebook
 
 from test_browser import ARTIFACTS, screenshot
 
@@ -41,14 +41,12 @@ PANES_JS = """([OUTPUT, selector]) => {
 
 
 def demo_notebook() -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_code_cell("from course_utils.token_view import TokenView"),
-        nbformat.v4.new_code_cell('persian = TokenView(sample="fa")\npersian.add_class("demo-fa")\npersian'),
-        nbformat.v4.new_code_cell('chinese = TokenView(sample="zh", right="llama3")\nchinese.add_class("demo-zh")\nchinese'),
-    ]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return nb
+    return scratch_notebook(
+        None,
+        "from course_utils.token_view import TokenView",
+        'persian = TokenView(sample="fa")\npersian.add_class("demo-fa")\npersian',
+        'chinese = TokenView(sample="zh", right="llama3")\nchinese.add_class("demo-zh")\nchinese',
+    )
 
 
 @pytest.fixture(scope="module")

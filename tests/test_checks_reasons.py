@@ -17,20 +17,13 @@ import json
 
 import pytest
 
-from course_utils import checks
 from course_utils.checks import cells, ex01, ex02, ex03, ex04, ex05, ex06
 from course_utils.checks.record import RECORD_ENV, read_records, valid_record
 from course_utils.grade.gradebook import CSV_COLUMNS, gradebook_rows
 from course_utils.grade.results import question_results
 
 
-@pytest.fixture(autouse=True)
-def lenient(monkeypatch):
-    """Learner mode: a result that is not correct is returned, not raised."""
-    monkeypatch.setattr(checks, "STRICT", False)
-    cells.forget()
-    yield
-    cells.forget()
+pytestmark = pytest.mark.usefixtures("lenient")  # tests/conftest.py: wrong answers are returned, not raised
 
 
 # --- reasons must name the idea ----------------------------------------------------------------------

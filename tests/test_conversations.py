@@ -3,8 +3,8 @@
 Built with the real libraries: files written by langchain_core's own
 converters (``convert_to_openai_messages``, ``messages_to_dict``, ``dumpd``),
 and checkpointer threads written by a real LangGraph graph into a real
-SQLite file and a real PostgreSQL server (the server fixture of
-``test_postgres.py``), read back through SqliteSaver / PostgresSaver.
+SQLite file and a real PostgreSQL server (the ``postgres_url`` fixture of
+``tests/conftest.py``), read back through SqliteSaver / PostgresSaver.
 """
 
 from __future__ import annotations
@@ -36,8 +36,6 @@ from course_utils.conversations import (
 )
 from course_utils.graphs import build_trimming_chatbot, chat, stored_messages
 from course_utils.samples import load_conversation
-
-from test_postgres import postgres_server, postgres_url  # noqa: F401  (the real server, started once)
 
 AGENT = load_conversation("agent_tools")  # system, human, AI tool calls, tool results, replies
 
@@ -258,7 +256,7 @@ def test_a_database_without_a_thread_id_asks_for_one(tmp_path):
         load_messages(path)
 
 
-def test_a_postgres_thread_loads_the_graphs_own_messages_read_only(postgres_url):  # noqa: F811
+def test_a_postgres_thread_loads_the_graphs_own_messages_read_only(postgres_url):
     saver = postgres_checkpointer(postgres_url)
     graph = build_trimming_chatbot(checkpointer=saver)
     for text in TURNS:

@@ -1,32 +1,25 @@
-"""The PostgreSQL checkpointer, against a real PostgreSQL server these tests start.
+"""The PostgreSQL checkpointer, against a real PostgreSQL server the tests start.
 
-A session fixture runs Debian's ``postgresql`` binaries (``initdb``, ``pg_ctl``
-in ``/usr/lib/postgresql/*/bin``, or on PATH) on a temporary data folder and
-a free loopback port, with a password, and always stops the server. As root
-it runs them as the ``postgres`` user (``runuser -u postgres -- ...``), since
-PostgreSQL refuses to run as root.
-
-Where no server can start (no binaries, root without a ``postgres`` user, not
-POSIX...) the server tests are skipped and the reason is printed in pytest's
-summary (``-ra``). CI sets ``COURSE_REQUIRE_POSTGRES=1`` so that there a
-server that cannot start fails the run instead. ``COURSE_TEST_PG_BIN`` names
-a folder holding ``initdb`` and ``pg_ctl`` to use instead of searching.
+The server comes from the ``postgres_server`` / ``postgres_url`` fixtures in
+``tests/conftest.py``, built by ``tests/postgres_support.py`` with Debian's
+``initdb``/``pg_ctl``, run as the ``postgres`` user when we are root. Not with
+pytest-postgresql: as root (CI), even given a ``pg_ctl`` wrapper that drops to
+``postgres``, its 10.0.0 release puts the data folder under pytest's 0700
+temporary root and writes initdb's password file 0600 as root, so the server
+user can reach neither (details in postgres_support's docstring). Where no
+server can start the server tests are skipped with the reason in pytest's
+summary; with ``COURSE_REQUIRE_POSTGRES=1`` (CI) they fail instead. The last
+section tests that skip logic itself.
 """
 
-import glob
 import json
 import os
 import pwd
 import re
 import secrets
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import textwrap
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -55,190 +48,10 @@ from course_utils.graphs import (
 )
 from course_utils.samples import load_conversation
 
+from postgres_support import DB_USER, PG_BIN_ENV, REQUIRE_ENV, ServerPlan, free_loopback_port, plan_server, unavailable
+
 ROOT = Path(__file__).resolve().parents[1]
-PG_BIN_ENV = "COURSE_TEST_PG_BIN"
-REQUIRE_ENV = "COURSE_REQUIRE_POSTGRES"
-DEBIAN_BIN_GLOB = "/usr/lib/postgresql/*/bin"
-SERVER_USER = "postgres"  # the OS user the server runs as when we are root
-DB_USER = "course"  # the database superuser initdb creates
 BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
-
-
-# --- finding and starting a server ------------------------------------------------------
-
-
-@dataclass
-class ServerPlan:
-    """How to start a server here: which binaries, and as whom."""
-
-    bindir: Path
-    run_as: list[str] = field(default_factory=list)  #: a command prefix, e.g. runuser -u postgres --
-    owner: tuple[int, int] | None = None  #: (uid, gid) that must own the data folder
-
-
-def _has_server_binaries(folder: Path) -> bool:
-    return all((folder / name).is_file() and os.access(folder / name, os.X_OK) for name in ("initdb", "pg_ctl"))
-
-
-def _version_key(folder: Path) -> tuple:
-    return tuple(int(part) if part.isdigit() else 0 for part in re.split(r"[.]", folder.parent.name))
-
-
-def find_bindir(env=os.environ, which=shutil.which) -> Path | str:
-    """The folder with initdb and pg_ctl, or the reason there is none."""
-    override = env.get(PG_BIN_ENV)
-    if override:
-        folder = Path(override)
-        if _has_server_binaries(folder):
-            return folder
-        return f"{PG_BIN_ENV}={override} has no initdb and pg_ctl"
-    candidates = sorted((Path(p) for p in glob.glob(DEBIAN_BIN_GLOB)), key=_version_key, reverse=True)
-    on_path = which("initdb")
-    if on_path:
-        candidates.append(Path(on_path).resolve().parent)
-    for folder in candidates:
-        if _has_server_binaries(folder):
-            return folder
-    return (
-        f"no PostgreSQL server binaries (initdb, pg_ctl) in {DEBIAN_BIN_GLOB} or on PATH: "
-        f"install them with `apt-get install postgresql` (Debian/Ubuntu)"
-    )
-
-
-def plan_server(env=os.environ, euid=None, which=shutil.which, lookup_user=pwd.getpwnam) -> ServerPlan | str:
-    """How a test server can start on this machine, or the reason it cannot (the skip reason)."""
-    if os.name != "posix":
-        return f"the PostgreSQL test server is started with initdb/pg_ctl on POSIX systems only (this is {os.name!r})"
-    bindir = find_bindir(env, which)
-    if isinstance(bindir, str):
-        return bindir
-    euid = os.geteuid() if euid is None else euid
-    if euid != 0:
-        return ServerPlan(bindir)
-    try:
-        user = lookup_user(SERVER_USER)
-    except KeyError:
-        return (
-            f"running as root, which PostgreSQL refuses, and there is no {SERVER_USER!r} user to run it as "
-            f"(`apt-get install postgresql` creates one)"
-        )
-    runuser = which("runuser")
-    if not runuser:
-        return (
-            f"running as root, which PostgreSQL refuses, and there is no runuser command "
-            f"to start it as {SERVER_USER!r}"
-        )
-    return ServerPlan(bindir, [runuser, "-u", SERVER_USER, "--"], (user.pw_uid, user.pw_gid))
-
-
-def free_loopback_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class ServerStartError(RuntimeError):
-    pass
-
-
-@dataclass
-class PostgresServer:
-    plan: ServerPlan
-    folder: Path
-    port: int = 0
-    password: str = ""
-
-    @property
-    def data(self) -> Path:
-        return self.folder / "data"
-
-    @property
-    def log(self) -> Path:
-        return self.folder / "server.log"
-
-    def url(self, password: str | None = None, dbname: str = "postgres") -> str:
-        password = self.password if password is None else password
-        return f"postgresql://{DB_USER}:{password}@127.0.0.1:{self.port}/{dbname}"
-
-    def _run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        command = [*self.plan.run_as, str(self.plan.bindir / args[0]), *args[1:]]
-        env = {**os.environ, "LC_ALL": "C", "LANG": "C"}
-        return subprocess.run(command, cwd=self.folder, env=env, capture_output=True, text=True, timeout=timeout)
-
-    def _own(self, path: Path) -> None:
-        if self.plan.owner:
-            os.chown(path, *self.plan.owner)
-
-    def start(self) -> None:
-        self._own(self.folder)
-        self.password = secrets.token_hex(12)
-        pwfile = self.folder / "pwfile"
-        pwfile.write_text(self.password + "\n")
-        self._own(pwfile)
-        init = self._run(
-            "initdb", "-D", str(self.data), "-U", DB_USER, f"--pwfile={pwfile}", "--auth=scram-sha-256",
-            "--encoding=UTF8", "--no-locale", "--no-sync",
-        )  # fmt: skip
-        pwfile.unlink()
-        if init.returncode != 0:
-            raise ServerStartError(f"initdb failed (exit {init.returncode}): {init.stderr.strip()[-600:]}")
-        for _attempt in range(3):  # another process may take the free port between bind and start
-            self.port = free_loopback_port()
-            options = f"-h 127.0.0.1 -p {self.port} -k {self.folder} -c fsync=off -c full_page_writes=off"
-            started = self._run(
-                "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "30", "start"
-            )  # fmt: skip
-            if started.returncode == 0:
-                return
-        log = self.log.read_text(errors="replace")[-600:] if self.log.exists() else started.stderr
-        raise ServerStartError(f"pg_ctl could not start the server (exit {started.returncode}): {log.strip()}")
-
-    def stop(self) -> None:
-        try:
-            if (self.data / "postmaster.pid").exists():
-                stopped = self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "30", "stop")
-                if stopped.returncode != 0:
-                    self._kill()
-        finally:
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-    def _kill(self) -> None:
-        """The server's own pid, from the pid file it wrote: stop that process and nothing else."""
-        try:
-            pid = int((self.data / "postmaster.pid").read_text().split()[0])
-            os.kill(pid, signal.SIGQUIT)
-        except (OSError, ValueError, IndexError):
-            pass
-
-
-def _unavailable(reason: str):
-    message = f"no PostgreSQL test server: {reason}"
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{message} ({REQUIRE_ENV}=1: a server must start here)", pytrace=False)
-    pytest.skip(message)
-
-
-@pytest.fixture(scope="session")
-def postgres_server():
-    plan = plan_server()
-    if isinstance(plan, str):
-        _unavailable(plan)
-    # As root, the postgres user must reach the folder: /tmp is open to all, a TMPDIR may not be.
-    parent = "/tmp" if plan.owner and os.path.isdir("/tmp") else None
-    server = PostgresServer(plan, Path(tempfile.mkdtemp(prefix="course-pg-", dir=parent)))
-    try:
-        try:
-            server.start()
-        except (ServerStartError, OSError, subprocess.TimeoutExpired) as exc:
-            _unavailable(str(exc))
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def postgres_url(postgres_server):
-    return postgres_server.url()
 
 
 # --- a thread written, the connection closed, read back -----------------------------------
@@ -653,7 +466,7 @@ def test_without_a_server_the_tests_skip_and_print_why(tmp_path):
 def test_in_ci_no_server_is_a_failure_not_a_skip(monkeypatch):
     monkeypatch.setenv(REQUIRE_ENV, "1")
     with pytest.raises(pytest.fail.Exception, match=rf"no PostgreSQL test server: why \({REQUIRE_ENV}=1"):
-        _unavailable("why")
+        unavailable("why")
     monkeypatch.delenv(REQUIRE_ENV)
     with pytest.raises(pytest.skip.Exception, match=r"^no PostgreSQL test server: why$"):
-        _unavailable("why")
+        unavailable("why")

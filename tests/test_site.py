@@ -31,7 +31,6 @@ from site_support import (
     FIXTURE_WIDGET_TEXT,
     ROOT,
     broken_internal_links,
-    build_once,
     html_pages,
     make_bilingual_course,
     parse,
@@ -42,16 +41,6 @@ LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"), key=lambda p: p.name)
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"), key=lambda p: p.name)
 NOTEBOOKS = [p.relative_to(ROOT) for p in LESSONS + EXERCISES]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    return build_once(tmp_path_factory, "course-site")
-
-
-@pytest.fixture(scope="session")
-def bilingual(tmp_path_factory) -> Path:
-    return build_once(tmp_path_factory, "bilingual-site", make_bilingual_course)
 
 
 def page_of(site: Path, notebook: Path) -> Path:
