@@ -463,7 +463,7 @@ def load_checkpoint(url_or_path: str | os.PathLike, thread_id: str, *, key: str 
     backend, target = checkpoint_backend(url_or_path)
     if backend == "postgres":
         source = redact(target)
-        saver = _read_only_postgres(target, source)
+        saver = read_only_postgres(target, source)
         try:
             messages = _thread_messages(saver, thread_id, source, key)
         finally:
@@ -490,7 +490,7 @@ def load_checkpoint(url_or_path: str | os.PathLike, thread_id: str, *, key: str 
     return LoadedConversation(messages, source, "checkpoint", thread_id)
 
 
-def _read_only_postgres(conninfo: str, source: str) -> Any:
+def read_only_postgres(conninfo: str, source: str) -> Any:
     from course_utils.checkpoints import import_postgres
 
     psycopg, dict_row, PostgresSaver = import_postgres()

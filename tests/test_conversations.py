@@ -269,9 +269,9 @@ def test_a_postgres_thread_loads_the_graphs_own_messages_read_only(postgres_url)
     assert loaded.messages == stored and loaded.format == "checkpoint"
     assert "secret" not in loaded.source and "***" in loaded.source  # the password never appears
 
-    from course_utils.conversations import _read_only_postgres
+    from course_utils.conversations import read_only_postgres
 
-    reader = _read_only_postgres(postgres_url, "pg")
+    reader = read_only_postgres(postgres_url, "pg")
     try:
         assert reader.conn.execute("SHOW default_transaction_read_only").fetchone()["default_transaction_read_only"] == "on"
         assert reader.conn.execute("SELECT count(*) AS n FROM checkpoints").fetchone()["n"] == rows
