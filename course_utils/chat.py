@@ -10,7 +10,7 @@ trimmed, and what it still knows from a summary:
 >>> model.invoke([HumanMessage("hi! I'm bob")]).content
 'Hi Bob! Nice to meet you. How can I help you today?'
 >>> model.invoke([HumanMessage("what's my name?")]).content
-"I don't know your name: you haven't told me."
+"I don't know your name: it is not in what I was sent."
 
 Like a provider's model it reports ``usage_metadata``, refuses input larger
 than its ``context_window`` (:class:`ContextWindowExceededError`), refuses a
@@ -114,7 +114,7 @@ _CALLS_LOCK = threading.Lock()
 def reply_name(text: str, facts: Facts) -> str | None:
     if not ASKS_NAME.search(text):
         return None
-    return f"Your name is {facts.name}." if facts.name else "I don't know your name: you haven't told me."
+    return f"Your name is {facts.name}." if facts.name else "I don't know your name: it is not in what I was sent."
 
 
 def reply_team(text: str, facts: Facts) -> str | None:
@@ -130,21 +130,21 @@ def reply_team(text: str, facts: Facts) -> str | None:
     if liked:
         others = join_words([f"{t.full_name} ({t.league})" for t in liked])
         return f"I don't know which {label} you like. You've only mentioned {others}."
-    return f"I don't know which {label} you like: you haven't told me."
+    return f"I don't know which {label} you like: it is not in what I was sent."
 
 
 def reply_likes(text: str, facts: Facts) -> str | None:
     if not ASKS_LIKES.search(text):
         return None
     if not facts.likes:
-        return "I don't know what you like: you haven't told me."
+        return "I don't know what you like: it is not in what I was sent."
     return f"You told me you like {join_words([pretty(like) for like in facts.likes])}."
 
 
 def reply_city(text: str, facts: Facts) -> str | None:
     if not ASKS_CITY.search(text):
         return None
-    return f"You live in {facts.city}." if facts.city else "I don't know where you live: you haven't told me."
+    return f"You live in {facts.city}." if facts.city else "I don't know where you live: it is not in what I was sent."
 
 
 def reply_pet(text: str, facts: Facts) -> str | None:
@@ -156,19 +156,19 @@ def reply_pet(text: str, facts: Facts) -> str | None:
         return f"Your {facts.pet[0]} is called {facts.pet[1]}."
     if facts.pet:
         return f"I don't know your {kind}'s name. You've only told me about your {facts.pet[0]}."
-    return f"I don't know your {kind}'s name: you haven't told me."
+    return f"I don't know your {kind}'s name: it is not in what I was sent."
 
 
 def reply_food(text: str, facts: Facts) -> str | None:
     if not ASKS_FOOD.search(text):
         return None
-    return f"Your favourite food is {facts.food}." if facts.food else "I don't know your favourite food: you haven't told me."
+    return f"Your favourite food is {facts.food}." if facts.food else "I don't know your favourite food: it is not in what I was sent."
 
 
 def reply_job(text: str, facts: Facts) -> str | None:
     if not ASKS_JOB.search(text):
         return None
-    return f"You work as a {facts.job}." if facts.job else "I don't know what you do for work: you haven't told me."
+    return f"You work as a {facts.job}." if facts.job else "I don't know what you do for work: it is not in what I was sent."
 
 
 def reply_introduction(text: str, facts: Facts) -> str | None:

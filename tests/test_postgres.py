@@ -141,7 +141,7 @@ def test_two_thread_ids_are_isolated(postgres_url):
         assert alice_texts == ["hi! I'm alice", "Hi Alice! Nice to meet you. How can I help you today?",
                                "what's my name?", "Your name is Alice."]  # fmt: skip
         assert stored_messages(graph, unknown) == []
-        assert chat(graph, unknown, "what's my name?") == "I don't know your name: you haven't told me."
+        assert chat(graph, unknown, "what's my name?") == "I don't know your name: it is not in what I was sent."
         threads = {c.config["configurable"]["thread_id"] for c in saver.list(None)}
         assert {bob, alice, unknown} <= threads
         saver.delete_thread(bob)  # starting one thread afresh leaves the others alone
