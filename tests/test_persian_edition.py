@@ -119,12 +119,25 @@ def test_glossary_has_the_outlines_terms():
     assert len(terms) >= 25
 
 
+def uses(term: str, text: str) -> bool:
+    """Whether English text uses a term, inflected or not: "trimmed" uses trim, "statement" does not use state."""
+    stem = re.escape(term[:-1] + "ie") if term.endswith("y") else re.escape(term)
+    endings = rf"(?:s|es|d|ed|ing|{re.escape(term[-1])}ed|{re.escape(term[-1])}ing)?"
+    return bool(re.search(rf"\b(?:{re.escape(term)}{endings}|{stem}s)\b", text))
+
+
+def test_uses_matches_inflections_not_other_words():
+    assert uses("trim", "messages are trimmed") and uses("trim", "trimming") and uses("token", "500 tokens")
+    assert uses("summary", "two summaries") and uses("estimate", "it is estimated")
+    assert not uses("state", "a statement about cost") and not uses("node", "nodejs")
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_prose_uses_the_glossary(source):
     en, fa = prose(english(source)).lower(), prose(persian(source))
     missing, avoided = [], []
     for term, form, nots in glossary():
-        if re.search(rf"\b{re.escape(term)}", en) and form not in fa:
+        if uses(term, en) and form not in fa:
             missing.append(f"{term} -> {form}")
         avoided += [f"{term}: {bad}" for bad in nots if bad in fa]
     assert not missing, f"English uses these terms but the Persian never writes them so: {missing}"
