@@ -1,16 +1,16 @@
 """Long-term memory on PostgreSQL: a fact saved in thread A is recalled in thread B through PostgresStore.
 
-Uses the real server tests/test_postgres.py starts (skipped with the reason
-where none can start; CI sets COURSE_REQUIRE_POSTGRES=1 to fail instead).
+Uses the real server of the shared ``postgres_url`` fixture (tests/conftest.py,
+tests/postgres_support.py): skipped with the reason where none can start; CI
+sets COURSE_REQUIRE_POSTGRES=1 to fail instead.
 """
 
 from langgraph.store.postgres import PostgresStore
-from test_postgres import postgres_server, postgres_url  # noqa: F401  (the session's real server)
 
 from course_utils.memory import ask, build_memory_agent, recall
 
 
-def test_a_fact_saved_in_thread_a_is_recalled_in_thread_b_on_postgres(postgres_url):  # noqa: F811
+def test_a_fact_saved_in_thread_a_is_recalled_in_thread_b_on_postgres(postgres_url):
     with PostgresStore.from_conn_string(postgres_url) as store:
         store.setup()
         agent = build_memory_agent(store)

@@ -387,6 +387,6 @@ def test_lesson_05_dates_and_sources_every_published_measurement_it_quotes():
     assert len(re.findall(r"read\s+2026-12-01", section)) >= 3
     for tested in ("GPT-4-1106-preview", "Llama 3.1", "GPT-4o"):
         assert tested in section
-    assert "Neither paper tested the models in this lesson's data file" in section
+    assert "Neither paper tested this lesson's models" in section
     assert "Choose below the length where your model's quality was measured to\n   drop" in text or \
         "choose below the length where your model's quality was measured to drop" in " ".join(text.split()).lower()
