@@ -223,6 +223,25 @@ def _invoke(agent: Any, history: list[BaseMessage], request: HumanMessage, recor
     return messages, [m for m in messages if m.id not in before], None
 
 
+def check_task(requests: Sequence[str], name: str) -> None:
+    """Raise ValueError/TypeError unless ``requests`` is a non-empty list of texts and ``name`` a text.
+
+    Shared by every function that replays a task through an agent (``run_task``,
+    ``call_accounting.run_requests``).
+
+    >>> check_task(["What's the weather in Porto?"], "weather")
+    >>> check_task("one request", "weather")
+    Traceback (most recent call last):
+    ...
+    ValueError: requests must be a non-empty list of str, got 'one request'
+    """
+    if isinstance(requests, str) or not requests:
+        raise ValueError(f"requests must be a non-empty list of str, got {requests!r:.80}")
+    for i, request in enumerate(requests):
+        check_text(request, f"requests[{i}]", empty_ok=False)
+    check_text(name, "name", empty_ok=False)
+
+
 def run_task(
     agent: Any,
     requests: Sequence[str] = TRIP_TASK,
@@ -239,11 +258,7 @@ def run_task(
     input, say) is recorded with its error and the history stays as it was.
     Probes do not change the history and are not part of the task's cost.
     """
-    if isinstance(requests, str) or not requests:
-        raise ValueError(f"requests must be a non-empty list of str, got {requests!r:.80}")
-    for i, request in enumerate(requests):
-        check_text(request, f"requests[{i}]", empty_ok=False)
-    check_text(name, "name", empty_ok=False)
+    check_task(requests, name)
     recorder = CallRecorder()
     history: list[BaseMessage] = []
     turns = []

@@ -26,8 +26,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from course_utils._args import check_text
-from course_utils.agents import CallRecorder, ModelCall
+from course_utils.agents import CallRecorder, ModelCall, check_task
 
 #: The name a call is filed under when no agent name was set.
 UNNAMED = "agent"
@@ -153,11 +152,7 @@ def run_requests(agent: Any, requests: Sequence[str], *, name: str = "run") -> A
     are recorded too, labelled with their agent and purpose. Each request gets
     a fixed id ("turn-1", ...), so runs are reproducible.
     """
-    if isinstance(requests, str) or not requests:
-        raise ValueError(f"requests must be a non-empty list of str, got {requests!r:.80}")
-    for i, request in enumerate(requests):
-        check_text(request, f"requests[{i}]", empty_ok=False)
-    check_text(name, "name", empty_ok=False)
+    check_task(requests, name)
     recorder = AgentCallRecorder()
     history: list[BaseMessage] = []
     answers = []
