@@ -463,6 +463,14 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None, ea
             reading.missing.append(param.name)
             reading.reason = reading.reason or reason
 
+    def put_number(param: Parameter, number: float | int) -> None:
+        """Set ``param`` to ``number`` in its schema type, or record why it cannot take it."""
+        value, reason = _number_for(param, number)
+        if value is None:
+            fail(param, reason)
+        else:
+            reading.args[param.name] = value
+
     def resolve(mention: Mention) -> float | int | None:
         if mention.is_reference:
             reading.used_reference = True
@@ -487,11 +495,7 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None, ea
                 if number is None:
                     fail(param, f"{raw!r} is not a number")
                     continue
-                value, reason = _number_for(param, number)
-                if value is None:
-                    fail(param, reason)
-                else:
-                    reading.args[param.name] = value
+                put_number(param, number)
             elif param.enum:
                 match = [v for v in param.enum if str(v).lower() == raw.lower()]
                 if match:
@@ -537,11 +541,7 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None, ea
         if number is None:
             fail(param, f'"{mention.text}" stands for an earlier result')
             continue
-        value, reason = _number_for(param, number)
-        if value is None:
-            fail(param, reason)
-        else:
-            reading.args[param.name] = value
+        put_number(param, number)
     # 4. strings and enums by what they are called
     for param in params:
         if param.name in named or param.name in reading.args or param.numeric:
