@@ -40,8 +40,8 @@ from langchain_core.messages import AIMessage, convert_to_openai_messages, trim_
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_widgets import history_of  # noqa: E402
 
-from course_utils.conversations import load_messages  # noqa: E402
-from course_utils.costs import Call, bill  # noqa: E402
+from course_utils.agentic.conversations import load_messages  # noqa: E402
+from course_utils.window.costs import Call, bill  # noqa: E402
 from course_utils.inspect import inspect_messages  # noqa: E402
 
 MESSAGES = 10_000

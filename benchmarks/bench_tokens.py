@@ -9,7 +9,7 @@ AI message, 500 counts in all) with a cached ``ExactTokenCounter`` and with
 for cl100k_base and for o200k_base.
 
 It also measures, in a fresh interpreter, how long ``import course_utils``
-takes (target < 0.5 s) and that importing ``course_utils.tokens`` loads no
+takes (target < 0.5 s) and that importing ``course_utils.window.tokens`` loads no
 vocabulary (the first count does).
 
     python benchmarks/bench_tokens.py            # exit code 0 on PASS, 1 on FAIL
@@ -28,8 +28,8 @@ from collections.abc import Callable
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from course_utils.samples import load_conversation
-from course_utils.tokens import ExactTokenCounter, tokenizer_status
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import ExactTokenCounter, tokenizer_status
 
 TARGET_SPEEDUP = 20.0
 TARGET_IMPORT_S = 0.5
@@ -40,7 +40,7 @@ import sys, time
 start = time.perf_counter()
 import {module}
 elapsed = time.perf_counter() - start
-import course_utils.tokens, course_utils.vocab as v
+import course_utils.window.tokens, course_utils.window.vocab as v
 loaded = v._load_named_encoding.cache_info().currsize + v._load_bundled_encoding.cache_info().currsize
 print(elapsed, loaded, "quicktok" in sys.modules)
 """
@@ -131,11 +131,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     package_s, package_loaded = import_time("course_utils")
-    tokens_s, tokens_loaded = import_time("course_utils.tokens")
+    tokens_s, tokens_loaded = import_time("course_utils.window.tokens")
     verdict = "PASS" if package_s < TARGET_IMPORT_S and not (package_loaded or tokens_loaded) else "FAIL"
     failed |= verdict == "FAIL"
     print(f"import course_utils:        {package_s * 1000:7.1f} ms (target < {TARGET_IMPORT_S * 1000:.0f} ms)")
-    print(f"import course_utils.tokens: {tokens_s * 1000:7.1f} ms (for information: mostly langchain_core)")
+    print(f"import course_utils.window.tokens: {tokens_s * 1000:7.1f} ms (for information: mostly langchain_core)")
     print(f"vocabularies loaded by importing: {'some' if package_loaded or tokens_loaded else 'none'}: {verdict}")
     return 1 if failed else 0
 

@@ -21,7 +21,7 @@ import time
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 
-from course_utils.trimming import explain_trim, list_token_counter
+from course_utils.window.trimming import explain_trim, list_token_counter
 
 TARGET = 1.5
 TARGET_FULL = 1.2

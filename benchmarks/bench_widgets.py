@@ -25,8 +25,8 @@ import statistics
 import sys
 import time
 
-from course_utils.samples import load_conversation
-from course_utils.widgets import TrimExplorer
+from course_utils.core.samples import load_conversation
+from course_utils.pictures.widgets import TrimExplorer
 
 TARGET_MS = 50.0
 MESSAGES = 200

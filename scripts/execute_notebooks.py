@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from course_utils import netguard
+from course_utils.core import netguard
 
 
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

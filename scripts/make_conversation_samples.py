@@ -1,4 +1,4 @@
-"""Write the course's agent conversation in each format ``course_utils.conversations`` reads.
+"""Write the course's agent conversation in each format ``course_utils.agentic.conversations`` reads.
 
 The appendix "your own conversation" loads these files, and the tests check
 that each loads to the same messages. Run after changing the sample
@@ -20,8 +20,8 @@ from pathlib import Path
 
 from langchain_core.messages import convert_to_openai_messages, messages_to_dict
 
-from course_utils.conversations import messages_to_anthropic
-from course_utils.samples import load_conversation
+from course_utils.agentic.conversations import messages_to_anthropic
+from course_utils.core.samples import load_conversation
 
 FOLDER = Path(__file__).resolve().parents[1] / "course_utils" / "data" / "conversations"
 SAMPLE = "agent_tools"

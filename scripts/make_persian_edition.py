@@ -22,7 +22,7 @@ edit that is not followed in Persian fails the tests.
 How the Persian kernel speaks Persian: right after the title the builder
 inserts one code cell of its own, tagged ``edition-language``::
 
-    from course_utils import i18n
+    from course_utils.core import i18n
     i18n.set_language("fa")
 
 so ``course_utils`` prints its sentences from the Persian gettext catalogue.
@@ -58,7 +58,7 @@ SOURCES = PERSIAN / "src"
 LANGUAGE_TAG = "edition-language"
 LANGUAGE_CELL = (
     "# The Persian edition: course_utils prints in Persian (see README.fa.md).\n"
-    "from course_utils import i18n\n"
+    "from course_utils.core import i18n\n"
     'i18n.set_language("fa")'
 )
 RTL_OPEN = '<div dir="rtl" lang="fa">'

@@ -3,10 +3,10 @@
 import os
 from pathlib import Path
 
-from course_utils import netguard
+from course_utils.core import netguard
 
 # Kernels and subprocesses inherit PYTHONPATH, so they start with the same guard
-# (course_utils/netguard_site/sitecustomize.py installs course_utils.netguard).
+# (course_utils/netguard_site/sitecustomize.py installs course_utils.core.netguard).
 os.environ["PYTHONPATH"] = netguard.pythonpath(os.environ.get("PYTHONPATH"))
 # No provider model may be picked up from the developer's environment.
 os.environ.pop("COURSE_CHAT_MODEL", None)
@@ -20,6 +20,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# Property tests judge what the code returns, never how fast: on a loaded machine (two xdist workers,
+# Chromium, a kernel) an example can take longer than hypothesis' default 200 ms deadline, which says
+# nothing about the code. Speed is measured side by side in benchmarks/ instead.
+settings.register_profile("course", deadline=None)
+settings.load_profile("course")
 
 
 # --- running in parallel (pytest-xdist: `-n 2 --dist loadfile` in the README's test command) ---
@@ -54,7 +61,7 @@ def reference_messages():
     Dummy counter: 10 tokens a string message, 14 for the two-block AIMessage.
     test_trimming.py keeps its own transcription, to cross-check this one.
     """
-    from course_utils.reference_page import reference_messages as stored
+    from course_utils.window.reference_page import reference_messages as stored
 
     return stored()
 

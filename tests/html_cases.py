@@ -43,13 +43,14 @@ def _long(n: int = 400) -> list:
 
 def cases() -> dict[str, str]:
     """Every case's name and the HTML it renders now."""
-    from course_utils import render, trim_view
-    from course_utils.a11y import scroll_region_html, with_word
-    from course_utils.budget import budget_working
+    from course_utils.pictures import render
+    from course_utils.pictures import trim_view
+    from course_utils.pictures.a11y import scroll_region_html, with_word
+    from course_utils.window.budget import budget_working
     from course_utils.checks.machinery import CheckResult, Note
-    from course_utils.growth import replay_growth
-    from course_utils.tokens import dummy_token_counter, split_tokens
-    from course_utils.trimming import explain_trim, untrimmed_report
+    from course_utils.window.growth import replay_growth
+    from course_utils.window.tokens import dummy_token_counter, split_tokens
+    from course_utils.window.trimming import explain_trim, untrimmed_report
 
     out: dict[str, str] = {}
     msgs = _messages()
@@ -126,8 +127,8 @@ def cases() -> dict[str, str]:
 
 def _widget_cases() -> dict[str, str]:
     """The widgets' HTML: their static copies (what a stored notebook keeps), error states, named controls."""
-    from course_utils.token_view import TokenView
-    from course_utils.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
+    from course_utils.pictures.token_view import TokenView
+    from course_utils.pictures.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
 
     out = {}
     msgs = _messages()
@@ -159,10 +160,10 @@ def _agent_cases() -> dict[str, str]:
     """Lesson 06's views: real agent runs with the offline model (a short task, and one whose window refuses a call)."""
     from langchain.agents import create_agent
 
-    from course_utils.agent_tools import TRIP_TOOLS
-    from course_utils.agent_views import agent_step_explorer, call_html, comparison_html
-    from course_utils.agents import TRIP_SYSTEM_PROMPT, TRIP_TASK, compare_runs, run_task
-    from course_utils.chat import OfflineChatModel
+    from course_utils.agentic.agent_tools import TRIP_TOOLS
+    from course_utils.pictures.agent_views import agent_step_explorer, call_html, comparison_html
+    from course_utils.agentic.agents import TRIP_SYSTEM_PROMPT, TRIP_TASK, compare_runs, run_task
+    from course_utils.model.chat import OfflineChatModel
 
     def run(window, name, task=TRIP_TASK[:3]):
         agent = create_agent(OfflineChatModel(context_window=window), tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT)

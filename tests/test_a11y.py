@@ -19,13 +19,14 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.display import display
 from IPython.utils.capture import capture_output
 
-from course_utils import plots, render
-from course_utils.a11y import PAGE_SCRIPT, TextLanguage, lang_attrs, text_language
-from course_utils.budget import budget_working, overflow_working
-from course_utils.growth import replay_growth, trim_policy
-from course_utils.samples import list_conversations, load_sample
-from course_utils.tokens import message_text
-from course_utils.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
+from course_utils.pictures import plots
+from course_utils.pictures import render
+from course_utils.pictures.a11y import PAGE_SCRIPT, TextLanguage, lang_attrs, text_language
+from course_utils.window.budget import budget_working, overflow_working
+from course_utils.window.growth import replay_growth, trim_policy
+from course_utils.core.samples import list_conversations, load_sample
+from course_utils.window.tokens import message_text
+from course_utils.pictures.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +69,7 @@ def test_each_sample_declares_the_language_its_text_is_in(name):
 
 
 def test_a_bad_language_tag_in_a_sample_is_refused():
-    from course_utils.samples import conversation_from_dict
+    from course_utils.core.samples import conversation_from_dict
 
     raw = {"title": "t", "description": "d", "language": "Persian", "messages": [{"role": "human", "content": "hi"}]}
     with pytest.raises(ValueError, match="'language' must be a language tag"):
@@ -237,7 +238,7 @@ def test_the_page_script_is_package_data_and_the_lessons_stored_script_is_the_sa
     assert PAGE_SCRIPT + "\n" == source.read_text(encoding="utf-8")
     shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["course_utils"]
     assert any(fnmatch.fnmatch("static/page_script.js", pattern) for pattern in shipped), shipped
-    assert "PAGE_SCRIPT = r" not in (root / "course_utils" / "a11y.py").read_text(encoding="utf-8")
+    assert "PAGE_SCRIPT = r" not in (root / "course_utils" / "pictures" / "a11y.py").read_text(encoding="utf-8")
     # What the lessons stored (lesson 02 shows a BudgetCalculator) is what the file holds.
     cells = json.loads((root / "notebooks" / "02_token_budgets.ipynb").read_text(encoding="utf-8"))["cells"]
     stored = ["".join(o["data"]["application/javascript"]) if isinstance(o["data"]["application/javascript"], list)
@@ -260,10 +261,10 @@ def test_a_call_over_the_limit_says_so_in_words_not_only_in_red():
 def test_lesson_06_agent_figures_carry_their_words():
     from langchain.agents import create_agent
 
-    from course_utils import agent_views
-    from course_utils.agent_tools import TRIP_TOOLS
-    from course_utils.agents import TRIP_SYSTEM_PROMPT, call_rows, run_task
-    from course_utils.chat import OfflineChatModel
+    from course_utils.pictures import agent_views
+    from course_utils.agentic.agent_tools import TRIP_TOOLS
+    from course_utils.agentic.agents import TRIP_SYSTEM_PROMPT, call_rows, run_task
+    from course_utils.model.chat import OfflineChatModel
 
     agent = create_agent(OfflineChatModel(context_window=100_000), tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT)
     run = run_task(agent, name="send everything")

@@ -16,8 +16,8 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.agent_tools import TRIP_TOOLS, file_text, forecast_text, get_weather, search_text, web_search
-from course_utils.agents import (
+from course_utils.agentic.agent_tools import TRIP_TOOLS, file_text, forecast_text, get_weather, search_text, web_search
+from course_utils.agentic.agents import (
     AGENT_SUMMARY_PROMPT,
     ROLES,
     TRIP_PROBES,
@@ -34,11 +34,11 @@ from course_utils.agents import (
     tokens_by_role,
     tool_schemas_message,
 )
-from course_utils.agent_views import call_html
-from course_utils.chat import InvalidToolSequenceError, OfflineChatModel
-from course_utils.tokens import exact_counter, shared_counter
-from course_utils.tool_calling import places_in, plan_tool_calls, recall_reply
-from course_utils.sequences import orphaned_tool_messages
+from course_utils.pictures.agent_views import call_html
+from course_utils.model.chat import InvalidToolSequenceError, OfflineChatModel
+from course_utils.window.tokens import exact_counter, shared_counter
+from course_utils.model.tool_calling import places_in, plan_tool_calls, recall_reply
+from course_utils.window.sequences import orphaned_tool_messages
 
 WINDOW = 2048
 
@@ -205,7 +205,7 @@ def lesson_strategies():
     from langchain.agents.middleware import wrap_model_call
     from langgraph.prebuilt import create_react_agent
 
-    from course_utils.agents import findings_summary
+    from course_utils.agentic.agents import findings_summary
 
     def summarise(trigger, keep, **kwargs):
         return lambda m: [SummarizationMiddleware(m, trigger=trigger, keep=keep, token_counter=exact_counter, **kwargs)]
@@ -338,7 +338,7 @@ def test_bad_arguments_name_the_parameter():
 
 
 def test_agent_step_explorer_follows_its_controls(runs):
-    from course_utils.agent_views import agent_step_explorer, call_status_line
+    from course_utils.pictures.agent_views import agent_step_explorer, call_status_line
 
     explorer = agent_step_explorer(list(runs.values()))
     assert explorer.strategy.description == "strategy" and explorer.call.description == "model call"
@@ -367,7 +367,7 @@ def _clearing(clear_at_least):
 
 
 def test_prefix_reuse_of_an_append_only_history_is_every_previous_call():
-    from course_utils.agents import prefix_reuse
+    from course_utils.agentic.agents import prefix_reuse
 
     run = run_task(trip_agent(OfflineChatModel(context_window=100_000)), name="send everything")
     reuse = prefix_reuse(run)
@@ -382,7 +382,7 @@ def test_prefix_reuse_of_an_append_only_history_is_every_previous_call():
 
 
 def test_clearing_rewrites_the_prefix_and_clear_at_least_rewrites_it_less_often():
-    from course_utils.agents import prefix_reuse
+    from course_utils.agentic.agents import prefix_reuse
 
     everything = prefix_reuse(run_task(trip_agent(OfflineChatModel(context_window=100_000)), name="everything"))
     default, at_least = prefix_reuse(_clearing(0)), prefix_reuse(_clearing(600))
@@ -399,7 +399,7 @@ def test_clearing_rewrites_the_prefix_and_clear_at_least_rewrites_it_less_often(
 
 
 def test_run_strategies_matches_the_lessons_runs_and_takes_any_model():
-    from course_utils.agent_strategies import STRATEGIES, run_strategies
+    from course_utils.agentic.agent_strategies import STRATEGIES, run_strategies
 
     made = []
 
@@ -422,7 +422,7 @@ def test_run_strategies_matches_the_lessons_runs_and_takes_any_model():
 
 
 def test_run_strategies_bad_arguments():
-    from course_utils.agent_strategies import run_strategies
+    from course_utils.agentic.agent_strategies import run_strategies
 
     with pytest.raises(ValueError, match="name must be one of"):
         run_strategies(names=["send nothing"])

@@ -1,4 +1,8 @@
-"""The shape of ``course_utils``: no import circles, computing never imports pictures, small modules.
+"""The shape of ``course_utils``: layers that import only downward, no import circles, small modules.
+
+The layers are ``course_utils.LAYERS``, lowest first; every module lives in
+one of them (a package of that name), so there is no list of modules to keep
+here: a new module is placed by the folder it is written in.
 
 The import graph is read statically with :mod:`ast` from the source files,
 including imports inside functions (a function-level import that closes a
@@ -9,6 +13,7 @@ Imports under ``if TYPE_CHECKING:`` are left out, as they never run.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -16,13 +21,9 @@ import pytest
 PACKAGE = "course_utils"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
-#: Presentation: these draw or show results (HTML, figures, widgets).
-PRESENTATION = {"render", "trim_view", "plots", "widgets", "token_view", "agent_views", "isolation_views", "memory_views", "a11y"}
-#: Neither computing nor presentation: exercise feedback and the grader (which
-#: show results and so may import presentation), the palette (constants only)
-#: and the network guard (a test and grading tool). Every other module of the
-#: package computes, and must never import a presentation module.
-OTHER = {"checks", "grade", "inspect", "style", "netguard"}
+import course_utils
+
+LAYERS: tuple[str, ...] = course_utils.LAYERS
 
 #: Past about this many lines a module is doing two jobs (notebooks/AUTHORING.md keeps this rule).
 MAX_LINES = 700
@@ -90,9 +91,21 @@ def import_graph() -> dict[str, set[str]]:
     return {module_name(p): imports_of(p, modules) for p in paths}
 
 
-def top(module: str) -> str:
-    """``course_utils.checks.ex01`` -> ``checks``: the part of the package a module belongs to."""
+def layer_of(module: str) -> str:
+    """``course_utils.checks.ex01`` -> ``checks``: the layer (top-level package) a module belongs to."""
     return module.split(".")[1] if module.count(".") else module
+
+
+def upward_imports(graph: dict[str, set[str]], layers: tuple[str, ...]) -> list[str]:
+    """Every import from a layer to a later one, as "a imports b (layer x -> y)"."""
+    rank = {layer: position for position, layer in enumerate(layers)}
+    return sorted(
+        f"{module} imports {target} ({layer_of(module)} -> {layer_of(target)})"
+        for module, targets in graph.items()
+        if module != PACKAGE
+        for target in targets
+        if rank[layer_of(target)] > rank[layer_of(module)]
+    )
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -133,8 +146,8 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_function_level_imports():
     # render imports thresholds inside limits_table only: the graph must still see the edge.
     graph = import_graph()
-    assert f"{PACKAGE}.thresholds" in graph[f"{PACKAGE}.render"]
-    assert f"{PACKAGE}.tokens" in graph[f"{PACKAGE}.trimming"]
+    assert f"{PACKAGE}.window.thresholds" in graph[f"{PACKAGE}.pictures.render"]
+    assert f"{PACKAGE}.window.tokens" in graph[f"{PACKAGE}.window.trimming"]
 
 
 def test_circles_are_found():
@@ -147,16 +160,36 @@ def test_no_import_circles():
     assert circles(import_graph()) == []
 
 
-def test_computing_modules_never_import_presentation():
-    graph = import_graph()
-    wrong = sorted(
-        f"{module} imports {target}"
-        for module, targets in graph.items()
-        if top(module) not in PRESENTATION | OTHER and module != PACKAGE
-        for target in targets
-        if top(target) in PRESENTATION
-    )
-    assert wrong == [], "presentation depends on computation, never the reverse"
+def test_every_module_lives_in_a_layer():
+    """No flat module beside ``__init__``, and every package at the top is a layer with a place in the order."""
+    flat = sorted(p.name for p in ROOT.glob("*.py") if p.name != "__init__.py")
+    assert flat == [], f"put these modules in a layer package: {flat}"
+    packages = sorted(p.parent.name for p in ROOT.glob("*/__init__.py"))
+    assert sorted(LAYERS) == packages, "course_utils.LAYERS must name every top-level package once"
+
+
+def test_an_upward_import_is_caught():
+    # The rule itself, on made-up graphs: window -> pictures goes up; pictures -> window goes down.
+    up = {f"{PACKAGE}.window.x": {f"{PACKAGE}.pictures.y"}, f"{PACKAGE}.pictures.y": set()}
+    down = {f"{PACKAGE}.pictures.y": {f"{PACKAGE}.window.x"}, f"{PACKAGE}.window.x": set()}
+    assert upward_imports(up, LAYERS) == [f"{PACKAGE}.window.x imports {PACKAGE}.pictures.y (window -> pictures)"]
+    assert upward_imports(down, LAYERS) == []
+
+
+def test_no_layer_imports_a_later_layer():
+    assert upward_imports(import_graph(), LAYERS) == [], "a layer may import only from itself and the layers before it"
+
+
+def test_each_layer_lists_its_modules():
+    """A layer's docstring names each of its modules (the map a reader starts from stays true)."""
+    missing = []
+    for layer in LAYERS:
+        doc = ast.get_docstring(ast.parse((ROOT / layer / "__init__.py").read_text(encoding="utf-8"))) or ""
+        for path in sorted((ROOT / layer).glob("*.py")):
+            named = re.search(rf"[`.]{path.stem}\b", doc)
+            if not path.stem.startswith("__") and not named:
+                missing.append(f"{layer}.{path.stem}")
+    assert missing == [], f"list these modules in their layer's docstring: {missing}"
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
@@ -168,7 +201,7 @@ def test_no_module_over_700_lines(path):
 def test_no_module_imports_another_modules_private_names():
     """What one module needs from another is public and documented: no ``from course_utils.x import _name``.
 
-    The one exception is gettext's conventional ``_`` (translate this text), from ``course_utils.i18n``.
+    The one exception is gettext's conventional ``_`` (translate this text), from ``course_utils.core.i18n``.
     """
     offenders = []
     for path in sorted(ROOT.rglob("*.py")):
@@ -176,7 +209,7 @@ def test_no_module_imports_another_modules_private_names():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
                 private = [a.name for a in node.names
                            if a.name.startswith("_") and not a.name.startswith("__")
-                           and not (a.name == "_" and node.module == f"{PACKAGE}.i18n")]
+                           and not (a.name == "_" and node.module == f"{PACKAGE}.core.i18n")]
                 if private:
                     offenders.append(f"{path.relative_to(ROOT.parent)} imports {private} from {node.module}")
     assert not offenders, "\n".join(offenders)

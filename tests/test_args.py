@@ -1,12 +1,12 @@
-"""course_utils._args: the one set of argument checks (TypeError for a wrong type, ValueError for a wrong value)."""
+"""course_utils.core.args: the one set of argument checks (TypeError for a wrong type, ValueError for a wrong value)."""
 
 import doctest
 
 import numpy as np
 import pytest
 
-from course_utils import _args
-from course_utils._args import check_bool, check_choice, check_instance, check_int, check_text
+from course_utils.core import args
+from course_utils.core.args import check_bool, check_choice, check_instance, check_int, check_text
 
 
 def test_check_int():
@@ -59,4 +59,4 @@ def test_check_instance():
 
 
 def test_the_docstring_examples_run():
-    assert doctest.testmod(_args).failed == 0
+    assert doctest.testmod(args).failed == 0

@@ -32,7 +32,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_utils.a11y import TRIM_HELP
+from course_utils.pictures.a11y import TRIM_HELP
 
 from axe_support import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
 from browser_support import OUTPUT, LabPage
@@ -237,7 +237,7 @@ def test_keyboard_only_walk_through_the_trim_explorer(lab):
     old = lab.page.evaluate_handle("() => document.activeElement")
     lab.page.evaluate(
         """(code) => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute({code})""",
-        "import gc\nfrom course_utils.widgets import TrimExplorer\n"
+        "import gc\nfrom course_utils.pictures.widgets import TrimExplorer\n"
         "explorers = [o for o in gc.get_objects() if isinstance(o, TrimExplorer)]\n"
         "for e in explorers: e.max_tokens.value -= 1",  # a new value: a different table, drawn anew
     )

@@ -75,7 +75,7 @@ def wait_for_line(page, expected: str, timeout_ms: int = 15_000) -> str:
 
 
 def test_agent_step_explorer_in_jupyterlab(lab_server, chromium_browser):
-    from course_utils.agent_views import call_status_line
+    from course_utils.pictures.agent_views import call_status_line
 
     shutil.copy(LESSON, lab_server.root / LESSON.name)
     runs = lesson_runs()
@@ -122,9 +122,9 @@ LESSON_07B = ROOT / "notebooks" / "07b_isolating_and_selecting.ipynb"
 def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
     """Lesson 07b, Run All in JupyterLab: the accounting check prints True, each figure shows with the
     alt text computed here from the same runs, and the selector's failure shows in the page."""
-    from course_utils.chat import OfflineChatModel
-    from course_utils.isolation_views import totals_text, windows_text
-    from course_utils.subagents import compare_isolation
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.pictures.isolation_views import totals_text, windows_text
+    from course_utils.agentic.subagents import compare_isolation
 
     shutil.copy(LESSON_07B, lab_server.root / LESSON_07B.name)
     comparison = compare_isolation(OfflineChatModel(context_window=100_000))

@@ -24,7 +24,7 @@ import pytest
 
 from course_utils.inspect import inspect_messages
 from course_utils.inspect.report import report_html
-from course_utils.samples import load_conversation
+from course_utils.core.samples import load_conversation
 
 from browser_support import OUTPUT, LabPage
 from test_browser_a11y import FAILING_IMPACTS, describe, run_axe, trim_explorer_lesson

@@ -21,9 +21,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_utils.render import message_ref
-from course_utils.samples import load_conversation
-from course_utils.trimming import explain_trim
+from course_utils.pictures.render import message_ref
+from course_utils.core.samples import load_conversation
+from course_utils.window.trimming import explain_trim
 
 from browser_support import OUTPUT, LabPage, scratch_notebook
 
@@ -39,9 +39,9 @@ TABLES = {  # css class of the output -> (sample, options)
 def static_notebook() -> nbformat.NotebookNode:
     cells = [
         "from IPython.display import HTML\n"
-        "from course_utils.render import trim_report_html\n"
-        "from course_utils.samples import load_conversation\n"
-        "from course_utils.trimming import explain_trim"
+        "from course_utils.pictures.render import trim_report_html\n"
+        "from course_utils.core.samples import load_conversation\n"
+        "from course_utils.window.trimming import explain_trim"
     ]
     for css, (sample, options) in TABLES.items():
         args = ", ".join(f"{k}={v!r}" for k, v in options.items())

@@ -16,8 +16,8 @@ import time
 import nbformat
 import pytest
 
-from course_utils.token_view import sample_text
-from course_utils.tokens import count_text_tokens
+from course_utils.pictures.token_view import sample_text
+from course_utils.window.tokens import count_text_tokens
 
 from browser_support import OUTPUT, LabPage, scratch_notebook
 
@@ -43,7 +43,7 @@ PANES_JS = """([OUTPUT, selector]) => {
 def demo_notebook() -> nbformat.NotebookNode:
     return scratch_notebook(
         None,
-        "from course_utils.token_view import TokenView",
+        "from course_utils.pictures.token_view import TokenView",
         'persian = TokenView(sample="fa")\npersian.add_class("demo-fa")\npersian',
         'chinese = TokenView(sample="zh", right="llama3")\nchinese.add_class("demo-zh")\nchinese',
     )

@@ -28,9 +28,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course_utils.growth import replay_growth
-from course_utils.samples import load_conversation
-from course_utils.tokens import exact_counter
+from course_utils.window.growth import replay_growth
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import exact_counter
 
 from browser_support import OUTPUT, LabPage, scratch_notebook
 
@@ -49,11 +49,11 @@ BUDGETS = {  # css class -> BudgetCalculator arguments
 def views_notebook() -> nbformat.NotebookNode:
     cells = [
         "from IPython.display import HTML\n"
-        "from course_utils.growth import replay_growth\n"
-        "from course_utils.render import growth_table_html\n"
-        "from course_utils.samples import load_conversation\n"
-        "from course_utils.tokens import exact_counter\n"
-        "from course_utils.widgets import BudgetCalculator, GrowthExplorer\n"
+        "from course_utils.window.growth import replay_growth\n"
+        "from course_utils.pictures.render import growth_table_html\n"
+        "from course_utils.core.samples import load_conversation\n"
+        "from course_utils.window.tokens import exact_counter\n"
+        "from course_utils.pictures.widgets import BudgetCalculator, GrowthExplorer\n"
         "chat = load_conversation('long_chat')",
         f"report = replay_growth(chat, exact_counter, limit={GROWTH_LIMIT})\n"
         "HTML(\"<div class='views-growth'>\" + growth_table_html(report) + '</div>')",

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_utils.budget import (
+from course_utils.window.budget import (
     BudgetWorking,
     OverflowWorking,
     budget_working,

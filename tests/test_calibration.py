@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from course_utils.calibration import (
+from course_utils.window.calibration import (
     CALIBRATION_MESSAGES,
     calibrate_chars_per_token,
     histories,
@@ -18,8 +18,8 @@ from course_utils.calibration import (
     sample_margin,
     with_usage_metadata,
 )
-from course_utils.samples import load_conversation
-from course_utils.tokens import count_text_tokens, get_token_counter, message_text
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import count_text_tokens, get_token_counter, message_text
 
 
 @given(st.integers(1, 100_000), st.floats(0.1, 20))
@@ -101,7 +101,10 @@ def test_usage_metadata_scaling_corrects_at_most_a_quarter():
 def test_docstring_examples_of_the_tokenizer_modules():
     import doctest
 
-    from course_utils import calibration, token_view, tokens, vocab
+    from course_utils.window import calibration
+    from course_utils.pictures import token_view
+    from course_utils.window import tokens
+    from course_utils.window import vocab
 
     for module in (tokens, vocab, calibration, token_view):
         assert doctest.testmod(module).failed == 0, module.__name__

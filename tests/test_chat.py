@@ -1,4 +1,4 @@
-"""Tests for course_utils.chat: the offline chat model and get_chat_model()."""
+"""Tests for course_utils.model.chat: the offline chat model and get_chat_model()."""
 
 import importlib.util
 import pickle
@@ -11,10 +11,10 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 from langchain_core.tools import tool
 
-from course_utils.chat import ContextWindowExceededError, OfflineChatModel, get_chat_model
-from course_utils.facts import NOT_NAMES, TEAMS
-from course_utils.samples import load_conversation
-from course_utils.tokens import approximate_counter, dummy_token_counter, exact_counter
+from course_utils.model.chat import ContextWindowExceededError, OfflineChatModel, get_chat_model
+from course_utils.model.facts import NOT_NAMES, TEAMS
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import approximate_counter, dummy_token_counter, exact_counter
 
 CREATE = "Create a summary of the conversation above:"
 EXTEND = (
@@ -423,7 +423,7 @@ def test_stop_sequences_cut_the_reply_and_bad_ones_are_refused():
 
 
 def test_the_rules_text_helper_is_not_tokens_message_text():
-    import course_utils.chat as chat_module
+    import course_utils.model.chat as chat_module
 
     assert not hasattr(chat_module, "message_text")  # one name, one meaning: tokens.message_text
     assert chat_module.readable_text(HumanMessage("I\u2019m bob")) == "I'm bob"
@@ -561,8 +561,8 @@ def test_summary_questions_keeps_only_the_last_questions():
 def test_orphaned_tool_result_is_refused_like_a_provider():
     from langchain_core.messages import trim_messages
 
-    from course_utils.chat import InvalidToolSequenceError
-    from course_utils.samples import load_conversation
+    from course_utils.model.chat import InvalidToolSequenceError
+    from course_utils.core.samples import load_conversation
 
     history = load_conversation("agent_tools")
     model = OfflineChatModel(token_counter="approximate", context_window=100_000)

@@ -16,7 +16,7 @@ import pytest
 from course_utils import checks
 from course_utils.checks import CheckResult, Exercise, Note, claims, ex01, ex02, ex03, ex04, ex05, ex06, solutions
 from course_utils.checks import cells as cells_module
-from course_utils.sequences import orphaned_tool_messages
+from course_utils.window.sequences import orphaned_tool_messages
 
 
 pytestmark = pytest.mark.usefixtures("lenient")  # tests/conftest.py: wrong answers are returned, not raised

@@ -25,8 +25,8 @@ from langchain_core.messages import (
     messages_to_dict,
 )
 
-from course_utils.checkpoints import close_checkpointer, postgres_checkpointer, sqlite_checkpointer
-from course_utils.conversations import (
+from course_utils.agentic.checkpoints import close_checkpointer, postgres_checkpointer, sqlite_checkpointer
+from course_utils.agentic.conversations import (
     ConversationError,
     detect_format,
     load_conversation_source,
@@ -34,8 +34,8 @@ from course_utils.conversations import (
     messages_to_anthropic,
     sample_file,
 )
-from course_utils.graphs import build_trimming_chatbot, chat, stored_messages
-from course_utils.samples import load_conversation
+from course_utils.agentic.graphs import build_trimming_chatbot, chat, stored_messages
+from course_utils.core.samples import load_conversation
 
 AGENT = load_conversation("agent_tools")  # system, human, AI tool calls, tool results, replies
 
@@ -93,7 +93,7 @@ def test_anthropic_blocks_as_written_by_hand():
                                      {"type": "text", "text": "and tomorrow?"}]},
         {"role": "assistant", "content": "Rain today; I will check tomorrow next."},
     ]
-    from course_utils.conversations import messages_from_records
+    from course_utils.agentic.conversations import messages_from_records
 
     assert detect_format(records) == "anthropic"
     assert messages_from_records(records) == [
@@ -269,7 +269,7 @@ def test_a_postgres_thread_loads_the_graphs_own_messages_read_only(postgres_url)
     assert loaded.messages == stored and loaded.format == "checkpoint"
     assert "secret" not in loaded.source and "***" in loaded.source  # the password never appears
 
-    from course_utils.conversations import read_only_postgres
+    from course_utils.agentic.conversations import read_only_postgres
 
     reader = read_only_postgres(postgres_url, "pg")
     try:

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from course_utils.costs import Bill, Call, Prices, bill, cached_prefix_tokens, common_prefix_length
-from course_utils.models import model_info, priced_models
-from course_utils.retention import (
+from course_utils.window.costs import Bill, Call, Prices, bill, cached_prefix_tokens, common_prefix_length
+from course_utils.window.models import model_info, priced_models
+from course_utils.agentic.retention import (
     STRATEGIES,
     best_point,
     cheap_and_good,
@@ -172,7 +172,7 @@ def test_summaries_sized_to_the_threshold_make_recall_a_curve_too(runs):
 
 
 def test_each_summary_request_asks_for_a_length_in_proportion_to_the_threshold(monkeypatch):
-    from course_utils.chat import OfflineChatModel
+    from course_utils.model.chat import OfflineChatModel
 
     asked = []
     invoke = OfflineChatModel.invoke
@@ -189,7 +189,7 @@ def test_each_summary_request_asks_for_a_length_in_proportion_to_the_threshold(m
 
 def _lesson_points(model_name):
     """The lesson 05b replay (its thresholds and counter), priced for a model as its data row says."""
-    from course_utils.models import counter_for_tokenizer
+    from course_utils.window.models import counter_for_tokenizer
 
     model = model_info(model_name)
     runs = compare_strategies("spread_chat", thresholds=(512, 1024, 1536, 2048, 3072, 4096),
@@ -203,7 +203,7 @@ def test_the_cost_recall_figure_has_no_overlapping_markers_or_labels_at_the_less
     rendered figure: no two marker discs overlap, no text lies over a plotting area, no text over another."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from course_utils.plots import cost_recall_figure
+    from course_utils.pictures.plots import cost_recall_figure
 
     _, cached, plain = _lesson_points(model_name)
     fig = cost_recall_figure(cached, plain, title=f"recall against cost, {model_name}")
@@ -268,7 +268,7 @@ def random_calls(seed, n=12):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_caching_never_applies_below_a_models_minimum_prefix(seed):
-    from course_utils.costs import cache_tokens
+    from course_utils.window.costs import cache_tokens
 
     calls = random_calls(seed)
     for minimum in (0, 500, 1024, 2048, 4096):
@@ -313,9 +313,9 @@ def test_the_models_data_gives_the_minimum_that_prices_apply():
 @pytest.mark.parametrize("minimum", [0, 1024, 4096])
 def test_usage_metadata_reports_what_costs_computes(minimum):
     """The offline model reports cache_read / cache_creation as providers do, by the rule the bill prices."""
-    from course_utils.chat import OfflineChatModel
-    from course_utils.costs import cache_tokens, call_record
-    from course_utils.tokens import approximate_counter
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.window.costs import cache_tokens, call_record
+    from course_utils.window.tokens import approximate_counter
 
     runs = compare_strategies("spread_chat", [3072], ["trim_chunked", "trim"], token_counter="approximate")
     for run in runs:
@@ -338,7 +338,7 @@ def test_usage_metadata_reports_what_costs_computes(minimum):
 
 
 def test_tool_schemas_count_as_the_first_part_of_the_cached_prefix():
-    from course_utils.chat import OfflineChatModel
+    from course_utils.model.chat import OfflineChatModel
 
     def weather(city: str) -> str:
         """The weather in a city."""
@@ -360,7 +360,7 @@ def test_compare_strategies_uses_the_model_it_is_given():
     from langchain_core.language_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
 
-    from course_utils.chat import OfflineChatModel
+    from course_utils.model.chat import OfflineChatModel
 
     class Forgetful(OfflineChatModel):
         """Answers every question with the same sentence."""
@@ -404,7 +404,7 @@ def test_exercise_05_q5_demands_the_minimum(monkeypatch):
     from course_utils.checks import ex05
 
     monkeypatch.setattr(checks, "STRICT", False)
-    from course_utils.tokens import approximate_counter
+    from course_utils.window.tokens import approximate_counter
 
     q5 = ex05.questions[4]
 
@@ -434,7 +434,7 @@ def test_exercise_05_q5_demands_the_minimum(monkeypatch):
 
 
 def test_compare_pair_says_what_the_numbers_show_with_and_without_caching(runs):
-    from course_utils.retention import compare_pair
+    from course_utils.agentic.retention import compare_pair
 
     model = priced_models(caching=True)[0]
     points = price_runs(runs, model.prices)

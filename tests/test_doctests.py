@@ -26,7 +26,7 @@ MODULES = sorted(
 
 
 def test_the_walk_finds_the_package():
-    assert {"course_utils.render", "course_utils.widgets", "course_utils.grade.gradebook"} <= set(MODULES)
+    assert {"course_utils.pictures.render", "course_utils.pictures.widgets", "course_utils.grade.gradebook"} <= set(MODULES)
 
 
 @pytest.fixture

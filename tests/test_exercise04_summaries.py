@@ -8,10 +8,10 @@ import pytest
 from langchain_core.messages import HumanMessage, RemoveMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checkpoints import erase_thread
+from course_utils.agentic.checkpoints import erase_thread
 from course_utils.checks import ex04
-from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, restart_from_summary
-from course_utils.sequences import valid_tail
+from course_utils.agentic.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, restart_from_summary
+from course_utils.window.sequences import valid_tail
 
 q4, q5 = ex04.q4, ex04.q5
 

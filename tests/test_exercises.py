@@ -25,11 +25,11 @@ from langchain_core.messages import utils as message_utils
 from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
-from course_utils.budget import history_budget
+from course_utils.window.budget import history_budget
 from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex04_state_messages
 from course_utils.checks.subagent_decision import decision_pays_from
-from course_utils.growth import replay_growth
-from course_utils.samples import load_conversation
+from course_utils.window.growth import replay_growth
+from course_utils.core.samples import load_conversation
 from test_exercise04_summaries import eraser, forgetful, summarizer
 
 import make_student_copies as make_copies  # scripts/, on the tests' path (pyproject's pythonpath)
@@ -268,7 +268,7 @@ def bob_report(counter="dummy", limit=2000):
 
 
 def right_figure():
-    from course_utils.plots import growth_figure
+    from course_utils.pictures.plots import growth_figure
 
     return growth_figure(bob_report("approximate"))
 
@@ -508,7 +508,7 @@ def _leading_match(sent, earlier):
 
 def cache_previous_call_only(calls, minimum):
     """05 q5 slip: compares each call with the one just before it, not with every earlier call."""
-    from course_utils.tokens import approximate_counter
+    from course_utils.window.tokens import approximate_counter
 
     prefixes = [
         sum(approximate_counter([m]) for m in sent[: _leading_match(sent, calls[i - 1])])
@@ -519,7 +519,7 @@ def cache_previous_call_only(calls, minimum):
 
 def cache_anywhere(calls, minimum):
     """05 q5 slip: counts every message sent before, wherever it sits in the call."""
-    from course_utils.tokens import approximate_counter
+    from course_utils.window.tokens import approximate_counter
 
     total = 0
     for i, sent in enumerate(calls):
@@ -553,7 +553,7 @@ WHY = ("R covers the longest reply, M the counting error, the cap leaves room fo
 def _ex06_middleware():
     from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware
 
-    from course_utils.tokens import exact_counter
+    from course_utils.window.tokens import exact_counter
 
     return {
         "clears and forgets": [ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=1000, keep=1)],
@@ -566,9 +566,9 @@ def _ex06_hook(**trim):
     from langchain.agents.middleware import before_model
     from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-    from course_utils.tokens import exact_counter
+    from course_utils.window.tokens import exact_counter
 
-    from course_utils.agents import fit_turn
+    from course_utils.agentic.agents import fit_turn
 
     remove_all = trim.pop("remove_all", True)
     fit = trim.pop("fit", True)  # keep the current turn when the trim keeps nothing (lesson 06, 6a)
@@ -596,7 +596,7 @@ def _ex07_tool(kind):
     """Wrong memory tools for ex07 q1: saving without the user, under another field, or not at all."""
     from langchain.tools import ToolRuntime, tool
 
-    from course_utils.memory import UserContext
+    from course_utils.agentic.memory import UserContext
 
     @tool
     def save_fact(text: str, runtime: ToolRuntime[UserContext]) -> str:
@@ -614,8 +614,8 @@ def _ex07_offload(kind):
     """Wrong offloading middleware for ex07 q2."""
     from langchain.agents.middleware import wrap_tool_call
 
-    from course_utils.offload import pointer_text, thread_id_of
-    from course_utils.tokens import count_text_tokens
+    from course_utils.agentic.offload import pointer_text, thread_id_of
+    from course_utils.window.tokens import count_text_tokens
 
     @wrap_tool_call
     def offload_big(request, handler):
@@ -871,7 +871,7 @@ def test_wrong_answers_fail_in_strict_mode():
 
 def test_right_answers_pass():
     """The masters check this under nbval too; here a failure points at the question directly."""
-    from course_utils.plots import growth_figure
+    from course_utils.pictures.plots import growth_figure
 
     report = bob_report("approximate")
     assert ex01.q3.check(report, growth_figure(report), 20).correct

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
 
-from course_utils.chat import OfflineChatModel
-from course_utils.fact_replies import fact_reply
-from course_utils.facts import read_facts, stated_attributes
-from course_utils.tokens import exact_counter
+from course_utils.model.chat import OfflineChatModel
+from course_utils.model.fact_replies import fact_reply
+from course_utils.model.facts import read_facts, stated_attributes
+from course_utils.window.tokens import exact_counter
 
 #: (statement, question, the answer while it is sent, a word of it that only the statement can give)
 FACTS = [

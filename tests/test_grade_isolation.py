@@ -210,7 +210,7 @@ def test_the_probe_refuses_a_sandbox_where_python_cannot_start(monkeypatch, tmp_
 
 def test_tempfile_area_is_its_own_and_the_course_guard_is_loaded(tmp_path):
     """The sandbox's /tmp is its own (a folder the grader leaves in /tmp is not there inside), and the
-    kernel starts with the course's one network guard (course_utils.netguard) installed."""
+    kernel starts with the course's one network guard (course_utils.core.netguard) installed."""
     marker = Path(tempfile.mkdtemp(prefix="grade-marker-", dir="/tmp"))
     try:
         nbformat.write(new_notebook(cells=[new_code_cell(
@@ -223,6 +223,6 @@ def test_tempfile_area_is_its_own_and_the_course_guard_is_loaded(tmp_path):
         detail = {r.submission.student: r.detail for r in results}
         assert detail["a"] == "cell 1 raised RuntimeError: hidden"
         assert detail["b"].startswith("cell 1 raised NetworkBlockedError: "), detail["b"]
-        assert "course_utils.netguard" in detail["b"]
+        assert "course_utils.core.netguard" in detail["b"]
     finally:
         marker.rmdir()

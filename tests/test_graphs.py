@@ -1,4 +1,4 @@
-"""Tests for course_utils.graphs: real LangGraph graphs, real checkpointers, offline."""
+"""Tests for course_utils.agentic.graphs: real LangGraph graphs, real checkpointers, offline."""
 
 import json
 import subprocess
@@ -12,10 +12,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, MessagesState, StateGraph
 
-from course_utils.chat import ContextWindowExceededError, OfflineChatModel
-from course_utils.checkpoints import Holding, checkpoints_holding, erase_thread, file_copies, sqlite_checkpointer
-from course_utils.facts import TEAMS
-from course_utils.graphs import (
+from course_utils.model.chat import ContextWindowExceededError, OfflineChatModel
+from course_utils.agentic.checkpoints import Holding, checkpoints_holding, erase_thread, file_copies, sqlite_checkpointer
+from course_utils.model.facts import TEAMS
+from course_utils.agentic.graphs import (
     CREATE_SUMMARY_PROMPT,
     EXTEND_SUMMARY_PROMPT,
     SUMMARY_PREFIX,
@@ -28,9 +28,9 @@ from course_utils.graphs import (
     stored_messages,
     thread_config,
 )
-from course_utils.samples import load_conversation
-from course_utils.sequences import orphaned_tool_messages, valid_tail
-from course_utils.tokens import exact_counter, get_token_counter
+from course_utils.core.samples import load_conversation
+from course_utils.window.sequences import orphaned_tool_messages, valid_tail
+from course_utils.window.tokens import exact_counter, get_token_counter
 
 BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
 NFL_TEAMS = [t for t in TEAMS.values() if t.league == "NFL"]
@@ -261,7 +261,7 @@ def test_sqlite_thread_is_read_back_from_a_new_process(tmp_path):
     script = textwrap.dedent(
         f"""
         import json
-        from course_utils.graphs import build_summarizing_chatbot, chat, stored_messages
+        from course_utils.agentic.graphs import build_summarizing_chatbot, chat, stored_messages
         graph = build_summarizing_chatbot(db_path={str(db)!r})
         before = [m.content for m in stored_messages(graph, "bob-thread")]
         summary = graph.get_state({{"configurable": {{"thread_id": "bob-thread"}}}}).values.get("summary", "")

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
 
-from course_utils.chat import OfflineChatModel
-from course_utils.growth import GrowthReport, GrowthRow, growth_trim_kwargs, replay_growth, trim_policy
-from course_utils.samples import load_conversation
-from course_utils.sequences import safe_trim_kwargs
-from course_utils.tokens import ExactTokenCounter, approximate_counter, dummy_token_counter, get_token_counter
+from course_utils.model.chat import OfflineChatModel
+from course_utils.window.growth import GrowthReport, GrowthRow, growth_trim_kwargs, replay_growth, trim_policy
+from course_utils.core.samples import load_conversation
+from course_utils.window.sequences import safe_trim_kwargs
+from course_utils.window.tokens import ExactTokenCounter, approximate_counter, dummy_token_counter, get_token_counter
 
 
 def equal_turns(n, size=200):

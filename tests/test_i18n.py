@@ -1,4 +1,4 @@
-"""The language switch (course_utils.i18n) and the Persian catalogue (issue 23)."""
+"""The language switch (course_utils.core.i18n) and the Persian catalogue (issue 23)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from course_utils import i18n
-from course_utils.budget import budget_working, history_budget, overflow_working
-from course_utils.trimming import SLIDE_BUDGET, SLIDE_COSTS, explain_trim, slide_conversation, table_token_counter
-from course_utils.trimming import trim_walkthrough
+from course_utils.core import i18n
+from course_utils.window.budget import budget_working, history_budget, overflow_working
+from course_utils.window.trimming import SLIDE_BUDGET, SLIDE_COSTS, explain_trim, slide_conversation, table_token_counter
+from course_utils.window.trimming import trim_walkthrough
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
-WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py"]
+WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py"]
 
 
 def plain(text: str) -> str:
@@ -56,7 +56,7 @@ def test_every_wrapped_string_has_a_persian_translation():
     missing = sorted(s for s in strings if not translated.get(s))
     assert not missing, f"no Persian in {PO.name} for {missing}"
     # and the reasons used as constants (wrapped where a row is built)
-    from course_utils import trimming
+    from course_utils.window import trimming
     for reason in (trimming.FITS, trimming.OVER_BUDGET, trimming.BEFORE_START_ON, trimming.AFTER_END_ON,
                    trimming.SYSTEM_KEPT, trimming.NOT_TRIMMED):
         assert translated.get((None, reason)), reason
@@ -97,7 +97,7 @@ def test_persian_trim_reasons_and_walkthrough(persian):
 
 
 def test_the_environment_variable_picks_the_language():
-    code = "from course_utils import i18n; print(i18n.get_language())"
+    code = "from course_utils.core import i18n; print(i18n.get_language())"
     env = {"COURSE_LANG": "fa", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "fa", out.stderr
@@ -117,8 +117,8 @@ def test_persian_trim_conclusion_220_to_128(persian):
     """Lesson 04's worked example: a 220-token state trimmed to a 128-token cap, in a Persian sentence."""
     from langchain_core.messages import SystemMessage
 
-    from course_utils.samples import load_conversation
-    from course_utils.tokens import exact_counter
+    from course_utils.core.samples import load_conversation
+    from course_utils.window.tokens import exact_counter
 
     state = [SystemMessage("You are a friendly assistant for sports fans. Answer in one or two short sentences "
                            "and use only what the user told you so far.", id="system"), *load_conversation("bob")[:9]]

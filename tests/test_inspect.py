@@ -21,19 +21,19 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import convert_to_openai_messages, trim_messages
 
-from course_utils.checkpoints import close_checkpointer, sqlite_checkpointer
-from course_utils.conversations import load_messages, sample_file
-from course_utils.costs import Call, bill
-from course_utils.graphs import build_trimming_chatbot, chat, stored_messages
-from course_utils.growth import replay_growth
+from course_utils.agentic.checkpoints import close_checkpointer, sqlite_checkpointer
+from course_utils.agentic.conversations import load_messages, sample_file
+from course_utils.window.costs import Call, bill
+from course_utils.agentic.graphs import build_trimming_chatbot, chat, stored_messages
+from course_utils.window.growth import replay_growth
 from course_utils.inspect import inspect_messages
 from course_utils.inspect.analysis import index_ranges
 from course_utils.inspect.cli import EXIT_CODES, main
 from course_utils.inspect.report import PRIVACY, cost_rows, report_html
-from course_utils.samples import load_conversation
-from course_utils.sequences import safe_trim_kwargs
-from course_utils.tokens import additive_parts
-from course_utils.trim_view import NO_TEXT, preview
+from course_utils.core.samples import load_conversation
+from course_utils.window.sequences import safe_trim_kwargs
+from course_utils.window.tokens import additive_parts
+from course_utils.pictures.trim_view import NO_TEXT, preview
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = load_conversation("agent_tools")

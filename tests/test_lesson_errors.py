@@ -68,8 +68,8 @@ def test_the_word_count_skips_code_blocks():
 
 def test_lesson_02s_trim_starts_on_a_human_message():
     """Lesson 03b's rule, in the lesson that introduces the fix: the kept list never starts on a reply."""
-    from course_utils.samples import load_conversation
-    from course_utils.tokens import exact_counter
+    from course_utils.core.samples import load_conversation
+    from course_utils.window.tokens import exact_counter
 
     nb = load("02_token_budgets")
     cell = code_cell(nb, "kept = trim_messages(history")
@@ -135,7 +135,7 @@ def test_models_json_maps_no_gpt6_model_to_a_published_tokenizer():
 
 
 def test_lesson_03b_warns_that_an_over_budget_turn_leaves_only_the_system_prompt():
-    from course_utils.samples import load_conversation
+    from course_utils.core.samples import load_conversation
 
     nb = load("03b_valid_boundaries")
     text = markdown(nb)

@@ -13,8 +13,8 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from course_utils.chat import OfflineChatModel
-from course_utils.memory import (
+from course_utils.model.chat import OfflineChatModel
+from course_utils.agentic.memory import (
     UserContext,
     ask,
     build_memory_agent,
@@ -27,10 +27,10 @@ from course_utils.memory import (
     save,
     stored_rows,
 )
-from course_utils.memory_costs import compare_memory_costs
-from course_utils.offload import ORDER_COUNT, OffloadLargeResults, order_lines, read_file, read_result
-from course_utils.samples import load_sample
-from course_utils.tokens import count_text_tokens, exact_counter
+from course_utils.window.memory_costs import compare_memory_costs
+from course_utils.agentic.offload import ORDER_COUNT, OffloadLargeResults, order_lines, read_file, read_result
+from course_utils.core.samples import load_sample
+from course_utils.window.tokens import count_text_tokens, exact_counter
 
 
 def recall_across_threads(store):

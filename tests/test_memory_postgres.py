@@ -7,7 +7,7 @@ sets COURSE_REQUIRE_POSTGRES=1 to fail instead.
 
 from langgraph.store.postgres import PostgresStore
 
-from course_utils.memory import ask, build_memory_agent, recall
+from course_utils.agentic.memory import ask, build_memory_agent, recall
 
 
 def test_a_fact_saved_in_thread_a_is_recalled_in_thread_b_on_postgres(postgres_url):

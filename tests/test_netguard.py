@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from course_utils import netguard
+from course_utils.core import netguard
 
 FAR = ("203.0.113.7", 80)
 
@@ -22,7 +22,7 @@ FAR = ("203.0.113.7", 80)
 # child must not try), what a connection attempt to a far host gives.
 PROBE = """
 import socket
-from course_utils import netguard
+from course_utils.core import netguard
 print(netguard.installed())
 if netguard.installed():
     try:

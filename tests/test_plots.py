@@ -2,9 +2,9 @@
 
 import pytest
 
-from course_utils.growth import replay_growth
-from course_utils.plots import cumulative_figure, languages_figure
-from course_utils.samples import load_conversation
+from course_utils.window.growth import replay_growth
+from course_utils.pictures.plots import cumulative_figure, languages_figure
+from course_utils.core.samples import load_conversation
 
 
 def test_cumulative_figure_draws_one_line_per_replay():
@@ -52,7 +52,7 @@ def test_growth_and_cumulative_figures_tick_only_whole_calls(calls):
     from langchain_core.messages import AIMessage, HumanMessage
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from course_utils.plots import growth_figure
+    from course_utils.pictures.plots import growth_figure
 
     chat = [m for i in range(calls) for m in (HumanMessage(f"q{i}"), AIMessage(f"a{i}"))]
     report = replay_growth(chat, "dummy", limit=10 * calls)
@@ -71,7 +71,7 @@ def test_the_lesson_01_growth_explorer_figure_has_no_half_calls():
     """The figure lesson 01's GrowthExplorer draws (long_chat, exact counts) ticked 2.5, 7.5, 12.5 before."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from course_utils.plots import growth_figure
+    from course_utils.pictures.plots import growth_figure
 
     report = replay_growth(load_conversation("long_chat"), "exact", limit=1848)
     fig = growth_figure(report)

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from course_utils.checkpoints import (
+from course_utils.agentic.checkpoints import (
     CHECKPOINT_URL_ENV,
     CheckpointerConnectionError,
     checkpoint_backend,
@@ -36,7 +36,7 @@ from course_utils.checkpoints import (
     redact,
     user_thread_id,
 )
-from course_utils.graphs import (
+from course_utils.agentic.graphs import (
     DEFAULT_DB_PATH,
     build_summarizing_chatbot,
     build_trimming_chatbot,
@@ -46,7 +46,7 @@ from course_utils.graphs import (
     stored_messages,
     thread_config,
 )
-from course_utils.samples import load_conversation
+from course_utils.core.samples import load_conversation
 
 from postgres_support import DB_USER, PG_BIN_ENV, REQUIRE_ENV, ServerPlan, free_loopback_port, plan_server, unavailable
 
@@ -59,8 +59,8 @@ BOB = [m.content for m in load_conversation("bob") if m.type == "human"]
 READ_BACK = textwrap.dedent(
     """
     import json, sys
-    from course_utils.checkpoints import close_checkpointer, get_checkpointer
-    from course_utils.graphs import build_summarizing_chatbot, chat, thread_config
+    from course_utils.agentic.checkpoints import close_checkpointer, get_checkpointer
+    from course_utils.agentic.graphs import build_summarizing_chatbot, chat, thread_config
 
     thread = sys.argv[1]
     saver = get_checkpointer()  # from COURSE_CHECKPOINT_URL: the URL is not on the command line
@@ -404,10 +404,11 @@ def test_get_checkpointer_names_the_environment_variable_when_it_is_bad(monkeypa
 
 
 def test_checkpoints_does_not_import_graphs_and_graphs_does_not_re_export_the_sqlite_saver():
-    from course_utils import checkpoints, graphs
+    from course_utils.agentic import checkpoints
+    from course_utils.agentic import graphs
 
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, course_utils.checkpoints; print('course_utils.graphs' in sys.modules)"],
+        [sys.executable, "-c", "import sys, course_utils.agentic.checkpoints; print('course_utils.agentic.graphs' in sys.modules)"],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]

@@ -13,12 +13,13 @@ from html.parser import HTMLParser
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from course_utils import plots, render
-from course_utils.budget import budget_working, overflow_working
-from course_utils.growth import replay_growth
-from course_utils.samples import load_conversation
-from course_utils.tokens import dummy_token_counter, message_text
-from course_utils.trimming import explain_trim
+from course_utils.pictures import plots
+from course_utils.pictures import render
+from course_utils.window.budget import budget_working, overflow_working
+from course_utils.window.growth import replay_growth
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import dummy_token_counter, message_text
+from course_utils.window.trimming import explain_trim
 
 
 class Parsed(HTMLParser):
@@ -330,8 +331,8 @@ def test_plot_arguments_are_checked(call, error, words):
 
 def test_send_everything_report_is_not_called_a_trim():
     """GrowthExplorer's "none" strategy: no trim_messages call is claimed, the overflow is named."""
-    from course_utils.samples import load_conversation
-    from course_utils.widgets import GrowthExplorer
+    from course_utils.core.samples import load_conversation
+    from course_utils.pictures.widgets import GrowthExplorer
 
     explorer = GrowthExplorer(load_conversation("long_chat"), strategy="none", limit=1000, turn=30)
     page = explorer.static_html()
@@ -354,8 +355,8 @@ def test_the_options_line_names_counters_without_reprs(reference_messages):
 
     from langchain_core.messages.utils import count_tokens_approximately
 
-    from course_utils.chat import OfflineChatModel
-    from course_utils.tokens import ExactTokenCounter
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.window.tokens import ExactTokenCounter
 
     exact = ExactTokenCounter()
     before = repr(exact)
@@ -424,7 +425,7 @@ def test_bars_and_axes_are_sized_for_what_is_sent_too():
 
 
 def test_growth_turn_html_says_what_the_call_sends_then_shows_its_report():
-    from course_utils.trimming import untrimmed_report
+    from course_utils.window.trimming import untrimmed_report
 
     messages = load_conversation("bob")
     growth = replay_growth(messages, "dummy", limit=50)
@@ -442,18 +443,18 @@ def test_growth_turn_html_says_what_the_call_sends_then_shows_its_report():
 
 
 def test_growth_table_caption_names_the_counter_plainly():
-    from course_utils.growth import replay_growth
-    from course_utils.render import COUNTER_LABELS, growth_table_html
-    from course_utils.samples import load_conversation
+    from course_utils.window.growth import replay_growth
+    from course_utils.pictures.render import COUNTER_LABELS, growth_table_html
+    from course_utils.core.samples import load_conversation
 
     page = growth_table_html(replay_growth(load_conversation("bob"), "exact", limit=300))
     assert COUNTER_LABELS["exact"] in page and "limit 300" in page
 
 
 def test_a_turns_long_table_scrolls_in_its_own_box():
-    from course_utils.render import growth_turn_html
-    from course_utils.samples import load_conversation
-    from course_utils.widgets import GrowthExplorer
+    from course_utils.pictures.render import growth_turn_html
+    from course_utils.core.samples import load_conversation
+    from course_utils.pictures.widgets import GrowthExplorer
 
     explorer = GrowthExplorer(load_conversation("long_chat"), strategy="none", limit=1000, turn=30)
     page = growth_turn_html(explorer.growth, 30, explorer.report)

@@ -1,4 +1,4 @@
-"""Tests for the replay primitives of course_utils.retention: fact questions, turns and argument checks.
+"""Tests for the replay primitives of course_utils.agentic.retention: fact questions, turns and argument checks.
 
 The strategies themselves (recall, billed calls, water marks) are tested in tests/test_costs.py.
 """
@@ -6,8 +6,8 @@ The strategies themselves (recall, billed calls, water marks) are tested in test
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
-from course_utils.retention import FactQuestion, QUESTIONS_BY_FACT, compare_strategies, fact_questions
-from course_utils.samples import load_conversation, load_sample
+from course_utils.agentic.retention import FactQuestion, QUESTIONS_BY_FACT, compare_strategies, fact_questions
+from course_utils.core.samples import load_conversation, load_sample
 
 
 def test_fact_questions_come_from_the_sample():

@@ -5,8 +5,8 @@ import re
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 
-from course_utils.samples import Conversation, conversation_from_dict, list_conversations, load_conversation, load_sample
-from course_utils.tokens import approximate_counter
+from course_utils.core.samples import Conversation, conversation_from_dict, list_conversations, load_conversation, load_sample
+from course_utils.window.tokens import approximate_counter
 
 MINE = ["agent_tools", "dialogue_en", "dialogue_fa", "dialogue_zh", "long_chat"]
 ROLE_TYPES = (SystemMessage, HumanMessage, AIMessage, ToolMessage)

@@ -104,8 +104,8 @@ def expected():
 
 
 def test_the_expected_number_is_computed_from_the_runs(expected):
-    from course_utils.chat import OfflineChatModel
-    from course_utils.subagents import compare_isolation, cumulative_tokens
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.agentic.subagents import compare_isolation, cumulative_tokens
 
     comparison = compare_isolation(OfflineChatModel(context_window=100_000), decision_task())
     single, isolated = cumulative_tokens(comparison.single), cumulative_tokens(comparison.isolated)

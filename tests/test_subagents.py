@@ -4,15 +4,15 @@ import pytest
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.messages import HumanMessage
 
-from course_utils.call_accounting import AgentCallRecorder, run_requests, tally
-from course_utils.chat import OfflineChatModel
-from course_utils.choice_replies import choice_call, choose, options_of
-from course_utils.subagents import (
+from course_utils.agentic.call_accounting import AgentCallRecorder, run_requests, tally
+from course_utils.model.chat import OfflineChatModel
+from course_utils.model.choice_replies import choice_call, choose, options_of
+from course_utils.agentic.subagents import (
     CHILD_NAME, DETAIL_EXPECTED, DETAIL_QUESTION, PARENT_NAME, RESEARCH_TASK, ask_after, break_even,
     build_isolated, build_single, compare_isolation, cumulative_tokens,
 )
-from course_utils.tool_catalogue import CATALOGUE
-from course_utils.tool_selection import (
+from course_utils.agentic.tool_catalogue import CATALOGUE
+from course_utils.agentic.tool_selection import (
     SELECTION_TASK, TWO_TOOL_REQUEST, build_tool_agent, schema_rows, schema_tokens, selection_summary,
 )
 
@@ -154,7 +154,7 @@ def test_a_tool_left_out_by_the_selector_leaves_part_of_the_request_unanswered()
 
 
 def test_figures_state_their_point_from_the_numbers_they_draw():
-    from course_utils.isolation_views import schema_figure, totals_figure, windows_figure
+    from course_utils.pictures.isolation_views import schema_figure, totals_figure, windows_figure
 
     comparison = compare_isolation(OfflineChatModel(context_window=100_000), RESEARCH_TASK[:3])
     single, parent = comparison.parent_window()

@@ -1,14 +1,14 @@
-"""Tests for course_utils.summaries: summaries that keep some facts and lose others."""
+"""Tests for course_utils.model.summaries: summaries that keep some facts and lose others."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage
 
-from course_utils import summaries
-from course_utils.chat import OfflineChatModel
-from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
-from course_utils.summaries import (
+from course_utils.model import summaries
+from course_utils.model.chat import OfflineChatModel
+from course_utils.agentic.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
+from course_utils.model.summaries import (
     BRIEF_SUMMARY_WORDS,
     DEFAULT_SUMMARY_WORDS,
     NOTHING_FITS,

@@ -1,14 +1,14 @@
-"""Tests for course_utils.thresholds: H_max suggestions and model limits (the strategy replay is tests/test_retention.py)."""
+"""Tests for course_utils.window.thresholds: H_max suggestions and model limits (the strategy replay is tests/test_retention.py)."""
 
 from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage, trim_messages
 
-from course_utils.budget import budget_working, history_budget
-from course_utils.render import limits_table
-from course_utils.samples import load_conversation
-from course_utils.thresholds import (
+from course_utils.window.budget import budget_working, history_budget
+from course_utils.pictures.render import limits_table
+from course_utils.core.samples import load_conversation
+from course_utils.window.thresholds import (
     MODEL_LIMITS,
     TASK_PROFILES,
     TASKS,
@@ -16,8 +16,8 @@ from course_utils.thresholds import (
     model_limit,
     suggest_thresholds,
 )
-from course_utils.models import model_info
-from course_utils.tokens import exact_counter
+from course_utils.window.models import model_info
+from course_utils.window.tokens import exact_counter
 
 
 # --- suggestions ------------------------------------------------------------------------
@@ -90,7 +90,7 @@ def test_model_limits_are_plain_positive_numbers():
     names = [m.model for m in MODEL_LIMITS]
     assert len(names) == len(set(names))
     assert all(isinstance(m.context_window, int) and m.context_window >= 4096 for m in MODEL_LIMITS)
-    from course_utils.models import MODELS
+    from course_utils.window.models import MODELS
 
     assert [m.model for m in MODEL_LIMITS] == [m.model for m in MODELS]  # one source: models.json
     assert model_limit("gpt-4 (original)") == model_info("GPT-4 (original)").context_window
@@ -131,7 +131,7 @@ def test_limits_rows_are_suggest_thresholds_for_every_model_and_task():
 
 
 def test_the_pictures_live_in_plots_and_render_only():
-    from course_utils import thresholds
+    from course_utils.window import thresholds
 
     # Presentation depends on computation, never the reverse (tests/test_architecture.py checks the imports).
     for name in ("limits_table",):
@@ -144,7 +144,7 @@ def test_the_pictures_live_in_plots_and_render_only():
 def test_every_model_row_is_dated_and_sourced():
     import datetime
 
-    from course_utils.models import MODELS
+    from course_utils.window.models import MODELS
 
     assert len(MODELS) >= 5
     for row in MODELS:
@@ -159,7 +159,7 @@ def test_the_loader_refuses_a_row_without_date_or_source():
     import json
     from importlib import resources
 
-    from course_utils.models import models_from_dict
+    from course_utils.window.models import models_from_dict
 
     raw = json.loads(resources.files("course_utils").joinpath("data", "models.json").read_text())
     good = raw["models"][0]
@@ -178,8 +178,8 @@ def test_the_loader_refuses_a_row_without_date_or_source():
 
 
 def test_each_tokenizer_family_gets_its_counter():
-    from course_utils.models import EXACT_COUNTERS, MODELS, counter_for_tokenizer
-    from course_utils.tokens import approximate_counter
+    from course_utils.window.models import EXACT_COUNTERS, MODELS, counter_for_tokenizer
+    from course_utils.window.tokens import approximate_counter
 
     for row in MODELS:
         choice = counter_for_tokenizer(row.tokenizer)
@@ -193,8 +193,8 @@ def test_each_tokenizer_family_gets_its_counter():
 def test_the_approximate_margin_covers_the_measured_error():
     import math
 
-    from course_utils.calibration import safety_margin
-    from course_utils.models import EXACT_MARGIN_SHARE, approximate_worst_ratio, counter_for_tokenizer
+    from course_utils.window.calibration import safety_margin
+    from course_utils.window.models import EXACT_MARGIN_SHARE, approximate_worst_ratio, counter_for_tokenizer
 
     for language in ("en", "fa", "zh"):
         choice = counter_for_tokenizer("claude", language)
@@ -210,7 +210,7 @@ def test_the_approximate_margin_covers_the_measured_error():
 
 def _lesson_05b_models():
     """The two models lesson 05b prices for, chosen by its rules."""
-    from course_utils.models import priced_models
+    from course_utils.window.models import priced_models
 
     model = priced_models(caching=True)[0]
     documented = [m for m in priced_models(caching=True) if m.caching.min_prefix_tokens]
@@ -219,8 +219,8 @@ def _lesson_05b_models():
 
 
 def _lesson_05b_points():
-    from course_utils.models import counter_for_tokenizer
-    from course_utils.retention import compare_strategies, price_runs
+    from course_utils.window.models import counter_for_tokenizer
+    from course_utils.agentic.retention import compare_strategies, price_runs
 
     model, low = _lesson_05b_models()
     runs = compare_strategies("spread_chat", thresholds=(512, 1024, 1536, 2048, 3072, 4096),
@@ -240,7 +240,7 @@ def test_lesson_05b_headline_is_the_cheapest_strategy_under_the_named_models_cac
     Claude Haiku 4.5), not with a cache that would not exist."""
     import textwrap
 
-    from course_utils.retention import best_point, describe_cost_recall, price_runs
+    from course_utils.agentic.retention import best_point, describe_cost_recall, price_runs
 
     runs, points = _lesson_05b_points()
     model, low = _lesson_05b_models()
@@ -263,7 +263,7 @@ def test_lesson_05b_headline_is_the_cheapest_strategy_under_the_named_models_cac
 
 def test_lesson_05b_prose_holds_for_its_own_replay():
     """Lesson 05b's sections 2 to 4 and summary state these in words; the replay it runs must show them."""
-    from course_utils.retention import cache_reach
+    from course_utils.agentic.retention import cache_reach
 
     runs, points = _lesson_05b_points()
     model, low = _lesson_05b_models()
@@ -283,7 +283,7 @@ def test_lesson_05b_prose_holds_for_its_own_replay():
     assert second["summarise", 512].facts_remembered == 2
     assert all(p.facts_remembered == 5 for (s, _), p in second.items() if s == "pinned_facts")
     # "Tokens sent are not money": the same runs, a different cheapest strategy for each model's rules.
-    from course_utils.retention import best_point
+    from course_utils.agentic.retention import best_point
 
     assert best_point(list(first.values())).strategy != best_point(list(second.values())).strategy
     # The trim forgets in order: at 2048 it has lost the pet but knows the name.
@@ -295,10 +295,10 @@ def test_lesson_01_prices_tokens_sent_by_the_models_caching_rules():
     caching minimum, and dearer for the one whose minimum most calls never reach."""
     from langchain_core.messages import trim_messages
 
-    from course_utils.costs import bill, call_record
-    from course_utils.models import model_info
-    from course_utils.samples import load_sample
-    from course_utils.tokens import exact_counter
+    from course_utils.window.costs import bill, call_record
+    from course_utils.window.models import model_info
+    from course_utils.core.samples import load_sample
+    from course_utils.window.tokens import exact_counter
 
     chat = load_sample("long_chat").messages
     starts = [i for i, m in enumerate(chat) if m.type == "human"]
@@ -321,7 +321,7 @@ def test_lesson_01_prices_tokens_sent_by_the_models_caching_rules():
 
 
 def test_every_model_row_has_dated_sourced_caching_rules_and_a_reason_for_each_gap():
-    from course_utils.models import BREAKPOINTS, MODELS
+    from course_utils.window.models import BREAKPOINTS, MODELS
 
     for row in MODELS:
         rules = row.caching
@@ -338,7 +338,7 @@ def test_the_loader_refuses_bad_caching_rules():
     import json
     from importlib import resources
 
-    from course_utils.models import models_from_dict
+    from course_utils.window.models import models_from_dict
 
     raw = json.loads(resources.files("course_utils").joinpath("data", "models.json").read_text())
     good = raw["models"][2]

@@ -4,10 +4,12 @@ import re
 
 import pytest
 
-from course_utils import render, tokens, vocab
-from course_utils.render import token_comparison_html, token_split_html
-from course_utils.token_view import MAX_CHARS, TokenView, guess_language, sample_text
-from course_utils.tokens import count_text_tokens, split_tokens
+from course_utils.pictures import render
+from course_utils.window import tokens
+from course_utils.window import vocab
+from course_utils.pictures.render import token_comparison_html, token_split_html
+from course_utils.pictures.token_view import MAX_CHARS, TokenView, guess_language, sample_text
+from course_utils.window.tokens import count_text_tokens, split_tokens
 
 
 @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base", "llama3"])

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 
-from course_utils import tokens
-from course_utils.samples import load_conversation
-from course_utils.tokens import (
+from course_utils.window import tokens
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import (
     ExactTokenCounter,
     approximate_counter,
     count_each,
@@ -356,7 +356,7 @@ import sys  # noqa: E402
 
 import quicktok  # noqa: E402  (an independent implementation to compare counts with)
 
-from course_utils import vocab  # noqa: E402
+from course_utils.window import vocab# noqa: E402
 
 MULTILINGUAL = [
     "hello world",
@@ -480,7 +480,7 @@ def test_without_quicktok_the_note_says_what_to_install(fresh_vocab_loads, monke
 
 def test_importing_course_utils_loads_no_vocabulary():
     code = (
-        "import sys, course_utils, course_utils.tokens, course_utils.vocab as v;"
+        "import sys, course_utils, course_utils.window.tokens, course_utils.window.vocab as v;"
         "print('quicktok' in sys.modules, v._load_named_encoding.cache_info().currsize,"
         " v._load_bundled_encoding.cache_info().currsize)"
     )
@@ -503,7 +503,7 @@ def test_encoding_arguments_are_checked():
 
 # --- counters that add up per message (explain_trim counts each message once) -------------
 
-from course_utils.tokens import additive_parts, approximate_message_tokens  # noqa: E402
+from course_utils.window.tokens import additive_parts, approximate_message_tokens  # noqa: E402
 
 _TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
 

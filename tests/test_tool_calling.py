@@ -21,10 +21,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.chat import OfflineChatModel
-from course_utils.tokens import exact_counter
-from course_utils.tool_arguments import mentions, read_arguments
-from course_utils.tool_calling import plan_turn, request_parts
+from course_utils.model.chat import OfflineChatModel
+from course_utils.window.tokens import exact_counter
+from course_utils.model.tool_arguments import mentions, read_arguments
+from course_utils.model.tool_calling import plan_turn, request_parts
 
 
 @tool

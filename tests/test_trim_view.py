@@ -13,9 +13,9 @@ import re
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from course_utils.samples import load_conversation
-from course_utils.tokens import get_token_counter
-from course_utils.trim_view import (
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import get_token_counter
+from course_utils.pictures.trim_view import (
     FULL_ROWS,
     NO_TEXT,
     RUN_ROWS,
@@ -24,8 +24,8 @@ from course_utils.trim_view import (
     trim_report_html,
     trim_table_html,
 )
-from course_utils.trimming import explain_trim
-from course_utils.widgets import TrimExplorer
+from course_utils.window.trimming import explain_trim
+from course_utils.pictures.widgets import TrimExplorer
 
 LONG = load_conversation("long_chat")
 

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
 
-from course_utils.tokens import ExactTokenCounter, dummy_token_counter, exact_counter, get_token_counter
-from course_utils.trimming import (
+from course_utils.window.tokens import ExactTokenCounter, dummy_token_counter, exact_counter, get_token_counter
+from course_utils.window.trimming import (
     AFTER_END_ON,
     BEFORE_START_ON,
     NO_TRIM,
@@ -377,14 +377,14 @@ def _popped_by_end_on(messages, kwargs):
 
 import ast  # noqa: E402
 
-from course_utils.samples import load_conversation  # noqa: E402
-from course_utils.sequences import orphaned_tool_messages  # noqa: E402
-from course_utils.reference_page import (  # noqa: E402
+from course_utils.core.samples import load_conversation  # noqa: E402
+from course_utils.window.sequences import orphaned_tool_messages  # noqa: E402
+from course_utils.window.reference_page import (  # noqa: E402
     REFERENCE_EXAMPLES,
     compare_reference_examples,
     page_style,
 )
-from course_utils.reference_page import reference_messages as stored_reference_messages  # noqa: E402
+from course_utils.window.reference_page import reference_messages as stored_reference_messages  # noqa: E402
 
 
 def test_stored_reference_messages_are_the_pages():
@@ -486,7 +486,7 @@ def test_table_counter_has_a_readable_name():
 
 # --- valid_tail: the summarising graph's "keep the last few" without orphans ---------
 
-from course_utils.sequences import safe_trim_kwargs, valid_tail  # noqa: E402
+from course_utils.window.sequences import safe_trim_kwargs, valid_tail  # noqa: E402
 
 
 def _tool_turn(n):

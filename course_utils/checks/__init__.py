@@ -32,6 +32,15 @@ environment (or after :func:`set_strict`), a result that is not correct raises
 ``AssertionError`` with the same message, so ``pytest --nbval`` fails on a
 master whose solution is wrong. A correct answer displays the same either way.
 
+Inside, one job per module: ``machinery`` (check, hint, solution, results,
+strict mode), ``kinds`` (the kinds of question: a number, a choice with a
+reason, a written reason, ...), ``reasons`` and ``claims`` (the "why" judge
+and what each reason must assert), ``cells`` (which answer cells failed),
+``spies`` (which library functions a learner's code calls), ``record`` (what
+a check leaves for the grader), ``solutions`` (the master's solution lines),
+``subagent_decision`` (exercise 07's accounting question) and one module per
+exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``, ``ex05``, ``ex06``, ``ex07``.
+
 >>> from course_utils.checks import ex02
 >>> q1 = ex02.questions[0]
 >>> q1.check(...).status

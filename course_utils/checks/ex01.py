@@ -24,7 +24,7 @@ from course_utils.checks.kinds import (
 )
 from course_utils.checks.claims import EX01_Q4
 from course_utils.checks.machinery import short_list, describe, Exercise
-from course_utils.trimming import table_token_counter
+from course_utils.window.trimming import table_token_counter
 
 ex01 = Exercise("01", "Measuring growth", "01_measuring_growth")
 
@@ -70,14 +70,14 @@ def _ex01_q1(q, total_sent):
 
 
 def _ex01_reference(messages, counter):
-    from course_utils.growth import replay_growth
+    from course_utils.window.growth import replay_growth
 
     return replay_growth(messages, counter).column("cumulative_sent_tokens")
 
 
 def _ex01_cases():
-    from course_utils.samples import load_conversation
-    from course_utils.tokens import dummy_token_counter
+    from course_utils.core.samples import load_conversation
+    from course_utils.window.tokens import dummy_token_counter
 
     cases = [
         ("the Bob dialogue with the dummy counter", load_conversation("bob"), dummy_token_counter),
@@ -157,8 +157,8 @@ EX01_LIMIT = 2000
     ),
 )
 def _ex01_q3(q, report, fig, first_over):
-    from course_utils.growth import GrowthReport, replay_growth
-    from course_utils.samples import load_conversation
+    from course_utils.window.growth import GrowthReport, replay_growth
+    from course_utils.core.samples import load_conversation
 
     q.need(report, "report")
     if not isinstance(report, GrowthReport):
@@ -267,8 +267,8 @@ def _ex01_choice(q, value, name, allowed):
     ),
 )
 def _ex01_q5(q, fewer, costliest, o200k_tokens):
-    from course_utils.token_view import sample_text
-    from course_utils.tokens import count_text_tokens, tokenizer_status
+    from course_utils.pictures.token_view import sample_text
+    from course_utils.window.tokens import count_text_tokens, tokenizer_status
 
     for encoding in EX01_TOKENIZERS:
         status = tokenizer_status(encoding=encoding)

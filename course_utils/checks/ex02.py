@@ -67,7 +67,7 @@ def _ex02_cases():
     ),
 )
 def _ex02_q2(q, budget):
-    from course_utils.budget import history_budget
+    from course_utils.window.budget import history_budget
 
     fn = q.need_function(budget, "budget")
     results = {}

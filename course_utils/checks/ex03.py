@@ -31,8 +31,8 @@ from course_utils.checks.kinds import (
 )
 from course_utils.checks.spies import names_called, watching
 from course_utils.checks.machinery import message_ids, short_list, describe, Exercise, Question
-from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
-from course_utils.trimming import table_token_counter
+from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.window.trimming import table_token_counter
 
 ex03 = Exercise("03", "Trimming walkthrough", "03_trimming_walkthrough")
 
@@ -155,8 +155,8 @@ def _explain_counter_misuse(exc: BaseException, about: str) -> str | None:
 
 
 def _ex03_q2_cases():
-    from course_utils.tokens import dummy_token_counter
-    from course_utils.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
+    from course_utils.window.tokens import dummy_token_counter
+    from course_utils.window.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
 
     cases = [("the worked example's conversation", slide_conversation(), SLIDE_BUDGET,
               table_token_counter(SLIDE_COSTS), "")]
@@ -248,7 +248,7 @@ def _safe_reference(messages, max_tokens):
 
 
 def _ex03_q3_cases():
-    from course_utils.samples import load_conversation
+    from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")
     # 1200: trimming without start_on keeps ToolMessage at-09 without its AIMessage (with or without

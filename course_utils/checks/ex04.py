@@ -33,8 +33,8 @@ from course_utils.checks.kinds import (
     random_conversation,
 )
 from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
-from course_utils.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
-from course_utils.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.agentic.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
+from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
@@ -60,7 +60,7 @@ def ex04_state_messages() -> list[BaseMessage]:
     ),
 )
 def _ex04_q1(q, sent_ids):
-    from course_utils.tokens import dummy_token_counter
+    from course_utils.window.tokens import dummy_token_counter
 
     ids = ids_answer(q, sent_ids, "sent_ids")
     messages = ex04_state_messages()
@@ -160,7 +160,7 @@ def _ex04_q2(q, make_chatbot_node):
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, MessagesState, StateGraph
 
-    from course_utils.chat import OfflineChatModel
+    from course_utils.model.chat import OfflineChatModel
 
     factory = q.need_function(make_chatbot_node, "make_chatbot_node")
 
@@ -294,7 +294,7 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
 def _ex04_q4(q, make_forgetful_node, erase_history):
     from langgraph.graph import MessagesState
 
-    from course_utils.chat import OfflineChatModel
+    from course_utils.model.chat import OfflineChatModel
 
     factory = q.need_function(make_forgetful_node, "make_forgetful_node")
 
@@ -330,7 +330,7 @@ def _ex04_q4(q, make_forgetful_node, erase_history):
 def _ex04_q4_thread(q, factory, erase, saver, db: Path):
     from langgraph.graph import MessagesState
 
-    from course_utils.chat import OfflineChatModel
+    from course_utils.model.chat import OfflineChatModel
 
     model = OfflineChatModel(token_counter="approximate")
     node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
@@ -404,7 +404,7 @@ def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[
 
 #: (what the state is, messages, summary so far, keep_last): the states q5 calls the node on.
 def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
-    from course_utils.samples import load_conversation
+    from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")[1:16]  # lesson 04b's travel agent before its last question
     return [
@@ -421,7 +421,7 @@ EX04_Q5_TOOL_SEED = 109
 
 
 def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMessage], summary: str) -> str | None:
-    from course_utils.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
+    from course_utils.agentic.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
 
     expected = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
     last = sent[-1] if sent else None
@@ -456,9 +456,9 @@ def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMes
     ),
 )
 def _ex04_q5(q, make_summarize_node):
-    from course_utils.chat import OfflineChatModel
-    from course_utils.graphs import SUMMARY_PREFIX, SummaryState
-    from course_utils.sequences import valid_tail
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.agentic.graphs import SUMMARY_PREFIX, SummaryState
+    from course_utils.window.sequences import valid_tail
 
     factory = q.need_function(make_summarize_node, "make_summarize_node")
     for about, messages, summary, keep_last in _ex04_q5_cases():

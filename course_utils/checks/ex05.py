@@ -13,7 +13,7 @@ from course_utils.checks.ex04 import ex04_trim
 from course_utils.checks.claims import EX05_Q4 as EX05_Q4_CLAIM
 from course_utils.checks.kinds import grade_number, counts_of, need_reason, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
-from course_utils.sequences import safe_trim_kwargs
+from course_utils.window.sequences import safe_trim_kwargs
 
 ex05 = Exercise("05", "Threshold selection", "05_threshold_selection")
 
@@ -68,7 +68,7 @@ def _ex05_q2(q, change):
 
 
 def _ex05_reference(messages, fact_id, max_tokens):
-    from course_utils.growth import replay_growth
+    from course_utils.window.growth import replay_growth
 
     sent_lists = []
 
@@ -88,7 +88,7 @@ def _ex05_reference(messages, fact_id, max_tokens):
 
 
 def _ex05_q3_cases():
-    from course_utils.samples import load_conversation
+    from course_utils.core.samples import load_conversation
 
     chat = load_conversation("long_chat")
     cases = [
@@ -131,7 +131,7 @@ def _ex05_q3(q, cost_and_forgetting):
         if isinstance(got_total, bool) or not isinstance(got_total, int):
             return q.wrong(f"`total_sent` should be an int, got {describe(got_total)} for {about}.")
         if got_total != total:
-            from course_utils.growth import replay_growth
+            from course_utils.window.growth import replay_growth
 
             everything = replay_growth(messages, "approximate").total_sent_tokens
             no_system = replay_growth(messages, "approximate", policy=lambda h: trim_messages(
@@ -179,7 +179,7 @@ EX05_Q4_KEYS = ("reserve", "margin", "include_system", "max_tokens", "start_on")
     ),
 )
 def _ex05_q4(q, plan, why):
-    from course_utils.budget import history_budget
+    from course_utils.window.budget import history_budget
 
     L, S, U, longest, error = EX05_Q4.values()
     q.need(plan, "plan")
@@ -250,7 +250,7 @@ def _ex05_q4(q, plan, why):
         return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
                        f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
     need_reason(q, why, claim=EX05_Q4_CLAIM)
-    from course_utils.samples import load_conversation
+    from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")
     if whole_list:
@@ -271,8 +271,8 @@ def _ex05_q4(q, plan, why):
 
 
 def _ex05_cache_records(calls):
-    from course_utils.costs import Call, message_key
-    from course_utils.tokens import approximate_counter
+    from course_utils.window.costs import Call, message_key
+    from course_utils.window.tokens import approximate_counter
 
     return [
         Call("turn", tuple(message_key(m) for m in sent), tuple(approximate_counter([m]) for m in sent), 0)
@@ -282,7 +282,7 @@ def _ex05_cache_records(calls):
 
 def _ex05_cache_reference(calls, minimum):
     """Tokens a prompt cache serves over ``calls`` (lists of messages) with a minimum prefix, by ``costs.cache_tokens``."""
-    from course_utils.costs import cache_tokens
+    from course_utils.window.costs import cache_tokens
 
     records = _ex05_cache_records(calls)
     return sum(cache_tokens(call, records[:i], minimum).read for i, call in enumerate(records))
@@ -291,8 +291,8 @@ def _ex05_cache_reference(calls, minimum):
 def _ex05_cache_mistakes(calls, minimum):
     """What common slips give: only the previous call, shared messages anywhere, whole calls, no minimum,
     and the minimum applied to the whole call instead of the shared prefix."""
-    from course_utils.costs import cached_prefix_tokens
-    from course_utils.tokens import approximate_counter
+    from course_utils.window.costs import cached_prefix_tokens
+    from course_utils.window.tokens import approximate_counter
 
     def key(m):
         return (m.type, m.text)
@@ -324,8 +324,8 @@ def _ex05_q5_cases():
     from langchain_core.messages import HumanMessage as _Human
 
     from course_utils.checks.kinds import random_conversation
-    from course_utils.models import model_info
-    from course_utils.retention import compare_strategies
+    from course_utils.window.models import model_info
+    from course_utils.agentic.retention import compare_strategies
 
     cases = []
     runs = compare_strategies("spread_chat", [3072], ["trim", "trim_chunked"], token_counter="approximate")

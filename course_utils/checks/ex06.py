@@ -19,7 +19,7 @@ from course_utils.checks.claims import EX06_Q3
 from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
 from course_utils.checks.machinery import Exercise, describe, quote
 from course_utils.checks.spies import watching
-from course_utils.sequences import orphaned_tool_messages
+from course_utils.window.sequences import orphaned_tool_messages
 
 ex06 = Exercise("06", "Agent context", "06_agent_context")
 
@@ -35,9 +35,9 @@ EX06_SEEDS = (601, 602, 603, 604, 605, 606)
 def _trip_run(middleware, name="your middleware"):
     from langchain.agents import create_agent
 
-    from course_utils.agent_tools import TRIP_TOOLS
-    from course_utils.agents import TRIP_SYSTEM_PROMPT, compare_runs, run_task
-    from course_utils.chat import OfflineChatModel
+    from course_utils.agentic.agent_tools import TRIP_TOOLS
+    from course_utils.agentic.agents import TRIP_SYSTEM_PROMPT, compare_runs, run_task
+    from course_utils.model.chat import OfflineChatModel
 
     model = OfflineChatModel(context_window=EX06_WINDOW)
     agent = create_agent(model, tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT, middleware=list(middleware))
@@ -108,7 +108,7 @@ def _ex06_q1(q, middleware):
 
 
 def _call_tokens(run, index: int) -> int:
-    from course_utils.agents import call_tokens
+    from course_utils.agentic.agents import call_tokens
 
     return call_tokens(run.agent_calls[index])
 
@@ -196,7 +196,7 @@ def _hook_result(q, hook, state_messages, about):
 def _ex06_q2(q, trim_history):
     from langchain.agents.middleware import AgentMiddleware
 
-    from course_utils.tokens import exact_counter
+    from course_utils.window.tokens import exact_counter
 
     q.need(trim_history, "trim_history")
     if not isinstance(trim_history, AgentMiddleware) or "before_model" not in type(trim_history).__dict__:

@@ -39,8 +39,8 @@ def _memory_agent(save_tool, store):
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from course_utils.chat import OfflineChatModel
-    from course_utils.memory import UserContext, memory_tools
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.agentic.memory import UserContext, memory_tools
 
     recall_tool = memory_tools()[1]
     return create_agent(OfflineChatModel(), tools=[save_tool, recall_tool], store=store, context_schema=UserContext,
@@ -48,7 +48,7 @@ def _memory_agent(save_tool, store):
 
 
 def _turn(agent, text, thread, user):
-    from course_utils.memory import UserContext
+    from course_utils.agentic.memory import UserContext
 
     with warnings.catch_warnings():  # a bare ToolRuntime (no [UserContext]) makes pydantic warn on serialising it
         warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
@@ -125,8 +125,8 @@ def _wrapped_function(middleware):
 
 
 def _offload_run(middleware):
-    from course_utils.offload import offload_agent
-    from course_utils.tokens import exact_counter
+    from course_utils.agentic.offload import offload_agent
+    from course_utils.window.tokens import exact_counter
 
     agent, _ = offload_agent(middleware=middleware)
     config = {"configurable": {"thread_id": "ex07"}}
@@ -152,7 +152,7 @@ def _offload_run(middleware):
 def _ex07_q2(q, offload_big):
     from langchain.agents.middleware import AgentMiddleware
 
-    from course_utils.offload import ORDER_COUNT, order_lines
+    from course_utils.agentic.offload import ORDER_COUNT, order_lines
 
     q.need(offload_big, "offload_big")
     if not isinstance(offload_big, AgentMiddleware) or "wrap_tool_call" not in type(offload_big).__dict__:
@@ -185,7 +185,7 @@ def _ex07_q2(q, offload_big):
     if "refunded" not in back[-1].text:
         return q.wrong(f"after reading back, the answer was {back[-1].text[:160]!r}, not order 1427's status "
                        f"(refunded).")
-    from course_utils.tokens import count_text_tokens
+    from course_utils.window.tokens import count_text_tokens
 
     return q.correct(f"small results pass unchanged, the {count_text_tokens(full):,}-token file left only {after_big} "
                      f"tokens in the "

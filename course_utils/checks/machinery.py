@@ -24,8 +24,8 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.style import STATUS_COLOURS
-from course_utils.templates import Markup, render_template
+from course_utils.core.style import STATUS_COLOURS
+from course_utils.pictures.templates import Markup, render_template
 
 _install_cell_hook()  # in a kernel: note which answer cells stopped with an error (see cells.py)
 

@@ -51,7 +51,7 @@ def _originals() -> dict[str, Any]:
     from langchain_core.messages import trim_messages
     from langchain_core.messages.utils import count_tokens_approximately
 
-    from course_utils import tokens
+    from course_utils.window import tokens
 
     return {"trim_messages": trim_messages, "count_tokens_approximately": count_tokens_approximately,
             "approximate_counter": tokens.approximate_counter, "exact_counter": tokens.exact_counter}
@@ -102,8 +102,8 @@ def watching(fn: Callable) -> Iterator[Seen]:
     for module_name, attribute in (("langchain_core.messages", "trim_messages"),
                                    ("langchain_core.messages.utils", "trim_messages"),
                                    ("langchain_core.messages.utils", "count_tokens_approximately"),
-                                   ("course_utils.tokens", "approximate_counter"),
-                                   ("course_utils.tokens", "exact_counter")):
+                                   ("course_utils.window.tokens", "approximate_counter"),
+                                   ("course_utils.window.tokens", "exact_counter")):
         module = sys.modules.get(module_name)
         if module is not None:
             namespaces.append(vars(module))

@@ -43,15 +43,15 @@ HINTS = (
 
 def decision_task() -> tuple[str, ...]:
     """The task of the question: lesson 07b's last three research requests (imported when called)."""
-    from course_utils.subagents import RESEARCH_TASK
+    from course_utils.agentic.subagents import RESEARCH_TASK
 
     return tuple(RESEARCH_TASK[1:])
 
 
 def decision_pays_from() -> int:
     """The answer, computed now: the first number of requests after which isolation cost less, 0 if never."""
-    from course_utils.chat import OfflineChatModel
-    from course_utils.subagents import break_even, compare_isolation
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.agentic.subagents import break_even, compare_isolation
 
     comparison = compare_isolation(OfflineChatModel(context_window=100_000), decision_task())
     return break_even(comparison.single, comparison.isolated) or 0

@@ -14,6 +14,7 @@ import html
 import io
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -21,7 +22,7 @@ from markupsafe import Markup
 
 from course_utils.grade.results import find_exercise, NotebookResult, QUESTION_STATUSES, Settings
 from course_utils.grade.sandbox import Isolation
-from course_utils.style import STATUS_COLOURS
+from course_utils.core.style import STATUS_COLOURS
 
 
 # --- the gradebook ---------------------------------------------------------------------------------
@@ -57,7 +58,7 @@ _EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
 MARKDOWN_COLUMNS = ("message", "hint", "notebook_detail")
 
 
-def _spans(text: str):
+def _code_spans(text: str):
     """``text`` cut into (is_code, piece): code spans are left alone by the other rules."""
     position = 0
     for match in _CODE.finditer(text):
@@ -65,6 +66,54 @@ def _spans(text: str):
         yield True, match.group(1)
         position = match.end()
     yield False, text[position:]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A piece of a check's message and how it is drawn; the template ``message.html.j2`` draws it."""
+
+    text: str = ""
+    code: bool = False
+    strong: bool = False
+    em: bool = False
+    newline: bool = False
+
+
+def _lines(text: str, strong: bool, em: bool) -> list[Span]:
+    spans = []
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            spans.append(Span(newline=True))
+        if line:
+            spans.append(Span(line, strong=strong, em=em))
+    return spans
+
+
+def _emphasised(text: str, strong: bool) -> list[Span]:
+    spans, position = [], 0
+    for match in _EMPHASIS.finditer(text):
+        spans += _lines(text[position:match.start()], strong, False) + _lines(match.group(1), strong, True)
+        position = match.end()
+    return spans + _lines(text[position:], strong, False)
+
+
+def message_spans(text: str) -> list[Span]:
+    """A check's message (a small part of Markdown) as :class:`Span` pieces: `code`, **strong**, *em*, line breaks.
+
+    >>> [(s.text, s.code, s.em) for s in message_spans("`x` is *not* 1")]
+    [('x', True, False), (' is ', False, False), ('not', False, True), (' 1', False, False)]
+    """
+    spans: list[Span] = []
+    for code, piece in _code_spans(str(text)):
+        if code:
+            spans.append(Span(piece, code=True))
+            continue
+        position = 0
+        for match in _STRONG.finditer(piece):
+            spans += _emphasised(piece[position:match.start()], False) + _emphasised(match.group(1), True)
+            position = match.end()
+        spans += _emphasised(piece[position:], False)
+    return spans
 
 
 def message_plain(text: str) -> str:
@@ -75,29 +124,16 @@ def message_plain(text: str) -> str:
     >>> message_plain("2 * 3 * 4 is `2*3*4`")
     '2 * 3 * 4 is 2*3*4'
     """
-    pieces = []
-    for code, piece in _spans(str(text)):
-        if not code:
-            piece = _EMPHASIS.sub(r"\1", _STRONG.sub(r"\1", piece))
-        pieces.append(piece)
-    return "".join(pieces)
+    return "".join("\n" if span.newline else span.text for span in message_spans(text))
 
 
 def message_html(text: str) -> Markup:
-    """A check's message as HTML: escaped, `code` as ``<code>``, *emphasis*, **strong**, line breaks kept.
+    """A check's message as HTML, drawn by the template ``message.html.j2`` from :func:`message_spans`.
 
     >>> str(message_html("`x < 1` is *not* true"))
     '<code>x &lt; 1</code> is <em>not</em> true'
     """
-    pieces = []
-    for code, piece in _spans(str(text)):
-        escaped = html.escape(piece)
-        if code:
-            pieces.append(f"<code>{escaped}</code>")
-        else:
-            escaped = _STRONG.sub(r"<strong>\1</strong>", escaped)
-            pieces.append(_EMPHASIS.sub(r"<em>\1</em>", escaped).replace("\n", "<br>"))
-    return Markup("".join(pieces))
+    return Markup(_environment().get_template("message.html.j2").module.md(message_spans(text)))
 
 
 def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
@@ -156,7 +192,7 @@ def _escape(value) -> Markup:
 
 
 @functools.lru_cache(maxsize=1)
-def _template():
+def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("course_utils.grade", "templates"),
         autoescape=True,  # anything the template forgets to pass through `h` is still escaped
@@ -164,8 +200,12 @@ def _template():
         undefined=jinja2.StrictUndefined,
     )
     environment.filters["h"] = _escape
-    environment.filters["md"] = message_html
-    return environment.get_template("gradebook.html.j2")
+    environment.filters["spans"] = message_spans
+    return environment
+
+
+def _template():
+    return _environment().get_template("gradebook.html.j2")
 
 
 def _student_rows(results: list[NotebookResult], exercises: list[str],

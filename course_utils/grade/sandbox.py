@@ -21,7 +21,7 @@ from pathlib import Path
 
 import psutil
 
-from course_utils import netguard
+from course_utils.core import netguard
 from course_utils.grade.isolation import Isolation, bwrap_command, candidates
 from course_utils.grade.results import Settings, clean_text
 

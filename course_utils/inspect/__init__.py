@@ -12,7 +12,7 @@ checkpointer database (a SQLite file or a ``postgresql://`` URL) with
 - :mod:`course_utils.inspect.report` writes the summary and the HTML report;
 - :mod:`course_utils.inspect.cli` is the command.
 
-In a notebook, load with :func:`course_utils.conversations.load_messages`
+In a notebook, load with :func:`course_utils.agentic.conversations.load_messages`
 and pass the messages to ``TrimExplorer`` or ``GrowthExplorer``.
 """
 

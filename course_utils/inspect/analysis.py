@@ -1,6 +1,6 @@
 """What the course shows about its samples, computed for any conversation: counts, growth, trim, cost.
 
-:func:`inspect_messages` takes messages (from :mod:`course_utils.conversations`),
+:func:`inspect_messages` takes messages (from :mod:`course_utils.agentic.conversations`),
 a model from ``models.json`` and a budget, and returns an :class:`Inspection`:
 
 - tokens by role and in all, with the model's counter
@@ -38,13 +38,13 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from course_utils._args import check_int
-from course_utils.costs import Call, bill
-from course_utils.growth import GrowthReport, GrowthRow, replay_growth
-from course_utils.models import CounterChoice, ModelInfo, counter_for_tokenizer, model_info
-from course_utils.sequences import safe_trim_kwargs
-from course_utils.tokens import additive_parts, check_messages, counter_name
-from course_utils.trimming import TrimReport, explain_trim
+from course_utils.core.args import check_int
+from course_utils.window.costs import Call, bill
+from course_utils.window.growth import GrowthReport, GrowthRow, replay_growth
+from course_utils.window.models import CounterChoice, ModelInfo, counter_for_tokenizer, model_info
+from course_utils.window.sequences import safe_trim_kwargs
+from course_utils.window.tokens import additive_parts, check_messages, counter_name
+from course_utils.window.trimming import TrimReport, explain_trim
 
 #: The order roles are listed in.
 ROLES = ("system", "human", "ai", "tool")

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from course_utils.conversations import ConversationError, load_conversation_source
+from course_utils.agentic.conversations import ConversationError, load_conversation_source
 from course_utils.inspect.analysis import inspect_messages
 from course_utils.inspect.report import PRIVACY, report_html, summary_lines
-from course_utils.models import MODELS
+from course_utils.window.models import MODELS
 
 EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_SOURCE, EXIT_OUTPUT = 0, 1, 2, 3, 4
 EXIT_CODES = {

@@ -11,8 +11,8 @@ every message's text out, for a report to share.
 from __future__ import annotations
 
 from course_utils.inspect.analysis import Inspection, index_ranges
-from course_utils.models import MODELS_NOTE
-from course_utils.tokens import counter_name
+from course_utils.window.models import MODELS_NOTE
+from course_utils.window.tokens import counter_name
 
 #: Said in the command's help and at the top of every report.
 PRIVACY = (
@@ -136,9 +136,9 @@ def report_html(inspection: Inspection, *, source: str, format: str, thread: str
     import jinja2
     from markupsafe import Markup
 
-    from course_utils.plots import figure_png, growth_figure
-    from course_utils.render import image_html
-    from course_utils.trim_view import trim_table_html
+    from course_utils.pictures.plots import figure_png, growth_figure
+    from course_utils.pictures.render import image_html
+    from course_utils.pictures.trim_view import trim_table_html
 
     i = inspection
     figure = alt = None

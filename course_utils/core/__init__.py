@@ -1,0 +1,9 @@
+"""Layer 0, the core: what every other layer uses, importing nothing of the course.
+
+- ``args``: argument checks (``check_int``, ``check_choice``, ...) that raise TypeError / ValueError naming the parameter;
+- ``i18n``: one language switch for what ``course_utils`` prints (English by default, Persian with ``COURSE_LANG=fa``);
+- ``style``: the course's one palette and its fonts;
+- ``samples``: the sample conversations in ``course_utils/data/``;
+- ``netguard``: the one network guard, used by the tests, the scripts and graded kernels;
+- ``moved``: old flat paths (``course_utils.tokens``) keep importing, with a warning naming the new one.
+"""

@@ -1,0 +1,76 @@
+"""Figures of lesson 07: what memory costs per call, and what offloading takes out of the window.
+
+Each figure is a :class:`~course_utils.pictures.plots.DescribedFigure`: in a notebook
+an ``<img alt="...">`` whose text alternative states the figure's point,
+computed from the numbers drawn.
+
+>>> from course_utils.window.memory_costs import compare_memory_costs
+>>> from course_utils.core.samples import load_sample
+>>> fig = memory_costs_figure(compare_memory_costs(load_sample("spread_chat")))
+>>> fig.alt_text.split(":")[0]
+'Tokens sent per call over a 40-turn chat'
+"""
+
+from __future__ import annotations
+
+from course_utils.window.memory_costs import MemoryCosts
+from course_utils.agentic.offload import OffloadRun
+from course_utils.pictures.plots import call_ticks, described
+from course_utils.core.style import HISTORY_COLOUR, NEUTRAL, SENT_COLOUR
+
+
+def memory_costs_alt_text(costs: MemoryCosts) -> str:
+    return (f"Tokens sent per call over a {costs.turns}-turn chat: with the memory in the history the calls grow "
+            f"from {costs.history_calls[0]:,} to {costs.history_calls[-1]:,} tokens ({costs.history_total:,} in "
+            f"all); with the memory in the store they stay between {min(costs.store_calls):,} and "
+            f"{max(costs.store_calls):,} tokens ({costs.store_total:,} in all, counting the "
+            f"{len(costs.store_saves)} extra calls that saved the facts).")
+
+
+def memory_costs_figure(costs: MemoryCosts):
+    """Tokens sent per call, memory in the history against memory in the store, over the turns."""
+    if not isinstance(costs, MemoryCosts):
+        raise TypeError(f"costs must be a MemoryCosts (compare_memory_costs(...)), got {type(costs).__name__}")
+    fig = described(memory_costs_alt_text(costs), figsize=(8.5, 3.4))
+    ax = fig.add_subplot()
+    turns = range(1, costs.turns + 1)
+    ax.plot(turns, costs.history_calls, color=HISTORY_COLOUR, marker="o", markersize=3, label="memory in the history")
+    ax.plot(turns, costs.store_calls, color=SENT_COLOUR, marker="s", markersize=3, label="memory in the store")
+    ax.set_xlabel("turn (one model call each; the store adds one call per fact saved)")
+    ax.set_ylabel("tokens sent")
+    ax.xaxis.set_major_locator(call_ticks())
+    ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
+    ax.legend(frameon=False)
+    ax.set_title("Remembering the user: what each call is sent")
+    fig.tight_layout()
+    return fig
+
+
+def offload_alt_text(kept: OffloadRun, offloaded: OffloadRun) -> str:
+    steps = "; ".join(f"after request {i + 1}, {a:,} tokens kept in the history against {b:,} offloaded"
+                      for i, (a, b) in enumerate(zip(kept.tokens, offloaded.tokens)))
+    return f"Tokens the next call is sent: {steps}. The read-back brings the whole result back."
+
+
+def offload_figure(kept: OffloadRun, offloaded: OffloadRun):
+    """Grouped bars: the history's tokens after each request, with the large result kept and offloaded."""
+    for name, run in (("kept", kept), ("offloaded", offloaded)):
+        if not isinstance(run, OffloadRun):
+            raise TypeError(f"{name} must be an OffloadRun (run_offload(...)), got {type(run).__name__}")
+    fig = described(offload_alt_text(kept, offloaded), figsize=(8.5, 3.4))
+    ax = fig.add_subplot()
+    n = min(len(kept.tokens), len(offloaded.tokens))
+    xs = range(n)
+    ax.bar([x - 0.2 for x in xs], kept.tokens[:n], width=0.4, color=HISTORY_COLOUR, label=kept.name)
+    ax.bar([x + 0.2 for x in xs], offloaded.tokens[:n], width=0.4, color=SENT_COLOUR, label=offloaded.name)
+    for x in xs:
+        ax.annotate(f"{offloaded.tokens[x]:,}", (x + 0.2, offloaded.tokens[x]), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(list(xs), [f"request {x + 1}" for x in xs])
+    ax.set_ylabel("tokens in the history")
+    ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
+    ax.set_ylim(0, max(*kept.tokens[:n], *offloaded.tokens[:n]) * 1.3)  # room for the legend above the bars
+    ax.legend(frameon=False, loc="upper left", ncol=2)
+    size = f"{offloaded.offloaded[0].tokens:,}-token" if offloaded.offloaded else "large"
+    ax.set_title(f"A {size} tool result: kept in the history, or offloaded with a pointer")
+    fig.tight_layout()
+    return fig
