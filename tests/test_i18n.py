@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
 WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py"]
+WRAPPED += ["course_utils/call_accounting.py", "course_utils/subagents.py", "course_utils/tool_selection.py",
+            "course_utils/isolation_views.py"]  # lesson 07b
 
 
 def plain(text: str) -> str:
