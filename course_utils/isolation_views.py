@@ -42,7 +42,8 @@ def windows_figure(comparison: IsolationComparison) -> DescribedFigure:
     """Input tokens of every call: the single agent's on the left, the parent's and the child's on the right."""
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     fig = DescribedFigure(figsize=(9.0, 3.4), dpi=100, layout="constrained")
-    fig.alt_text = _("Input tokens of every model call.") + " " + windows_text(comparison)
+    # One message, not two joined: two right-to-left sentences on one printed line would read in the wrong order.
+    fig.alt_text = _("Input tokens of every model call. {point}").format(point=windows_text(comparison))
     axes = fig.subplots(1, 2, sharey=True)
     for ax, run in zip(axes, (comparison.single, comparison.isolated)):
         seen = set()
@@ -76,7 +77,7 @@ def totals_figure(comparison: IsolationComparison) -> DescribedFigure:
     """Tokens of every call so far, after each request, with and without the sub-agent."""
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     fig = DescribedFigure(figsize=(6.5, 3.2), dpi=100, layout="constrained")
-    fig.alt_text = _("Total tokens after each request.") + " " + totals_text(comparison)
+    fig.alt_text = _("Total tokens after each request. {point}").format(point=totals_text(comparison))
     ax = fig.subplots()
     for run, colour, marker in ((comparison.single, SENT_COLOUR, "o"), (comparison.isolated, HISTORY_COLOUR, "s")):
         totals = cumulative_tokens(run)
@@ -113,7 +114,7 @@ def schema_figure(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> De
         for i, row in enumerate(rows):
             check_instance(row, f"{name}[{i}]", SchemaRow, "schema_rows")
     fig = DescribedFigure(figsize=(9.0, 3.4), dpi=100, layout="constrained")
-    fig.alt_text = _("Input tokens per call, tool schemas shaded.") + " " + schema_text(before, after)
+    fig.alt_text = _("Input tokens per call, tool schemas shaded. {point}").format(point=schema_text(before, after))
     axes = fig.subplots(1, 2, sharey=True)
     for ax, rows, title in ((axes[0], before, "every tool bound"), (axes[1], after, "LLMToolSelectorMiddleware")):
         for row in rows:

@@ -196,3 +196,25 @@ def break_even_line(single: AccountedRun, isolated: AccountedRun) -> str:
     if turns is None:
         return _("isolation never cost less within these requests")
     return _("isolation pays from request {turns}").format(turns=turns)
+
+
+def first_answer_line(answer: str) -> str:
+    """The isolated run's first answer (the model's own words), labelled.
+
+    >>> first_answer_line("Open 08:00-20:00.")
+    'first answer, isolated: Open 08:00-20:00.'
+    """
+    return _("first answer, isolated: {answer}").format(answer=answer)
+
+
+def detail_lines(question: str, single: str, isolated: str) -> str:
+    """The detail question and both agents' answers to it (:func:`ask_after`), one per line.
+
+    >>> print(detail_lines("Which hall?", "Bom Sucesso.", "I don't know."))
+    question: Which hall?
+    one agent:           Bom Sucesso.
+    parent + sub-agent:  I don't know.
+    """
+    return "\n".join([_("question: {question}").format(question=question),
+                      _("one agent:           {answer}").format(answer=single),
+                      _("parent + sub-agent:  {answer}").format(answer=isolated)])
