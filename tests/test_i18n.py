@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
 WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py"]
+WRAPPED += ["course_utils/agentic/call_accounting.py", "course_utils/agentic/subagents.py", "course_utils/agentic/tool_selection.py",
+            "course_utils/pictures/isolation_views.py"]  # lesson 07b
 
 
 def plain(text: str) -> str:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 from pathlib import Path
@@ -83,7 +84,8 @@ def numbers(cell) -> Counter:
         if output.output_type == "error":
             texts.append(output.get("evalue", ""))
         for text in texts:
-            found.update(NUMBER.findall(text if isinstance(text, str) else "".join(text)))
+            # Unescaped: "agent's" in an English alt attribute is "agent&#x27;s", whose 27 is no number of the lesson.
+            found.update(NUMBER.findall(html.unescape(text if isinstance(text, str) else "".join(text))))
     return found
 
 

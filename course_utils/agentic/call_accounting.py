@@ -26,7 +26,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from course_utils.core.args import check_instance
 from course_utils.agentic.agents import CallRecorder, ModelCall, check_task
+from course_utils.core.i18n import _
 
 #: The name a call is filed under when no agent name was set.
 UNNAMED = "agent"
@@ -110,6 +112,27 @@ def tally(calls: Sequence[LabelledCall], *, by: str = "agent") -> list[AgentTall
                    max(c.input_tokens for c in group))
         for name, group in groups.items()
     ]
+
+
+def tally_line(row: AgentTally) -> str:
+    """One agent's share of a run in one line, in the package's language.
+
+    >>> tally_line(AgentTally("planner", 2, 330, 93, 200))
+    '   planner: 2 calls,   330 in +  93 out'
+    """
+    check_instance(row, "row", AgentTally, "tally")
+    return _("{agent:>10}: {calls} calls, {input_tokens:>5} in + {output_tokens:>3} out").format(
+        agent=row.agent, calls=row.calls, input_tokens=row.input_tokens, output_tokens=row.output_tokens)
+
+
+def usage_check(recorded: int, reported: int) -> str:
+    """The accounting checked against the models' own ``usage_metadata``, in one line.
+
+    >>> usage_check(1219, 1219)
+    "recorded per agent: 1219 tokens; the models' usage_metadata: 1219; equal: True"
+    """
+    return _("recorded per agent: {recorded} tokens; the models' usage_metadata: {reported}; equal: {equal}").format(
+        recorded=recorded, reported=reported, equal=recorded == reported)
 
 
 @dataclass

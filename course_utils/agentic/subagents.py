@@ -29,7 +29,8 @@ from langchain_core.tools import StructuredTool
 
 from course_utils.core.args import check_instance
 from course_utils.agentic.agent_tools import web_search
-from course_utils.agentic.call_accounting import AccountedRun, run_requests
+from course_utils.agentic.call_accounting import AccountedRun, AgentTally, run_requests
+from course_utils.core.i18n import _
 
 PARENT_NAME = "planner"
 CHILD_NAME = "researcher"
@@ -47,6 +48,9 @@ RESEARCH_TASK = (
 #: Asked after the task: a detail the pages held but no answer quoted.
 DETAIL_QUESTION = "Which food hall is in Boavista?"
 DETAIL_EXPECTED = "Bom Sucesso"
+#: The names of :func:`compare_isolation`'s two runs (the Persian catalogue translates them).
+SINGLE_RUN = "one agent"
+ISOLATED_RUN = "parent + sub-agent"
 
 
 def child_request(question: str) -> str:
@@ -111,8 +115,8 @@ def _largest(run: AccountedRun, agent: str) -> int:
 def compare_isolation(model: BaseChatModel, requests: Sequence[str] = RESEARCH_TASK,
                       child_model: BaseChatModel | None = None) -> IsolationComparison:
     """Run ``requests`` through :func:`build_single` and :func:`build_isolated` with the same model."""
-    single = run_requests(build_single(model), requests, name="one agent")
-    isolated = run_requests(build_isolated(model, child_model), requests, name="parent + sub-agent")
+    single = run_requests(build_single(model), requests, name=SINGLE_RUN)
+    isolated = run_requests(build_isolated(model, child_model), requests, name=ISOLATED_RUN)
     return IsolationComparison(single, isolated)
 
 
@@ -140,3 +144,77 @@ def ask_after(agent: Any, run: AccountedRun, question: str) -> str:
 
     state = agent.invoke({"messages": [*run.messages, HumanMessage(question, id="after")]})
     return final_text(state["messages"][len(run.messages):])
+
+
+# What lesson 07b prints, one sentence per function, in the package's language (course_utils.core.i18n).
+
+def run_name(run: AccountedRun) -> str:
+    """A run's name in the package's language: the course's own names are in the catalogue, others stay."""
+    check_instance(run, "run", AccountedRun, "run_requests")
+    return _(run.name) if run.name else run.name
+
+
+def run_line(run: AccountedRun) -> str:
+    """A run's calls and tokens in one line.
+
+    >>> run_line(AccountedRun("one agent", [], [], [], []))
+    'one agent: 0 calls, 0 tokens'
+    """
+    return _("{name}: {calls} calls, {tokens} tokens").format(
+        name=run_name(run), calls=run.total_calls, tokens=run.total_tokens)
+
+
+def window_line(row: AgentTally) -> str:
+    """One agent's calls, largest window and tokens, in one line (indented under :func:`run_line`).
+
+    >>> window_line(AgentTally("planner", 8, 3000, 585, 656))
+    '      planner: 8 calls, largest window 656 tokens, 3585 tokens in all'
+    """
+    check_instance(row, "row", AgentTally, "tally")
+    # The indent stays outside the message: inside a right-to-left one it would land at the line's far end.
+    return "   " + _("{agent:>10}: {calls} calls, largest window {largest} tokens, {total} tokens in all").format(
+        agent=row.agent, calls=row.calls, largest=row.largest_input, total=row.total_tokens)
+
+
+def total_after_line(turn: int, single: int, isolated: int) -> str:
+    """Both runs' total tokens after request ``turn``, in one line.
+
+    >>> total_after_line(1, 796, 1220)
+    'after request 1: one agent   796 tokens, parent + sub-agent  1220'
+    """
+    return _("after request {turn}: one agent {single:>5} tokens, parent + sub-agent {isolated:>5}").format(
+        turn=turn, single=single, isolated=isolated)
+
+
+def break_even_line(single: AccountedRun, isolated: AccountedRun) -> str:
+    """When isolation starts to pay (:func:`break_even`), in one sentence.
+
+    >>> break_even_line(AccountedRun("a", ["x"], [], [], []), AccountedRun("b", ["x"], [], [], []))
+    'isolation never cost less within these requests'
+    """
+    turns = break_even(single, isolated)
+    if turns is None:
+        return _("isolation never cost less within these requests")
+    return _("isolation pays from request {turns}").format(turns=turns)
+
+
+def first_answer_line(answer: str) -> str:
+    """The isolated run's first answer (the model's own words), labelled.
+
+    >>> first_answer_line("Open 08:00-20:00.")
+    'first answer, isolated: Open 08:00-20:00.'
+    """
+    return _("first answer, isolated: {answer}").format(answer=answer)
+
+
+def detail_lines(question: str, single: str, isolated: str) -> str:
+    """The detail question and both agents' answers to it (:func:`ask_after`), one per line.
+
+    >>> print(detail_lines("Which hall?", "Bom Sucesso.", "I don't know."))
+    question: Which hall?
+    one agent:           Bom Sucesso.
+    parent + sub-agent:  I don't know.
+    """
+    return "\n".join([_("question: {question}").format(question=question),
+                      _("one agent:           {answer}").format(answer=single),
+                      _("parent + sub-agent:  {answer}").format(answer=isolated)])

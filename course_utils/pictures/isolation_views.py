@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from matplotlib.ticker import MaxNLocator
 
 from course_utils.core.args import check_instance
+from course_utils.core.i18n import _
 from course_utils.pictures.plots import DescribedFigure
 from course_utils.core.style import HISTORY_COLOUR, LIMIT_COLOUR, NEUTRAL, SENT_COLOUR
 from course_utils.agentic.subagents import CHILD_NAME, IsolationComparison, break_even, cumulative_tokens
@@ -30,16 +31,19 @@ def windows_text(comparison: IsolationComparison) -> str:
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     single, parent = comparison.parent_window()
     child = max((c.input_tokens for c in comparison.isolated.calls if c.agent == CHILD_NAME), default=0)
-    return (f"The single agent's largest call was sent {single} tokens; with a sub-agent the parent's largest was "
-            f"{parent} and the child's {child}, but the parent and child made "
-            f"{comparison.isolated.total_calls} calls where the single agent made {comparison.single.total_calls}.")
+    return _("The single agent's largest call was sent {single} tokens; with a sub-agent the parent's largest was "
+             "{parent} and the child's {child}, but the parent and child made "
+             "{isolated_calls} calls where the single agent made {single_calls}.").format(
+        single=single, parent=parent, child=child, isolated_calls=comparison.isolated.total_calls,
+        single_calls=comparison.single.total_calls)
 
 
 def windows_figure(comparison: IsolationComparison) -> DescribedFigure:
     """Input tokens of every call: the single agent's on the left, the parent's and the child's on the right."""
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     fig = DescribedFigure(figsize=(9.0, 3.4), dpi=100, layout="constrained")
-    fig.alt_text = "Input tokens of every model call. " + windows_text(comparison)
+    # One message, not two joined: two right-to-left sentences on one printed line would read in the wrong order.
+    fig.alt_text = _("Input tokens of every model call. {point}").format(point=windows_text(comparison))
     axes = fig.subplots(1, 2, sharey=True)
     for ax, run in zip(axes, (comparison.single, comparison.isolated)):
         seen = set()
@@ -61,16 +65,19 @@ def totals_text(comparison: IsolationComparison) -> str:
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     single, isolated = cumulative_tokens(comparison.single), cumulative_tokens(comparison.isolated)
     turns = break_even(comparison.single, comparison.isolated)
-    when = f"from request {turns} on, isolation has cost less" if turns else "isolation never cost less within the task"
-    return (f"After one request the single agent had used {single[0]} tokens and parent plus child {isolated[0]}; "
-            f"after {len(single)} requests {single[-1]} against {isolated[-1]}: {when}.")
+    when = (_("from request {turns} on, isolation has cost less").format(turns=turns) if turns
+            else _("isolation never cost less within the task"))
+    return _("After one request the single agent had used {single_first} tokens and parent plus child "
+             "{isolated_first}; after {requests} requests {single_last} against {isolated_last}: {when}.").format(
+        single_first=single[0], isolated_first=isolated[0], requests=len(single), single_last=single[-1],
+        isolated_last=isolated[-1], when=when)
 
 
 def totals_figure(comparison: IsolationComparison) -> DescribedFigure:
     """Tokens of every call so far, after each request, with and without the sub-agent."""
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     fig = DescribedFigure(figsize=(6.5, 3.2), dpi=100, layout="constrained")
-    fig.alt_text = "Total tokens after each request. " + totals_text(comparison)
+    fig.alt_text = _("Total tokens after each request. {point}").format(point=totals_text(comparison))
     ax = fig.subplots()
     for run, colour, marker in ((comparison.single, SENT_COLOUR, "o"), (comparison.isolated, HISTORY_COLOUR, "s")):
         totals = cumulative_tokens(run)
@@ -91,10 +98,12 @@ def schema_text(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> str:
     agent_before = [r for r in before if r.purpose == "agent"]
     agent_after = [r for r in after if r.purpose == "agent"]
     selection = [r for r in after if r.purpose == "selection"]
-    return (f"With every tool bound, each agent call carried {agent_before[0].schema_tokens if agent_before else 0} "
-            f"schema tokens; with a selector, {min((r.schema_tokens for r in agent_after), default=0)} to "
-            f"{max((r.schema_tokens for r in agent_after), default=0)}, but {len(selection)} selector calls of "
-            f"about {selection[0].input_tokens if selection else 0} tokens each came on top.")
+    return _("With every tool bound, each agent call carried {before} schema tokens; with a selector, {least} to "
+             "{most}, but {selections} selector calls of about {selection_tokens} tokens each came on top.").format(
+        before=agent_before[0].schema_tokens if agent_before else 0,
+        least=min((r.schema_tokens for r in agent_after), default=0),
+        most=max((r.schema_tokens for r in agent_after), default=0), selections=len(selection),
+        selection_tokens=selection[0].input_tokens if selection else 0)
 
 
 def schema_figure(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> DescribedFigure:
@@ -105,7 +114,7 @@ def schema_figure(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> De
         for i, row in enumerate(rows):
             check_instance(row, f"{name}[{i}]", SchemaRow, "schema_rows")
     fig = DescribedFigure(figsize=(9.0, 3.4), dpi=100, layout="constrained")
-    fig.alt_text = "Input tokens per call, tool schemas shaded. " + schema_text(before, after)
+    fig.alt_text = _("Input tokens per call, tool schemas shaded. {point}").format(point=schema_text(before, after))
     axes = fig.subplots(1, 2, sharey=True)
     for ax, rows, title in ((axes[0], before, "every tool bound"), (axes[1], after, "LLMToolSelectorMiddleware")):
         for row in rows:
