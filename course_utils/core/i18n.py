@@ -104,6 +104,30 @@ def pgettext(context: str, message: str) -> str:
     return _isolated(_translation.pgettext(context, message), message)
 
 
+def translate(message: str, context: str | None = None) -> str:
+    """``message`` in the current language, without the RTL isolate: for HTML, whose element carries ``dir``.
+
+    >>> set_language("fa"); translate("over budget"); set_language("en")
+    'بیش از بودجه'
+    """
+    if context is None:
+        return _translation.gettext(message)
+    return _translation.pgettext(context, message)
+
+
+def html_language() -> str:
+    """The ``lang`` and ``dir`` attributes a picture's outer element carries ("" in English, the default).
+
+    >>> set_language("fa"); html_language(); set_language("en")
+    ' lang="fa" dir="rtl"'
+    >>> html_language()
+    ''
+    """
+    if _language == "en":
+        return ""
+    return f' lang="{_language}" dir="{DIRECTIONS[_language]}"'
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form of a message for ``n``, in the current language."""
     return _translation.ngettext(singular, plural, n)

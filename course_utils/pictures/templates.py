@@ -12,6 +12,11 @@ they were when the HTML was built with f-strings:
   characters, so a browser reads no difference), and a message with ``"`` or
   ``'`` gives the same bytes as before. A fragment another view already
   rendered is passed as :class:`markupsafe.Markup` and is inserted as it is.
+- **Language.** Words in a template are written ``{{ _("kept") }}`` (Jinja2's
+  i18n extension, bound to :func:`course_utils.core.i18n.translate`): English
+  unless another language is chosen. ``{{ LANG() }}`` gives a picture's outer
+  element its ``lang`` and ``dir`` then (nothing in English, so English
+  outputs are unchanged).
 - **One line.** The HTML the course stores is one line per picture. In a
   ``.html.j2`` template a line break and the indentation after it are
   dropped, so a template can be laid out on many readable lines. A space
@@ -33,7 +38,7 @@ import jinja2
 from jinja2.ext import Extension
 from markupsafe import Markup
 
-from course_utils.core import style
+from course_utils.core import i18n, style
 
 __all__ = ["Markup", "environment", "escape", "render_template"]
 
@@ -67,8 +72,12 @@ def environment() -> jinja2.Environment:
         loader=jinja2.PackageLoader("course_utils", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
-        extensions=[JoinLines],
+        extensions=[JoinLines, "jinja2.ext.i18n"],
     )
+    # Looked up when a template renders, so a language chosen later is the one used.
+    env.install_gettext_callables(gettext=i18n.translate, ngettext=i18n.ngettext, newstyle=True,
+                                  pgettext=lambda context, message: i18n.translate(message, context))
+    env.globals["LANG"] = lambda: Markup(i18n.html_language())
     env.filters["h"] = escape
     # The course's style constants are trusted CSS (FONT holds quotes): inserted as they are.
     env.globals.update(FONT=Markup(style.FONT), MONO=Markup(style.MONO), NEUTRAL=Markup(style.NEUTRAL),

@@ -37,6 +37,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
+from course_utils.core.i18n import translate
 from course_utils.core.args import check_bool, check_instance, check_int, check_text
 from course_utils.pictures.a11y import lang_attrs
 from course_utils.core.style import LIMIT_COLOUR, STATUS_COLOURS
@@ -107,6 +108,7 @@ def token_bar_html(used: int, budget: int, total: int | None = None, *, label: s
     fill = LIMIT_COLOUR if over else "#43a047"
     used_pct = 100 * used / scale
     budget_pct = 100 * budget / scale
+    label = translate(label, "trim status")  # "kept" is a status word; any other label comes back as it is
     return render_template("token_bar.html.j2", label=label, used=used, budget=budget, total=total,
                            over=used - budget if over else None, fill=fill, used_pct=used_pct, budget_pct=budget_pct)
 
@@ -131,7 +133,7 @@ def _argument_text(key: str, value: Any) -> str:
 def _options_line(report: TrimReport) -> str:
     """The trim_messages call that produced ``report``, as the learner would type it."""
     if report.strategy == NO_TRIM:
-        return f"no trimming: every message is sent (limit {report.max_tokens} tokens)"
+        return translate("no trimming: every message is sent (limit {limit} tokens)").format(limit=report.max_tokens)
     parts = [f"{key}={_argument_text(key, value)}" for key, value in report.arguments.items()]
     return "trim_messages(messages, " + ", ".join(parts) + ")"
 
@@ -266,8 +268,10 @@ def _run(rows: Sequence[TrimRow], segment: Segment, preview_chars: int, text: bo
     run = rows[segment.start:segment.stop]
     accent, background = STATUS_COLOURS[segment.status]
     tokens = sum(row.tokens for row in run)
-    words = (f"rows {segment.start + 1:,}–{segment.stop:,} (indexes {run[0].index:,}–{run[-1].index:,}): "
-             f"{segment.count:,} messages {segment.status}, {segment.reason}; {tokens:,} tokens")
+    words = translate("rows {first:,}–{last:,} (indexes {start:,}–{stop:,}): {count:,} messages {status}, "
+                      "{reason}; {tokens:,} tokens").format(
+        first=segment.start + 1, last=segment.stop, start=run[0].index, stop=run[-1].index, count=segment.count,
+        status=translate(segment.status, "trim status"), reason=segment.reason, tokens=tokens)
     if run_rows is None or segment.count <= run_rows:
         head, tail, left_out = run, [], 0
     else:
@@ -396,10 +400,10 @@ def trim_report_html(
     check_int(report.max_tokens, "report.max_tokens")
     check_int(report.result_tokens, "report.result_tokens")
     counts = {status: sum(row.status == status for row in report.rows) for status in STATUSES}
-    summary = ", ".join(f"{n} {status}" for status, n in counts.items())
+    summary = translate(", ", "list separator").join(f"{n} {translate(status, 'trim status')}" for status, n in counts.items())
     # Which note, if any: an untrimmed call over the limit, or a trim whose kept system message alone is over.
     over = None if not report.over_budget else "untrimmed" if report.strategy == NO_TRIM else "system"
-    list_heading = "the model is sent" if report.strategy == NO_TRIM else "trim_messages returned"
+    list_heading = translate("the model is sent") if report.strategy == NO_TRIM else translate("trim_messages returned")
     text = check_bool(text, "text")
     full_rows = check_int(full_rows, "full_rows")
     folded = [s for s in table_segments(report.rows, full_rows=full_rows) if s.collapsed]
