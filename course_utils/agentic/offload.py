@@ -20,6 +20,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.tools import ToolRuntime, tool
 from langchain_core.messages import ToolMessage
 
+from course_utils.core.i18n import _
 from course_utils.window.tokens import count_text_tokens
 
 #: The first label of the namespace offloaded results are kept under: ``("offloaded", thread_id)``.
@@ -78,6 +79,16 @@ class Offloaded:
     tool: str
     tokens: int
     pointer_tokens: int
+
+    @property
+    def conclusion(self) -> str:
+        """The move in one sentence, in the course's language.
+
+        >>> Offloaded("res-1", "read_file", 17_999, 94).conclusion
+        'offloaded res-1: 17,999 tokens replaced by a 94-token pointer'
+        """
+        return _("offloaded {result_id}: {tokens:,} tokens replaced by a {pointer}-token pointer").format(
+            result_id=self.result_id, tokens=self.tokens, pointer=self.pointer_tokens)
 
 
 class OffloadLargeResults(AgentMiddleware):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from course_utils.core.i18n import _
 from course_utils.core.samples import Conversation, load_sample  # noqa: F401  (load_sample: for the example)
 from course_utils.window.tokens import exact_counter
 
@@ -53,6 +54,27 @@ class MemoryCosts:
     def calls(self) -> tuple[int, int]:
         """(model calls with memory in the history, with memory in the store)."""
         return len(self.history_calls), len(self.store_calls) + len(self.store_saves)
+
+    @property
+    def conclusion(self) -> str:
+        """Both ways in three lines, in the course's language: calls, tokens sent, the largest call, the ratio.
+
+        The last line introduces the note sent at the last turn (``facts``), which a lesson prints after it.
+
+        >>> print(MemoryCosts([10, 30], [10, 12], [15], ["The user's name is Sara."]).conclusion)
+        memory in the history: 2 calls, 40 tokens sent, last call 30 tokens
+        memory in the store:   3 calls, 37 tokens sent, largest call 12 tokens
+        the store sends 1.1x fewer tokens; the note it sends at turn 2:
+        """
+        history_calls, store_calls = self.calls
+        return "\n".join([
+            _("memory in the history: {calls} calls, {sent:,} tokens sent, last call {last:,} tokens").format(
+                calls=history_calls, sent=self.history_total, last=self.history_calls[-1]),
+            _("memory in the store:   {calls} calls, {sent:,} tokens sent, largest call {largest:,} tokens").format(
+                calls=store_calls, sent=self.store_total, largest=max(self.store_calls)),
+            _("the store sends {ratio:.1f}x fewer tokens; the note it sends at turn {turn}:").format(
+                ratio=self.history_total / self.store_total, turn=self.turns),
+        ])
 
 
 def memory_note(facts: list[str]) -> SystemMessage:
