@@ -160,7 +160,7 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
         raise ValueError(f"run {run.name!r} has no agent model call to draw")
     codes = [[STATUSES.index(s) for s in row] for row in grid]
     fig = DescribedFigure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 0.9), dpi=100, layout="constrained")
-    fig.alt_text = _("Which messages each model call of {name} was sent:").format(name=run.name) + " " + steps_text(run)
+    fig.alt_text = _("Which messages each model call of {name} was sent:").format(name=_ltr(run.name)) + " " + steps_text(run)
     ax = fig.subplots()
     ax.imshow(codes, cmap=ListedColormap([STATUS_COLOURS[s] for s in STATUSES]), vmin=0, vmax=len(STATUSES) - 1,
               aspect="auto", interpolation="nearest")
@@ -263,7 +263,7 @@ def probes_text(run: TaskRun, *, width: int = 90) -> str:
     lines = [_("{name}: {answered}/{asked} facts still answerable").format(
         name=_ltr(run.name), answered=run.facts_answered, asked=len(run.probes))]
     for probe in run.probes:
-        mark = _("yes") if probe.answered else _("NO ")
+        mark = _word("probe answered", "yes") if probe.answered else _word("probe answered", "NO ")
         said = probe.error or probe.answer or ""
         lines.append(f"  {mark} {probe.question}\n      -> {preview(said, width)}")
     return "\n".join(lines)
@@ -301,13 +301,13 @@ def growth_text(growth: GrowthReport, limit: int) -> str:
     limit = check_int(limit, "limit", minimum=1)
     over = growth.first_over_limit
     return _("{calls} model calls; {sent:,} tokens sent in total; the first call over {limit} tokens: {over}").format(
-        calls=growth.calls, sent=growth.total_sent_tokens, limit=limit, over=over.call if over else _word(None, "none"))
+        calls=growth.calls, sent=growth.total_sent_tokens, limit=limit, over=over.call if over else _word("no call over the limit", "none"))
 
 
 def summaries_text(run: TaskRun) -> str:
     """How many summary calls a run made, then the last summary written (its text, as the model wrote it)."""
     check_instance(run, "run", TaskRun, "run_task")
-    last = summaries_written(run)[-1] if run.summary_calls else _word(None, "(none)")
+    last = summaries_written(run)[-1] if run.summary_calls else _word("no summary", "(none)")
     return _("summary calls: {count}; the last summary written:").format(count=len(run.summary_calls)) + "\n" + last
 
 
@@ -324,9 +324,9 @@ def fraction_trigger_text(run: TaskRun, window: int, fraction: float) -> str:
     window = check_int(window, "window", minimum=1)
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
         raise ValueError(f"fraction must be a number in (0, 1], got {fraction!r}")
-    return _("trigger: int({window} * {fraction}) = {tokens} tokens; summary calls: {summaries}; "
-             "turns failed: {failed}").format(window=window, fraction=fraction, tokens=int(window * fraction),
-                                              summaries=len(run.summary_calls), failed=len(run.failed_turns))
+    working = _ltr(f"int({window} * {fraction}) = {int(window * fraction)}")  # arithmetic reads left to right
+    return _("trigger: {working} tokens; summary calls: {summaries}; turns failed: {failed}").format(
+        working=working, summaries=len(run.summary_calls), failed=len(run.failed_turns))
 
 
 def savings_text(everything: StrategyRow, editing: StrategyRow) -> str:
