@@ -30,6 +30,7 @@ from course_utils.agents import (
     StrategyRow,
     TaskRun,
     call_rows,
+    call_tokens,
     message_counter,
     message_statuses,
     orphans_received,
@@ -316,6 +317,21 @@ def orphans_text(run: TaskRun) -> str:
     check_instance(run, "run", TaskRun, "run_task")
     return _("tool results sent without their call, over every model call: {count}").format(
         count=orphans_received(run))
+
+
+def summary_input_text(run: TaskRun, token_counter: str = "exact") -> str:
+    """The input tokens of each summary call of a run, then the last line of the summary its history now holds.
+
+    ``[]`` means no summary call ran (``trim_tokens_to_summarize`` left
+    nothing to summarise, so the middleware wrote its fallback text).
+    """
+    check_instance(run, "run", TaskRun, "run_task")
+    summary = next((m.text for m in run.messages if m.text.startswith("Here is a summary")), None)
+    if summary is None:
+        raise ValueError(f"run {run.name!r} holds no summary message (no 'Here is a summary ...' in its history)")
+    tokens = [call_tokens(call, token_counter) for call in run.summary_calls]
+    head = _("{name}: summary calls' input {tokens} tokens").format(name=_ltr(run.name), tokens=tokens)
+    return head + "\n    " + _("the summary: {summary}").format(summary=_ltr(repr(summary.splitlines()[-1])))
 
 
 def fraction_trigger_text(run: TaskRun, window: int, fraction: float) -> str:
