@@ -17,9 +17,7 @@ from course_utils.window.trimming import trim_walkthrough
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
-WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py"]
-WRAPPED += ["course_utils/agentic/call_accounting.py", "course_utils/agentic/subagents.py", "course_utils/agentic/tool_selection.py",
-            "course_utils/pictures/isolation_views.py"]  # lesson 07b
+WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py", "course_utils/pictures/agent_views.py"]
 
 
 def plain(text: str) -> str:
@@ -128,3 +126,21 @@ def test_persian_trim_conclusion_220_to_128(persian):
     assert report.total_tokens == 220 and report.result_tokens <= 128
     assert plain(report.conclusion) == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
+
+
+def test_lesson_06_sentences_in_persian_keep_english_data_left_to_right(persian):
+    """Lesson 06's printed sentences: Persian words, the same numbers, English requests isolated left to right."""
+    from course_utils.pictures.agent_views import savings_text, task_text
+    from course_utils.agentic.agents import StrategyRow
+
+    text = task_text(["Read the file a.md."], [("What is in a.md?", "42", 1)])
+    first, probe = text.splitlines()
+    assert first == "\u2067نوبت 1: \u2066Read the file a.md.\u2069\u2069"  # the request keeps its final "." on its right
+    assert plain(probe).startswith("پرسش وارسی:") and "\u2066'42'\u2069" in probe and plain(probe).endswith("از نوبت 1)")
+    row = lambda sent, largest: StrategyRow("s", 8, sent, largest, 0, 0, 4, 4, 0)  # noqa: E731
+    line = plain(savings_text(row(10219, 2124), row(7412, 1402)))
+    assert line.startswith("token\u200cهای ارسال\u200cشده") and "(2,807 کمتر)" in line and line.endswith("از 2,124 به 1,402")
+    i18n.set_language("en")
+    assert savings_text(row(10219, 2124), row(7412, 1402)) == (
+        "tokens sent over the task: 10,219 sending everything, 7,412 with clearing (2,807 saved); "
+        "largest call 2,124 -> 1,402")

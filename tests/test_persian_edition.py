@@ -80,7 +80,8 @@ def numbers(cell) -> Counter:
     for output in cell.get("outputs", []):
         texts = [output.get("text", "")] if output.output_type == "stream" else []
         data = output.get("data", {})
-        texts += [data.get("text/plain", ""), data.get("text/html", "")]
+        # HTML entities are not numbers a learner reads: "user&#x27;s" in an English alt text holds no 27.
+        texts += [data.get("text/plain", ""), html.unescape("".join(data.get("text/html", "")))]
         if output.output_type == "error":
             texts.append(output.get("evalue", ""))
         for text in texts:

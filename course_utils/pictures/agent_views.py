@@ -29,11 +29,17 @@ from course_utils.agentic.agents import (
     CallRow,
     StrategyRow,
     TaskRun,
+    call_rows,
+    call_tokens,
     message_counter,
     message_statuses,
+    orphans_received,
     role_of,
+    summaries_written,
     tokens_by_role,
 )
+from course_utils.window.growth import GrowthReport
+from course_utils.core.i18n import PDI, RLI, _, direction, pgettext
 from course_utils.pictures.plots import DescribedFigure
 from course_utils.pictures.render import preview
 from course_utils.core.style import LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
@@ -70,6 +76,30 @@ ROLE_LETTERS = {"system": "S", "tool schemas": "S", "human": "H", "summary": "Σ
                 "tool results": "T", "cleared tool results": "T"}
 
 
+#: Unicode's left-to-right isolate (U+2066); ``PDI`` ends it.
+LRI = "\u2066"
+
+
+def _ltr(text: str) -> str:
+    """English data (a request, a run's name) inside a right-to-left sentence: isolated left to right.
+
+    Without it a Persian sentence ending in "...on Saturday?" would show the
+    question mark on the wrong side. Unchanged in English.
+    """
+    return f"{LRI}{text}{PDI}" if direction() == "rtl" else text
+
+
+def _line(text: str) -> str:
+    """A line assembled from translated pieces, isolated as one right-to-left line in Persian."""
+    return f"{RLI}{text}{PDI}" if direction() == "rtl" else text
+
+
+def _word(context: str | None, text: str) -> str:
+    """A translated word, separator or piece of a longer line: without the isolate of its own that ``_`` adds."""
+    translated = _(text) if context is None else pgettext(context, text)
+    return translated.replace(RLI, "").replace(PDI, "")
+
+
 def _check_rows(rows: Sequence[CallRow]) -> list[CallRow]:
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
         raise TypeError(f"rows must be a non-empty list of CallRow (from call_rows), got {rows!r:.80}")
@@ -84,7 +114,7 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
     limit = check_int(limit, "limit", minimum=1, none_ok=True)
     check_text(title, "title", none_ok=True)
     fig = DescribedFigure(figsize=(9.0, 3.6), dpi=100, layout="constrained")
-    fig.alt_text = "Input tokens per model call, stacked by role. " + roles_text(rows)  # shown as the image's alt
+    fig.alt_text = _("Input tokens per model call, stacked by role.") + " " + roles_text(rows)  # the image's alt
     ax = fig.subplots()
     x = [r.call for r in rows]
     bottom = [0] * len(rows)
@@ -111,13 +141,15 @@ def roles_text(rows: Sequence[CallRow]) -> str:
     last = rows[-1]
     tools = last.parts.get("tool results", 0)
     share = round(100 * tools / last.tokens) if last.tokens else 0
-    return (
-        f"Input tokens grow from {rows[0].tokens} on call 1 to {last.tokens} on call {last.call}; "
-        f"on the last call tool results are {tools} tokens ({share}%), "
-        f"the user's requests {last.parts.get('human', 0)}, the system prompt {last.parts.get('system', 0)}, "
-        f"the tool schemas {last.parts.get('tool schemas', 0)} "
-        f"and the reply priming {last.parts.get('reply priming', 0)}."
-    )
+    return _(
+        "Input tokens grow from {first} on call 1 to {last} on call {call}; "
+        "on the last call tool results are {tools} tokens ({share}%), "
+        "the user's requests {human}, the system prompt {system}, "
+        "the tool schemas {schemas} "
+        "and the reply priming {priming}."
+    ).format(first=rows[0].tokens, last=last.tokens, call=last.call, tools=tools, share=share,
+             human=last.parts.get("human", 0), system=last.parts.get("system", 0),
+             schemas=last.parts.get("tool schemas", 0), priming=last.parts.get("reply priming", 0))
 
 
 def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
@@ -129,7 +161,7 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
         raise ValueError(f"run {run.name!r} has no agent model call to draw")
     codes = [[STATUSES.index(s) for s in row] for row in grid]
     fig = DescribedFigure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 0.9), dpi=100, layout="constrained")
-    fig.alt_text = f"Which messages each model call of {run.name} was sent: " + steps_text(run)  # the image's alt
+    fig.alt_text = _("Which messages each model call of {name} was sent:").format(name=_ltr(run.name)) + " " + steps_text(run)
     ax = fig.subplots()
     ax.imshow(codes, cmap=ListedColormap([STATUS_COLOURS[s] for s in STATUSES]), vmin=0, vmax=len(STATUSES) - 1,
               aspect="auto", interpolation="nearest")
@@ -162,9 +194,9 @@ def steps_text(run: TaskRun) -> str:
     _, grid = message_statuses(run)
     lines = []
     for i, row in enumerate(grid, start=1):
-        counts = [f"{row.count(s)} {s}" for s in STATUSES[:-1] if row.count(s)]
-        lines.append(f"call {i}: " + ", ".join(counts))
-    return "; ".join(lines) + "."
+        counts = [f"{row.count(s)} {_word('message status', s)}" for s in STATUSES[:-1] if row.count(s)]
+        lines.append(_word(None, "call {number}: {counts}").format(number=i, counts=_word("separator", ", ").join(counts)))
+    return _line(_word("separator", "; ").join(lines) + ".")
 
 
 def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_chars: int = 70) -> str:
@@ -219,21 +251,129 @@ def turns_text(run: TaskRun, *, width: int = 90) -> str:
     check_instance(run, "run", TaskRun, "run_task")
     lines = []
     for turn in run.turns:
-        outcome = f"REFUSED: {turn.error}" if turn.error else turn.answer or ""
-        lines.append(f"turn {turn.number} ({turn.tool_calls} tool calls) {turn.request}\n    -> {preview(outcome, width)}")
+        outcome = _("REFUSED:") + f" {turn.error}" if turn.error else turn.answer or ""
+        head = _("turn {number} ({calls} tool calls) {request}").format(
+            number=turn.number, calls=turn.tool_calls, request=_ltr(turn.request))
+        lines.append(f"{head}\n    -> {preview(outcome, width)}")
     return "\n".join(lines)
 
 
 def probes_text(run: TaskRun, *, width: int = 90) -> str:
     """One line per probe question: answered or not, and what the agent said."""
     check_instance(run, "run", TaskRun, "run_task")
-    lines = [f"{run.name}: {run.facts_answered}/{len(run.probes)} facts still answerable"]
+    lines = [_("{name}: {answered}/{asked} facts still answerable").format(
+        name=_ltr(run.name), answered=run.facts_answered, asked=len(run.probes))]
     for probe in run.probes:
-        mark = "yes" if probe.answered else "NO "
+        mark = _word("probe answered", "yes") if probe.answered else _word("probe answered", "NO ")
         said = probe.error or probe.answer or ""
         lines.append(f"  {mark} {probe.question}\n      -> {preview(said, width)}")
     return "\n".join(lines)
 
+
+
+# --- the sentences lesson 06 prints from its runs ------------------------------------------------
+
+
+def task_text(requests: Sequence[str], probes: Sequence[tuple[str, str, int]]) -> str:
+    """The task, one request per turn, then each probe question with the fact it needs and its turn.
+
+    >>> print(task_text(["Read the file a.md."], [("What is in a.md?", "42", 1)]))
+    turn 1: Read the file a.md.
+    probe: What is in a.md?  (needs '42', from turn 1)
+    """
+    if isinstance(requests, (str, bytes)) or not isinstance(requests, Sequence):
+        raise TypeError(f"requests must be a list of request strings, got {requests!r:.80}")
+    if isinstance(probes, (str, bytes)) or not isinstance(probes, Sequence):
+        raise TypeError(f"probes must be a list of (question, expected, turn) tuples, got {probes!r:.80}")
+    lines = [_("turn {number}: {request}").format(number=n, request=_ltr(check_text(r, f"requests[{n - 1}]")))
+             for n, r in enumerate(requests, start=1)]
+    for i, probe in enumerate(probes):
+        if not (isinstance(probe, tuple) and len(probe) == 3):
+            raise TypeError(f"probes[{i}] must be a (question, expected, turn) tuple, got {probe!r:.80}")
+        question, expected, turn = probe
+        lines.append(_("probe: {question}  (needs {expected}, from turn {turn})").format(
+            question=_ltr(question), expected=_ltr(repr(expected)), turn=turn))
+    return "\n".join(lines)
+
+
+def growth_text(growth: GrowthReport, limit: int) -> str:
+    """How many calls a replayed history made, the tokens they sent, and the first call over ``limit``."""
+    check_instance(growth, "growth", GrowthReport, "replay_growth")
+    limit = check_int(limit, "limit", minimum=1)
+    over = growth.first_over_limit
+    return _("{calls} model calls; {sent:,} tokens sent in total; the first call over {limit} tokens: {over}").format(
+        calls=growth.calls, sent=growth.total_sent_tokens, limit=limit, over=over.call if over else _word("no call over the limit", "none"))
+
+
+def summaries_text(run: TaskRun) -> str:
+    """How many summary calls a run made, then the last summary written (its text, as the model wrote it)."""
+    check_instance(run, "run", TaskRun, "run_task")
+    last = summaries_written(run)[-1] if run.summary_calls else _word("no summary", "(none)")
+    return _("summary calls: {count}; the last summary written:").format(count=len(run.summary_calls)) + "\n" + last
+
+
+def orphans_text(run: TaskRun) -> str:
+    """How many tool results a run's model calls received without the AI message that called them."""
+    check_instance(run, "run", TaskRun, "run_task")
+    return _("tool results sent without their call, over every model call: {count}").format(
+        count=orphans_received(run))
+
+
+def summary_input_text(run: TaskRun, token_counter: str = "exact") -> str:
+    """The input tokens of each summary call of a run, then the last line of the summary its history now holds.
+
+    ``[]`` means no summary call ran (``trim_tokens_to_summarize`` left
+    nothing to summarise, so the middleware wrote its fallback text).
+    """
+    check_instance(run, "run", TaskRun, "run_task")
+    summary = next((m.text for m in run.messages if m.text.startswith("Here is a summary")), None)
+    if summary is None:
+        raise ValueError(f"run {run.name!r} holds no summary message (no 'Here is a summary ...' in its history)")
+    tokens = [call_tokens(call, token_counter) for call in run.summary_calls]
+    head = _("{name}: summary calls' input {tokens} tokens").format(name=_ltr(run.name), tokens=tokens)
+    return head + "\n    " + _("the summary: {summary}").format(summary=_ltr(repr(summary.splitlines()[-1])))
+
+
+def fraction_trigger_text(run: TaskRun, window: int, fraction: float) -> str:
+    """The token count a fraction trigger fires at, int(window × fraction), and what the run then did."""
+    check_instance(run, "run", TaskRun, "run_task")
+    window = check_int(window, "window", minimum=1)
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be a number in (0, 1], got {fraction!r}")
+    working = _ltr(f"int({window} * {fraction}) = {int(window * fraction)}")  # arithmetic reads left to right
+    return _("trigger: {working} tokens; summary calls: {summaries}; turns failed: {failed}").format(
+        working=working, summaries=len(run.summary_calls), failed=len(run.failed_turns))
+
+
+def savings_text(everything: StrategyRow, editing: StrategyRow) -> str:
+    """Tokens sent over the task without and with clearing, the saving, and the largest call of each."""
+    check_instance(everything, "everything", StrategyRow, "compare_runs")
+    check_instance(editing, "editing", StrategyRow, "compare_runs")
+    return _("tokens sent over the task: {everything:,} sending everything, {editing:,} with clearing "
+             "({saved:,} saved); largest call {before:,} -> {after:,}").format(
+        everything=everything.tokens_sent, editing=editing.tokens_sent,
+        saved=everything.tokens_sent - editing.tokens_sent, before=everything.largest_call, after=editing.largest_call)
+
+
+def stored_text(run: TaskRun, *, then: str) -> str:
+    """The stored history's length at the end of a run, then ``then``: "orphans" sent, or "facts" answerable."""
+    check_instance(run, "run", TaskRun, "run_task")
+    if then == "orphans":
+        return _("stored history at the end: {count} messages; orphaned tool results sent: {orphans}").format(
+            count=len(run.messages), orphans=orphans_received(run))
+    if then == "facts":
+        return _("stored history at the end: {count} messages; facts answerable: {answered}/{asked}").format(
+            count=len(run.messages), answered=run.facts_answered, asked=len(run.probes))
+    raise ValueError(f"then must be 'orphans' or 'facts', got {then!r}")
+
+
+def history_text(run: TaskRun, token_counter: str = "exact") -> str:
+    """The stored history (messages and tokens) beside the largest model call: what was kept against what was sent."""
+    check_instance(run, "run", TaskRun, "run_task")
+    counter = resolve_token_counter(token_counter)
+    return _("stored history: {count} messages, {tokens:,} tokens; largest model call: {largest:,} tokens").format(
+        count=len(run.messages), tokens=counter(run.messages),
+        largest=max(row.tokens for row in call_rows(run, token_counter)))
 
 
 # --- a widget: step through the calls of each strategy ------------------------------------------
