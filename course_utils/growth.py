@@ -89,8 +89,11 @@ class GrowthReport:
         The first call whose input is over limit = 20 tokens is call 2: 3 messages, 30 tokens.
         The last call sends 30 tokens; all 2 calls together send 40 tokens.
         """
-        if not isinstance(limit_name, str) or not limit_name.strip():
-            raise ValueError(f"limit_name must be a non-empty string such as 'L - R', got {limit_name!r:.80}")
+        if not isinstance(limit_name, str):
+            raise TypeError(f"limit_name must be a string such as 'L - R', got {type(limit_name).__name__}: "
+                            f"{limit_name!r:.80}")
+        if not limit_name.strip():
+            raise ValueError(f"limit_name must name the limit, e.g. 'L - R', got {limit_name!r}")
         if not self.rows:
             raise ValueError("the report has no rows: replay a conversation with at least one reply")
         sentences = []
