@@ -230,12 +230,25 @@ class OverflowWorking:
 
     @property
     def line(self) -> str:
+        """The sum against the limit, then its verdict (the arithmetic stays outside a right-to-left verdict)."""
         terms = " + ".join(str(tokens) for _, tokens in self.parts)
         if self.fits:
-            return _("{terms} = {total} <= {limit}: fits, {spare} tokens to spare").format(
-                terms=terms, total=self.total, limit=self.limit, spare=-self.over)
-        return _("{terms} = {total} > {limit}: {over} tokens over").format(
-            terms=terms, total=self.total, limit=self.limit, over=self.over)
+            verdict = _("fits, {spare} tokens to spare").format(spare=-self.over)
+            return f"{terms} = {self.total} <= {self.limit}: {verdict}"
+        return f"{terms} = {self.total} > {self.limit}: " + _("{over} tokens over").format(over=self.over)
+
+    @property
+    def conclusion(self) -> str:
+        """What the working means for the call, in one sentence.
+
+        >>> print(overflow_working(1000, history=700, prompt=200, tools=180).conclusion)
+        So the call is 80 tokens over the limit: it cannot be sent as it is.
+        >>> print(overflow_working(1000, history=620, prompt=200, tools=180).conclusion)
+        So the call fits, with 0 tokens to spare.
+        """
+        if self.fits:
+            return _("So the call fits, with {spare} tokens to spare.").format(spare=-self.over)
+        return _("So the call is {over} tokens over the limit: it cannot be sent as it is.").format(over=self.over)
 
     @property
     def lines(self) -> list[str]:

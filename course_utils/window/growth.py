@@ -27,6 +27,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, trim_messages
 
 from course_utils.core.args import check_choice, check_int
+from course_utils.core.i18n import _
 from course_utils.window.sequences import safe_trim_kwargs
 from course_utils.window.tokens import (
     COUNTER_NAMES,
@@ -75,6 +76,40 @@ class GrowthReport:
     def first_over_limit(self) -> GrowthRow | None:
         """The first call whose input is over the limit (None if none is, or no limit)."""
         return next((row for row in self.rows if row.over_limit), None)
+
+    def conclusion(self, limit_name: str = "limit") -> str:
+        """Where the replay first goes over its limit, and what it sends in all: two sentences.
+
+        ``limit_name`` is how the sentence names the limit, e.g. ``"L - R"``
+        (the window less the reply reserve, as lesson 01 writes it).
+
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> chat = [HumanMessage("hi"), AIMessage("hello"), HumanMessage("how are you?"), AIMessage("fine")]
+        >>> print(replay_growth(chat, "dummy", limit=20).conclusion())
+        The first call whose input is over limit = 20 tokens is call 2: 3 messages, 30 tokens.
+        The last call sends 30 tokens; all 2 calls together send 40 tokens.
+        """
+        if not isinstance(limit_name, str):
+            raise TypeError(f"limit_name must be a string such as 'L - R', got {type(limit_name).__name__}: "
+                            f"{limit_name!r:.80}")
+        if not limit_name.strip():
+            raise ValueError(f"limit_name must name the limit, e.g. 'L - R', got {limit_name!r}")
+        if not self.rows:
+            raise ValueError("the report has no rows: replay a conversation with at least one reply")
+        sentences = []
+        first = self.first_over_limit
+        if first is not None:
+            sentences.append(_(
+                "The first call whose input is over {limit_name} = {limit} tokens is call {call}: "
+                "{messages} messages, {tokens} tokens."
+            ).format(limit_name=limit_name, limit=self.limit, call=first.call,
+                     messages=first.history_messages, tokens=first.sent_tokens))
+        elif self.limit is not None:
+            sentences.append(_("No call's input is over {limit_name} = {limit} tokens.").format(
+                limit_name=limit_name, limit=self.limit))
+        sentences.append(_("The last call sends {last} tokens; all {calls} calls together send {total} tokens.").format(
+            last=self.rows[-1].sent_tokens, calls=self.calls, total=self.total_sent_tokens))
+        return "\n".join(sentences)
 
     def column(self, name: str) -> list:
         """One column of the table, e.g. ``report.column("sent_tokens")``."""
