@@ -25,12 +25,14 @@ Computing only: :func:`limits_rows` returns rows; their picture is
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from course_utils._args import check_int
 from course_utils.budget import BudgetWorking, budget_working
+from course_utils.i18n import PDI, RLI, _
 from course_utils.models import MODELS, MODELS_NOTE
 from course_utils.sequences import safe_trim_kwargs
 
@@ -153,8 +155,58 @@ class ThresholdSuggestion:
         """Arguments for ``trim_messages`` over [system, history..., new input] (see ``safe_trim_kwargs``)."""
         return safe_trim_kwargs(self.trim_max_tokens, token_counter)
 
+    def cap_sentence(self) -> str:
+        """H_max and the ``trim_messages`` cap worked out from it, in one printed sentence.
+
+        >>> print(suggest_thresholds(8192, "chat", margin=300).cap_sentence())
+        H_max = 5892; trim_messages max_tokens = 5892 + 500 + 300 = 6692
+        """
+        return _("H_max = {h_max}; trim_messages max_tokens = {h_max} + {system} + {user} = {cap}").format(
+            h_max=self.h_max, system=self.system, user=self.user, cap=self.trim_max_tokens)
+
+    def describe(self, width: int = 96) -> str:
+        """The task, the subtraction ending in H_max, and the task's advice wrapped to ``width`` characters.
+
+        >>> print(suggest_thresholds(8192, "retrieval").describe())
+        retrieval: question answering over retrieved documents
+           8192 - 500 = 7692
+           7692 - 4000 = 3692
+           3692 - 1000 = 2692
+           2692 - 410 = 2282  -> H_max = 2282
+           advice: The retrieved passages are new input on every call, so they are part of U. The
+                   documents carry the facts, so the history can be short.
+        """
+        width = _check_width(width)
+        lines = [f"{self.task}: {_(TASK_PROFILES[self.task].description)}"]
+        lines += ["   " + line for line in self.working.lines]
+        lines[-1] += f"  -> H_max = {self.h_max}"
+        lines.append(_fill(f"{_('advice')}: ", self.advice, width, indent="   "))
+        return "\n".join(lines)
+
     def __str__(self) -> str:
         return f"{self.task} on a {self.limit}-token model:\n{self.working}"
+
+
+def _check_width(width: object) -> int:
+    if isinstance(width, bool) or not isinstance(width, int):
+        raise TypeError(f"width must be an int number of characters, got {type(width).__name__}: {width!r:.40}")
+    if width < 40:
+        raise ValueError(f"width must be at least 40 characters, got {width}")
+    return width
+
+
+def _fill(label: str, text: str, width: int, indent: str) -> str:
+    """``label`` and ``text`` wrapped to ``width``, later lines under the text.
+
+    A right-to-left translation (inside RLI ... PDI) is wrapped without its
+    marks and each line gets its own isolate: an isolate ends at a line break.
+    """
+    if not (label.startswith(RLI) or text.startswith(RLI)):
+        return textwrap.fill(text, width, initial_indent=indent + label,
+                             subsequent_indent=" " * len(indent + label), break_on_hyphens=False)
+    plain = (label + text).replace(RLI, "").replace(PDI, "")
+    lines = textwrap.wrap(plain, width - len(indent), break_on_hyphens=False)
+    return "\n".join(f"{indent}{RLI}{line}{PDI}" for line in lines)
 
 
 def suggest_thresholds(
@@ -195,7 +247,7 @@ def suggest_thresholds(
         working = budget_working(limit, **parts)
     except ValueError as exc:
         raise ValueError(f"limit {limit} is too small for the {task!r} task: {exc}") from None
-    return ThresholdSuggestion(task, limit, **parts, working=working, advice=profile.advice)
+    return ThresholdSuggestion(task, limit, **parts, working=working, advice=_(profile.advice))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from course_utils.trimming import trim_walkthrough
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
-WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py"]
+WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py", "course_utils/thresholds.py"]
 
 
 def plain(text: str) -> str:
@@ -126,3 +126,25 @@ def test_persian_trim_conclusion_220_to_128(persian):
     assert report.total_tokens == 220 and report.result_tokens <= 128
     assert plain(report.conclusion) == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
+
+
+def test_lesson_05_task_profiles_and_cap_in_persian(persian):
+    """Lesson 05 prints each task's description and advice, and the trim cap worked out from H_max = 5892."""
+    from babel.messages.pofile import read_po
+
+    from course_utils.thresholds import TASK_PROFILES, suggest_thresholds
+
+    with PO.open("rb") as f:
+        translated = {m.id: m.string for m in read_po(f) if m.id and not m.context}
+    for profile in TASK_PROFILES.values():  # constants, translated where a suggestion is made or described
+        assert translated.get(profile.description) and translated.get(profile.advice), profile.task
+    chat = suggest_thresholds(8192, "chat", margin=300)
+    assert plain(chat.advice) == translated[TASK_PROFILES["chat"].advice]
+    assert plain(chat.cap_sentence()) == ("سقف تاریخچه H_max = 5892 token است؛ "
+                                         "پس برای trim_messages: max_tokens = 5892 + 500 + 300 = 6692")
+    lines = chat.describe().splitlines()
+    assert lines[0] == f"chat: {i18n.RLI}دستیاری دوستانه با گفتگویی طولانی{i18n.PDI}"
+    assert lines[4] == "   6192 - 300 = 5892  -> H_max = 5892"
+    advice = lines[5:]  # wrapped: every line its own right-to-left isolate (an isolate ends at a line break)
+    assert len(advice) >= 2 and all(line.startswith("   " + i18n.RLI) and line.endswith(i18n.PDI) for line in advice)
+    assert " ".join(plain(line).strip() for line in advice) == "توصیه: " + translated[TASK_PROFILES["chat"].advice]

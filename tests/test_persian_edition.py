@@ -193,3 +193,22 @@ def test_matplotlib_shapes_persian_right_to_left():
     left = slice(columns.min(), columns.max() + 1)
     assert (both[:, left] == teh[:, left]).mean() > (both[:, left] == beh[:, left]).mean()
     assert (both[:, left] == teh[:, left]).all()
+
+
+def printed(nb) -> str:
+    """Everything a notebook's code cells print (stdout), without the RTL isolates around Persian messages."""
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                   for o in c.get("outputs", []) if o.output_type == "stream")
+    return text.replace("\u2067", "").replace("\u2069", "")
+
+
+def test_lesson_05_prints_the_worked_ceiling_5892_in_persian():
+    """Issue 23: lesson 05's worked example, H_max = 8192 - 500 - 300 - 1200 - 300 = 5892, is computed by the
+    package and printed in Persian sentences (from the gettext catalogue), where English prints it in English."""
+    source = edition.SOURCES / "05_threshold_selection.md"
+    fa, en = printed(persian(source)), printed(english(source))
+    assert "6192 - 300 = 5892" in fa
+    assert "بنابراین سقف تاریخچه H_max = 5892 token است." in fa.splitlines()
+    assert "سقف تاریخچه H_max = 5892 token است؛ پس برای trim_messages: max_tokens = 5892 + 500 + 300 = 6692" in fa
+    assert "H_max = 5892" in en.splitlines() and "سقف تاریخچه" not in en
+    assert "H_max = 5892; trim_messages max_tokens = 5892 + 500 + 300 = 6692" in en
