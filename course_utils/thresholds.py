@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -199,14 +200,23 @@ def _fill(label: str, text: str, width: int, indent: str) -> str:
     """``label`` and ``text`` wrapped to ``width``, later lines under the text.
 
     A right-to-left translation (inside RLI ... PDI) is wrapped without its
-    marks and each line gets its own isolate: an isolate ends at a line break.
+    marks and each line gets its own isolate (an isolate ends at a line
+    break); the lines are padded on the left so that, in the output's
+    monospaced font, they end at the same column and read as a right-aligned
+    paragraph.
     """
     if not (label.startswith(RLI) or text.startswith(RLI)):
         return textwrap.fill(text, width, initial_indent=indent + label,
                              subsequent_indent=" " * len(indent + label), break_on_hyphens=False)
     plain = (label + text).replace(RLI, "").replace(PDI, "")
     lines = textwrap.wrap(plain, width - len(indent), break_on_hyphens=False)
-    return "\n".join(f"{indent}{RLI}{line}{PDI}" for line in lines)
+    right = max(_columns(line) for line in lines)
+    return "\n".join(f"{indent}{' ' * (right - _columns(line))}{RLI}{line}{PDI}" for line in lines)
+
+
+def _columns(text: str) -> int:
+    """How many columns ``text`` takes in a monospaced font: marks and joiners (ZWNJ) take none."""
+    return sum(unicodedata.category(c) not in ("Mn", "Me", "Cf") for c in text)
 
 
 def suggest_thresholds(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,5 +147,10 @@ def test_lesson_05_task_profiles_and_cap_in_persian(persian):
     assert lines[0] == f"chat: {i18n.RLI}دستیاری دوستانه با گفتگویی طولانی{i18n.PDI}"
     assert lines[4] == "   6192 - 300 = 5892  -> H_max = 5892"
     advice = lines[5:]  # wrapped: every line its own right-to-left isolate (an isolate ends at a line break)
-    assert len(advice) >= 2 and all(line.startswith("   " + i18n.RLI) and line.endswith(i18n.PDI) for line in advice)
+    assert len(advice) >= 2 and all(line.startswith("   ") and line.endswith(i18n.PDI) for line in advice)
+    assert all(line.count(i18n.RLI) == 1 and line.split(i18n.RLI)[0].strip() == "" for line in advice)
+    # right-aligned: padded so every line ends at the same column (ZWNJ and the hamza mark take none)
+    ends = {len(line.split(i18n.RLI)[0]) + len(re.sub("[\u200c\u0654\u0650]", "", line.split(i18n.RLI)[1]))
+            for line in advice}
+    assert len(ends) == 1 and ends.pop() <= 96
     assert " ".join(plain(line).strip() for line in advice) == "توصیه: " + translated[TASK_PROFILES["chat"].advice]
