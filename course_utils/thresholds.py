@@ -34,7 +34,7 @@ from typing import Any
 from course_utils._args import check_int
 from course_utils.budget import BudgetWorking, budget_working
 from course_utils.i18n import PDI, RLI, _
-from course_utils.models import MODELS, MODELS_NOTE
+from course_utils.models import MODELS, MODELS_NOTE, approximate_worst_ratio, counter_for_tokenizer
 from course_utils.sequences import safe_trim_kwargs
 
 # --- model limits -------------------------------------------------------------------
@@ -165,6 +165,17 @@ class ThresholdSuggestion:
         return _("H_max = {h_max}; trim_messages max_tokens = {h_max} + {system} + {user} = {cap}").format(
             h_max=self.h_max, system=self.system, user=self.user, cap=self.trim_max_tokens)
 
+    def share_sentence(self, tokens: int, name: str) -> str:
+        """How much of this H_max a conversation of ``tokens`` tokens, ``name``'s, fills.
+
+        >>> print(suggest_thresholds(1_000_000, "chat").share_sentence(4479, "Sara"))
+        Sara's whole conversation fills 0.47% of it
+        """
+        tokens = check_int(tokens, "tokens")
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"name must be a non-empty str, got {name!r:.80}")
+        return _("{name}'s whole conversation fills {share:.2%} of it").format(name=name, share=tokens / self.h_max)
+
     def describe(self, width: int = 96) -> str:
         """The task, the subtraction ending in H_max, and the task's advice wrapped to ``width`` characters.
 
@@ -260,6 +271,18 @@ def suggest_thresholds(
     return ThresholdSuggestion(task, limit, **parts, working=working, advice=_(profile.advice))
 
 
+def undercount_sentence(tokenizer: str, language: str) -> str:
+    """How many times too low the approximate count can be for ``language``, and the counter and margin
+    the course then uses for ``tokenizer`` (step 4 of lesson 05's procedure: M covers the counter's error).
+
+    >>> print(undercount_sentence("claude", "en"))
+    en: the approximate count can be 1.09 times too low -> approximate, margin 8% (en)
+    """
+    choice = counter_for_tokenizer(tokenizer, language)  # checks both arguments
+    return _("{language}: the approximate count can be {worst:.2f} times too low -> {label}").format(
+        language=language, worst=approximate_worst_ratio(language), label=choice.label)
+
+
 @dataclass(frozen=True)
 class LimitsRow:
     """One model of :data:`MODEL_LIMITS` and its history ceiling H_max for each task."""
@@ -315,4 +338,5 @@ __all__ = [
     "limits_rows",
     "model_limit",
     "suggest_thresholds",
+    "undercount_sentence",
 ]

@@ -154,3 +154,24 @@ def test_lesson_05_task_profiles_and_cap_in_persian(persian):
             for line in advice}
     assert len(ends) == 1 and ends.pop() <= 96
     assert " ".join(plain(line).strip() for line in advice) == "توصیه: " + translated[TASK_PROFILES["chat"].advice]
+
+
+def test_lesson_05_counting_sentences_in_persian(persian):
+    """Lesson 05's counter labels, the undercount per language and the share of H_max a conversation fills."""
+    from course_utils.models import counter_for_tokenizer
+    from course_utils.thresholds import suggest_thresholds, undercount_sentence
+
+    assert plain(counter_for_tokenizer("cl100k_base").label) == "دقیق (cl100k_base)"
+    margin = counter_for_tokenizer("claude", "fa").margin_share
+    assert plain(counter_for_tokenizer("claude", "fa").label) == f"تقریبی، حاشیهٔ {margin:.0%} (fa)"
+    sentence = plain(undercount_sentence("claude", "fa"))
+    assert sentence.startswith("fa: شمارش تقریبی ممکن است تا ") and "برابر کمتر از واقع باشد -> تقریبی، حاشیهٔ" in sentence
+    big = suggest_thresholds(1_000_000, "chat")
+    assert plain(big.share_sentence(big.h_max // 4, "Sara")) == "کل گفتگوی Sara 25.00% از آن را پر می\u200cکند"
+
+
+def test_lesson_05_counting_sentences_in_english():
+    from course_utils.thresholds import suggest_thresholds, undercount_sentence
+
+    assert undercount_sentence("cl100k_base", "en").endswith("times too low -> exact (cl100k_base)")
+    assert suggest_thresholds(1_000_000, "chat").share_sentence(9480, "Sara") == "Sara's whole conversation fills 1.00% of it"
