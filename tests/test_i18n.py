@@ -165,7 +165,7 @@ def test_lesson_05_counting_sentences_in_persian(persian):
     margin = counter_for_tokenizer("claude", "fa").margin_share
     assert plain(counter_for_tokenizer("claude", "fa").label) == f"تقریبی، حاشیهٔ {margin:.0%} (fa)"
     sentence = plain(undercount_sentence("claude", "fa"))
-    assert sentence.startswith("fa: شمارش تقریبی ممکن است تا ") and "برابر کمتر از واقع باشد -> تقریبی، حاشیهٔ" in sentence
+    assert sentence.startswith("fa: شمارش تقریبی ممکن است تا ") and "برابر کمتر از واقع باشد؛ پس شمارش: تقریبی، حاشیهٔ" in sentence
     big = suggest_thresholds(1_000_000, "chat")
     assert plain(big.share_sentence(big.h_max // 4, "Sara")) == "کل گفتگوی Sara 25.00% از آن را پر می\u200cکند"
 
