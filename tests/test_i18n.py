@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ from course_utils.window.trimming import trim_walkthrough
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
-WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py", "course_utils/window/growth.py"]
+WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py", "course_utils/window/thresholds.py"]
 
 
 def plain(text: str) -> str:
@@ -128,61 +129,49 @@ def test_persian_trim_conclusion_220_to_128(persian):
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
 
 
-def long_chat_report():
-    from course_utils.window.growth import replay_growth
-    from course_utils.core.samples import load_sample
-    from course_utils.window.tokens import exact_counter
+def test_lesson_05_task_profiles_and_cap_in_persian(persian):
+    """Lesson 05 prints each task's description and advice, and the trim cap worked out from H_max = 5892."""
+    from babel.messages.pofile import read_po
 
-    return replay_growth(load_sample("long_chat").messages, exact_counter, limit=2048 - 200)
+    from course_utils.window.thresholds import TASK_PROFILES, suggest_thresholds
 
-
-def test_lesson_01_conclusions_in_english():
-    over = overflow_working(1000, history=700, prompt=200, tools=180)
-    assert over.conclusion == f"So the call is {over.over} tokens over the limit: it cannot be sent as it is."
-    fits = overflow_working(1000, history=620, prompt=200, tools=180)
-    assert fits.conclusion == "So the call fits, with 0 tokens to spare."
-    report = long_chat_report()
-    first = report.first_over_limit
-    assert report.conclusion("L - R").splitlines() == [
-        f"The first call whose input is over L - R = {report.limit} tokens is call {first.call}: "
-        f"{first.history_messages} messages, {first.sent_tokens} tokens.",
-        f"The last call sends {report.rows[-1].sent_tokens} tokens; "
-        f"all {report.calls} calls together send {report.total_sent_tokens} tokens.",
-    ]
-
-
-def test_persian_overflow_keeps_its_arithmetic_left_to_right(persian):
-    """Lesson 01's worked example, 1080 and 80 over, in Persian: the sum outside the RTL isolate, the verdict inside."""
-    call = overflow_working(1000, history=700, prompt=200, tools=180)
-    assert call.line == "700 + 200 + 180 = 1080 > 1000: \u206780 token بیش از limit\u2069"
-    assert plain(call.conclusion) == "پس این فراخوانی 80 token بیش از limit است و نمی\u200cشود آن را همین\u200cطور فرستاد."
-    fits = overflow_working(1000, history=620, prompt=200, tools=180)
-    assert fits.line == "620 + 200 + 180 = 1000 <= 1000: \u2067جا می\u200cشود و 0 token خالی می\u200cماند\u2069"
-    assert plain(fits.conclusion) == "پس این فراخوانی جا می\u200cشود و 0 token خالی می\u200cماند."
+    with PO.open("rb") as f:
+        translated = {m.id: m.string for m in read_po(f) if m.id and not m.context}
+    for profile in TASK_PROFILES.values():  # constants, translated where a suggestion is made or described
+        assert translated.get(profile.description) and translated.get(profile.advice), profile.task
+    chat = suggest_thresholds(8192, "chat", margin=300)
+    assert plain(chat.advice) == translated[TASK_PROFILES["chat"].advice]
+    assert plain(chat.cap_sentence()) == ("سقف تاریخچه H_max = 5892 token است؛ "
+                                         "پس برای trim_messages: max_tokens = 5892 + 500 + 300 = 6692")
+    lines = chat.describe().splitlines()
+    assert lines[0] == f"chat: {i18n.RLI}دستیاری دوستانه با گفتگویی طولانی{i18n.PDI}"
+    assert lines[4] == "   6192 - 300 = 5892  -> H_max = 5892"
+    advice = lines[5:]  # wrapped: every line its own right-to-left isolate (an isolate ends at a line break)
+    assert len(advice) >= 2 and all(line.startswith("   ") and line.endswith(i18n.PDI) for line in advice)
+    assert all(line.count(i18n.RLI) == 1 and line.split(i18n.RLI)[0].strip() == "" for line in advice)
+    # right-aligned: padded so every line ends at the same column (ZWNJ and the hamza mark take none)
+    ends = {len(line.split(i18n.RLI)[0]) + len(re.sub("[\u200c\u0654\u0650]", "", line.split(i18n.RLI)[1]))
+            for line in advice}
+    assert len(ends) == 1 and ends.pop() <= 96
+    assert " ".join(plain(line).strip() for line in advice) == "توصیه: " + translated[TASK_PROFILES["chat"].advice]
 
 
-def test_persian_growth_conclusion(persian):
-    """Lesson 01's replay in Persian: "L - R = 1848" stays left to right (U+2066 ... U+2069) inside the sentence."""
-    report = long_chat_report()
-    first = report.first_over_limit
-    lines = report.conclusion("L - R").splitlines()
-    assert f"\u2066L - R = {report.limit}\u2069" in lines[0]
-    assert [plain(line).replace("\u2066", "") for line in lines] == [
-        f"نخستین فراخوانی\u200cای که ورودی\u200cاش از L - R = {report.limit} token بیشتر است، "
-        f"فراخوانی {first.call} است: {first.history_messages} پیام، {first.sent_tokens} token.",
-        f"آخرین فراخوانی {report.rows[-1].sent_tokens} token می\u200cفرستد؛ "
-        f"همهٔ {report.calls} فراخوانی روی هم {report.total_sent_tokens} token می\u200cفرستند.",
-    ]
-    from course_utils.window.growth import replay_growth
-    from course_utils.core.samples import load_sample
-    from course_utils.window.tokens import exact_counter
+def test_lesson_05_counting_sentences_in_persian(persian):
+    """Lesson 05's counter labels, the undercount per language and the share of H_max a conversation fills."""
+    from course_utils.window.models import counter_for_tokenizer
+    from course_utils.window.thresholds import suggest_thresholds, undercount_sentence
 
-    roomy = replay_growth(load_sample("long_chat").messages, exact_counter, limit=100_000)
-    assert plain(roomy.conclusion("L - R").splitlines()[0]).replace("\u2066", "") == (
-        "ورودی هیچ فراخوانی\u200cای از L - R = 100000 token بیشتر نیست.")
+    assert plain(counter_for_tokenizer("cl100k_base").label) == "دقیق (cl100k_base)"
+    margin = counter_for_tokenizer("claude", "fa").margin_share
+    assert plain(counter_for_tokenizer("claude", "fa").label) == f"تقریبی، حاشیهٔ {margin:.0%} (fa)"
+    sentence = plain(undercount_sentence("claude", "fa"))
+    assert sentence.startswith("fa: شمارش تقریبی ممکن است تا ") and "برابر کمتر از واقع باشد؛ پس شمارش: تقریبی، حاشیهٔ" in sentence
+    big = suggest_thresholds(1_000_000, "chat")
+    assert plain(big.share_sentence(big.h_max // 4, "Sara")) == "کل گفتگوی Sara 25.00% از آن را پر می\u200cکند"
 
 
-@pytest.mark.parametrize("value, error", [("", ValueError), ("   ", ValueError), (None, TypeError), (3, TypeError)])
-def test_growth_conclusion_refuses_a_bad_limit_name(value, error):
-    with pytest.raises(error, match="limit_name"):
-        long_chat_report().conclusion(value)
+def test_lesson_05_counting_sentences_in_english():
+    from course_utils.window.thresholds import suggest_thresholds, undercount_sentence
+
+    assert undercount_sentence("cl100k_base", "en").endswith("times too low -> exact (cl100k_base)")
+    assert suggest_thresholds(1_000_000, "chat").share_sentence(9480, "Sara") == "Sara's whole conversation fills 1.00% of it"

@@ -390,3 +390,21 @@ def test_lesson_05_dates_and_sources_every_published_measurement_it_quotes():
     assert "Neither paper tested this lesson's models" in section
     assert "Choose below the length where your model's quality was measured to\n   drop" in text or \
         "choose below the length where your model's quality was measured to drop" in " ".join(text.split()).lower()
+
+
+def test_lesson_05_sentences_refuse_bad_input():
+    from course_utils.window.thresholds import suggest_thresholds, undercount_sentence
+
+    chat = suggest_thresholds(8192, "chat")
+    with pytest.raises(TypeError, match="name"):
+        chat.share_sentence(100, "")
+    with pytest.raises((TypeError, ValueError), match="tokens"):
+        chat.share_sentence(-1, "Sara")
+    with pytest.raises(ValueError, match="language"):
+        undercount_sentence("claude", "de")
+    with pytest.raises(TypeError, match="tokenizer"):
+        undercount_sentence("", "en")
+    with pytest.raises(TypeError, match="width"):
+        chat.describe(width="wide")
+    with pytest.raises(ValueError, match="width"):
+        chat.describe(width=10)

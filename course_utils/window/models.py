@@ -30,6 +30,7 @@ from typing import Any
 
 from course_utils.window.calibration import safety_margin, sample_errors
 from course_utils.window.costs import Prices
+from course_utils.core.i18n import _
 from course_utils.window.tokens import ENCODING_NAMES, TokenCounter, get_token_counter
 
 #: Keys every row of models.json has.
@@ -268,8 +269,8 @@ class CounterChoice:
     def label(self) -> str:
         """"exact (cl100k_base)" or "approximate, margin 9% (en)"."""
         if self.exact:
-            return f"exact ({self.tokenizer})"
-        return f"approximate, margin {self.margin_share:.0%} ({self.language})"
+            return _("exact ({tokenizer})").format(tokenizer=self.tokenizer)
+        return _("approximate, margin {share:.0%} ({language})").format(share=self.margin_share, language=self.language)
 
 
 def counter_for_tokenizer(tokenizer: str, language: str = "en") -> CounterChoice:

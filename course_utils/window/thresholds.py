@@ -25,13 +25,16 @@ Computing only: :func:`limits_rows` returns rows; their picture is
 from __future__ import annotations
 
 import math
+import textwrap
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from course_utils.core.args import check_int
 from course_utils.window.budget import BudgetWorking, budget_working
-from course_utils.window.models import MODELS, MODELS_NOTE
+from course_utils.core.i18n import PDI, RLI, _
+from course_utils.window.models import MODELS, MODELS_NOTE, approximate_worst_ratio, counter_for_tokenizer
 from course_utils.window.sequences import safe_trim_kwargs
 
 # --- model limits -------------------------------------------------------------------
@@ -153,8 +156,78 @@ class ThresholdSuggestion:
         """Arguments for ``trim_messages`` over [system, history..., new input] (see ``safe_trim_kwargs``)."""
         return safe_trim_kwargs(self.trim_max_tokens, token_counter)
 
+    def cap_sentence(self) -> str:
+        """H_max and the ``trim_messages`` cap worked out from it, in one printed sentence.
+
+        >>> print(suggest_thresholds(8192, "chat", margin=300).cap_sentence())
+        H_max = 5892; trim_messages max_tokens = 5892 + 500 + 300 = 6692
+        """
+        return _("H_max = {h_max}; trim_messages max_tokens = {h_max} + {system} + {user} = {cap}").format(
+            h_max=self.h_max, system=self.system, user=self.user, cap=self.trim_max_tokens)
+
+    def share_sentence(self, tokens: int, name: str) -> str:
+        """How much of this H_max a conversation of ``tokens`` tokens, ``name``'s, fills.
+
+        >>> print(suggest_thresholds(1_000_000, "chat").share_sentence(4479, "Sara"))
+        Sara's whole conversation fills 0.47% of it
+        """
+        tokens = check_int(tokens, "tokens")
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"name must be a non-empty str, got {name!r:.80}")
+        return _("{name}'s whole conversation fills {share:.2%} of it").format(name=name, share=tokens / self.h_max)
+
+    def describe(self, width: int = 96) -> str:
+        """The task, the subtraction ending in H_max, and the task's advice wrapped to ``width`` characters.
+
+        >>> print(suggest_thresholds(8192, "retrieval").describe())
+        retrieval: question answering over retrieved documents
+           8192 - 500 = 7692
+           7692 - 4000 = 3692
+           3692 - 1000 = 2692
+           2692 - 410 = 2282  -> H_max = 2282
+           advice: The retrieved passages are new input on every call, so they are part of U. The
+                   documents carry the facts, so the history can be short.
+        """
+        width = _check_width(width)
+        lines = [f"{self.task}: {_(TASK_PROFILES[self.task].description)}"]
+        lines += ["   " + line for line in self.working.lines]
+        lines[-1] += f"  -> H_max = {self.h_max}"
+        lines.append(_fill(f"{_('advice')}: ", self.advice, width, indent="   "))
+        return "\n".join(lines)
+
     def __str__(self) -> str:
         return f"{self.task} on a {self.limit}-token model:\n{self.working}"
+
+
+def _check_width(width: object) -> int:
+    if isinstance(width, bool) or not isinstance(width, int):
+        raise TypeError(f"width must be an int number of characters, got {type(width).__name__}: {width!r:.40}")
+    if width < 40:
+        raise ValueError(f"width must be at least 40 characters, got {width}")
+    return width
+
+
+def _fill(label: str, text: str, width: int, indent: str) -> str:
+    """``label`` and ``text`` wrapped to ``width``, later lines under the text.
+
+    A right-to-left translation (inside RLI ... PDI) is wrapped without its
+    marks and each line gets its own isolate (an isolate ends at a line
+    break); the lines are padded on the left so that, in the output's
+    monospaced font, they end at the same column and read as a right-aligned
+    paragraph.
+    """
+    if not (label.startswith(RLI) or text.startswith(RLI)):
+        return textwrap.fill(text, width, initial_indent=indent + label,
+                             subsequent_indent=" " * len(indent + label), break_on_hyphens=False)
+    plain = (label + text).replace(RLI, "").replace(PDI, "")
+    lines = textwrap.wrap(plain, width - len(indent), break_on_hyphens=False)
+    right = max(_columns(line) for line in lines)
+    return "\n".join(f"{indent}{' ' * (right - _columns(line))}{RLI}{line}{PDI}" for line in lines)
+
+
+def _columns(text: str) -> int:
+    """How many columns ``text`` takes in a monospaced font: marks and joiners (ZWNJ) take none."""
+    return sum(unicodedata.category(c) not in ("Mn", "Me", "Cf") for c in text)
 
 
 def suggest_thresholds(
@@ -195,7 +268,19 @@ def suggest_thresholds(
         working = budget_working(limit, **parts)
     except ValueError as exc:
         raise ValueError(f"limit {limit} is too small for the {task!r} task: {exc}") from None
-    return ThresholdSuggestion(task, limit, **parts, working=working, advice=profile.advice)
+    return ThresholdSuggestion(task, limit, **parts, working=working, advice=_(profile.advice))
+
+
+def undercount_sentence(tokenizer: str, language: str) -> str:
+    """How many times too low the approximate count can be for ``language``, and the counter and margin
+    the course then uses for ``tokenizer`` (step 4 of lesson 05's procedure: M covers the counter's error).
+
+    >>> print(undercount_sentence("claude", "en"))
+    en: the approximate count can be 1.09 times too low -> approximate, margin 8% (en)
+    """
+    choice = counter_for_tokenizer(tokenizer, language)  # checks both arguments
+    return _("{language}: the approximate count can be {worst:.2f} times too low -> {label}").format(
+        language=language, worst=approximate_worst_ratio(language), label=choice.label)
 
 
 @dataclass(frozen=True)
@@ -253,4 +338,5 @@ __all__ = [
     "limits_rows",
     "model_limit",
     "suggest_thresholds",
+    "undercount_sentence",
 ]
