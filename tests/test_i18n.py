@@ -17,9 +17,11 @@ from course_utils.window.trimming import trim_walkthrough
 
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
-#: The modules whose learner-facing strings are wrapped so far.
-WRAPPED = ["course_utils/window/budget.py", "course_utils/window/trimming.py", "course_utils/window/thresholds.py"]
-
+#: Every module of the package: a string wrapped anywhere must have its Persian.
+WRAPPED = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "course_utils").rglob("*.py"))
+#: The templates, whose words are wrapped as _("..."), pgettext("context", "...") or ngettext("...", "...", n).
+TEMPLATES = sorted((ROOT / "course_utils").rglob("*.j2"))
+_TEMPLATE_CALL = re.compile(r"""\b(_|pgettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"(?:\s*,\s*"((?:[^"\\]|\\.)*)")?""")
 
 def plain(text: str) -> str:
     """Text without the RTL isolates (U+2067, U+2069) that wrap each Persian message."""
@@ -39,10 +41,24 @@ def wrapped_strings(path: Path) -> set[tuple[str | None, str]]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            if node.func.id == "_" and len(args) == 1:
+            literal = [isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args]
+            if node.func.id in ("_", "translate") and literal[:1] == [True] and len(args) == 1 and len(literal) == 1:
                 found.add((None, args[0]))
+            elif node.func.id == "translate" and literal == [True, True]:
+                found.add((args[1], args[0]))
             elif node.func.id == "pgettext" and len(args) == 2:
                 found.add((args[0], args[1]))
+    return found
+
+
+def template_strings(path: Path) -> set[tuple[str | None, str]]:
+    """(context, msgid) of every literal gettext call in a Jinja2 template (a plural gives its singular)."""
+    found = set()
+    for kind, first, second in _TEMPLATE_CALL.findall(path.read_text(encoding="utf-8")):
+        if kind == "pgettext" and second:
+            found.add((first, second))
+        elif kind in ("_", "ngettext"):
+            found.add((None, first))
     return found
 
 
@@ -51,8 +67,9 @@ def test_every_wrapped_string_has_a_persian_translation():
 
     with PO.open("rb") as f:
         catalog = read_po(f)
-    translated = {(m.context, m.id): m.string for m in catalog if m.id}
-    strings = set().union(*(wrapped_strings(ROOT / p) for p in WRAPPED))
+    translated = {(m.context, m.id[0] if isinstance(m.id, tuple) else m.id): m.string for m in catalog if m.id}
+    strings = set().union(*(wrapped_strings(ROOT / p) for p in WRAPPED), *(template_strings(p) for p in TEMPLATES))
+    assert (None, "(open to see them)") in strings and ("trim status", "kept") not in strings  # the scan reads templates
     assert len(strings) >= 10, "the AST walk found too few wrapped strings: has the wrapping changed?"
     missing = sorted(s for s in strings if not translated.get(s))
     assert not missing, f"no Persian in {PO.name} for {missing}"
@@ -129,6 +146,80 @@ def test_persian_trim_conclusion_220_to_128(persian):
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
 
 
+def test_lesson_06_sentences_in_persian_keep_english_data_left_to_right(persian):
+    """Lesson 06's printed sentences: Persian words, the same numbers, English requests isolated left to right."""
+    from course_utils.pictures.agent_views import savings_text, task_text
+    from course_utils.agentic.agents import StrategyRow
+
+    text = task_text(["Read the file a.md."], [("What is in a.md?", "42", 1)])
+    first, probe = text.splitlines()
+    assert first == "\u2067نوبت 1: \u2066Read the file a.md.\u2069\u2069"  # the request keeps its final "." on its right
+    assert plain(probe).startswith("پرسش وارسی:") and "\u2066'42'\u2069" in probe and plain(probe).endswith("از نوبت 1)")
+    row = lambda sent, largest: StrategyRow("s", 8, sent, largest, 0, 0, 4, 4, 0)  # noqa: E731
+    line = plain(savings_text(row(10219, 2124), row(7412, 1402)))
+    assert line.startswith("token\u200cهای ارسال\u200cشده") and "(2,807 کمتر)" in line and line.endswith("از 2,124 به 1,402")
+    i18n.set_language("en")
+    assert savings_text(row(10219, 2124), row(7412, 1402)) == (
+        "tokens sent over the task: 10,219 sending everything, 7,412 with clearing (2,807 saved); "
+        "largest call 2,124 -> 1,402")
+def long_chat_report():
+    from course_utils.window.growth import replay_growth
+    from course_utils.core.samples import load_sample
+    from course_utils.window.tokens import exact_counter
+
+    return replay_growth(load_sample("long_chat").messages, exact_counter, limit=2048 - 200)
+
+
+def test_lesson_01_conclusions_in_english():
+    over = overflow_working(1000, history=700, prompt=200, tools=180)
+    assert over.conclusion == f"So the call is {over.over} tokens over the limit: it cannot be sent as it is."
+    fits = overflow_working(1000, history=620, prompt=200, tools=180)
+    assert fits.conclusion == "So the call fits, with 0 tokens to spare."
+    report = long_chat_report()
+    first = report.first_over_limit
+    assert report.conclusion("L - R").splitlines() == [
+        f"The first call whose input is over L - R = {report.limit} tokens is call {first.call}: "
+        f"{first.history_messages} messages, {first.sent_tokens} tokens.",
+        f"The last call sends {report.rows[-1].sent_tokens} tokens; "
+        f"all {report.calls} calls together send {report.total_sent_tokens} tokens.",
+    ]
+
+
+def test_persian_overflow_keeps_its_arithmetic_left_to_right(persian):
+    """Lesson 01's worked example, 1080 and 80 over, in Persian: the sum outside the RTL isolate, the verdict inside."""
+    call = overflow_working(1000, history=700, prompt=200, tools=180)
+    assert call.line == "700 + 200 + 180 = 1080 > 1000: \u206780 token بیش از limit\u2069"
+    assert plain(call.conclusion) == "پس این فراخوانی 80 token بیش از limit است و نمی\u200cشود آن را همین\u200cطور فرستاد."
+    fits = overflow_working(1000, history=620, prompt=200, tools=180)
+    assert fits.line == "620 + 200 + 180 = 1000 <= 1000: \u2067جا می\u200cشود و 0 token خالی می\u200cماند\u2069"
+    assert plain(fits.conclusion) == "پس این فراخوانی جا می\u200cشود و 0 token خالی می\u200cماند."
+
+
+def test_persian_growth_conclusion(persian):
+    """Lesson 01's replay in Persian: "L - R = 1848" stays left to right (U+2066 ... U+2069) inside the sentence."""
+    report = long_chat_report()
+    first = report.first_over_limit
+    lines = report.conclusion("L - R").splitlines()
+    assert f"\u2066L - R = {report.limit}\u2069" in lines[0]
+    assert [plain(line).replace("\u2066", "") for line in lines] == [
+        f"نخستین فراخوانی\u200cای که ورودی\u200cاش از L - R = {report.limit} token بیشتر است، "
+        f"فراخوانی {first.call} است: {first.history_messages} پیام، {first.sent_tokens} token.",
+        f"آخرین فراخوانی {report.rows[-1].sent_tokens} token می\u200cفرستد؛ "
+        f"همهٔ {report.calls} فراخوانی روی هم {report.total_sent_tokens} token می\u200cفرستند.",
+    ]
+    from course_utils.window.growth import replay_growth
+    from course_utils.core.samples import load_sample
+    from course_utils.window.tokens import exact_counter
+
+    roomy = replay_growth(load_sample("long_chat").messages, exact_counter, limit=100_000)
+    assert plain(roomy.conclusion("L - R").splitlines()[0]).replace("\u2066", "") == (
+        "ورودی هیچ فراخوانی\u200cای از L - R = 100000 token بیشتر نیست.")
+
+
+@pytest.mark.parametrize("value, error", [("", ValueError), ("   ", ValueError), (None, TypeError), (3, TypeError)])
+def test_growth_conclusion_refuses_a_bad_limit_name(value, error):
+    with pytest.raises(error, match="limit_name"):
+        long_chat_report().conclusion(value)
 def test_lesson_05_task_profiles_and_cap_in_persian(persian):
     """Lesson 05 prints each task's description and advice, and the trim cap worked out from H_max = 5892."""
     from babel.messages.pofile import read_po

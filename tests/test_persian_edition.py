@@ -198,6 +198,32 @@ def test_matplotlib_shapes_persian_right_to_left():
     assert (both[:, left] == teh[:, left]).all()
 
 
+def stdout(nb, cell_id: str) -> str:
+    """What one code cell printed, without the RTL/LTR isolates (U+2066, U+2067, U+2069) around Persian text."""
+    cell = next(c for c in nb.cells if c.get("id") == cell_id)
+    text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream")
+    return re.sub("[\u2066\u2067\u2069]", "", text)
+
+
+def test_lesson_01_prints_1080_and_80_over_in_persian():
+    """Issue 23: the outline's worked numbers "1080, and 80 over" are computed and printed in Persian sentences."""
+    from course_utils.core import i18n
+    from course_utils.window.budget import overflow_working
+
+    printed = stdout(nbformat.read(edition.PERSIAN / "01_measuring_growth.ipynb", as_version=4), "e998aac6")
+    working, conclusion = printed.splitlines()[:2]
+    assert working == "700 + 200 + 180 = 1080 > 1000: 80 token بیش از limit"
+    assert conclusion.startswith("پس این فراخوانی 80 token بیش از limit است")
+    assert "tokens over" not in printed and "So the call" not in printed  # no English left
+    # and it is what the package prints in Persian for that call, not text pasted into the notebook
+    i18n.set_language("fa")
+    try:
+        call = overflow_working(1000, history=700, prompt=200, tools=180)
+        expected = [call.line, call.conclusion]
+    finally:
+        i18n.set_language("en")
+    assert [re.sub("[\u2066\u2067\u2069]", "", line) for line in expected] == [working, conclusion]
+    assert call.total == 1080 and call.over == 80
 def printed(nb) -> str:
     """Everything a notebook's code cells print (stdout), without the RTL isolates around Persian messages."""
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
