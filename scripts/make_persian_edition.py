@@ -354,6 +354,7 @@ def write(source: Path) -> tuple[Path, bool]:
             if cell.cell_type == "code" and (cell.get("id"), cell.source) in before:
                 old = before[(cell.get("id"), cell.source)]
                 cell.outputs, cell.execution_count = old.outputs, old.execution_count
+    target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(new, target)
     return target, True
 

@@ -52,9 +52,9 @@ MASTERS = ROOT / "exercises" / "solutions"
 COPIES = ROOT / "exercises"
 #: Where the solutions data goes: package data of course_utils.checks (what ``qN.solution()`` reads).
 SOLUTIONS_DATA = solutions.DATA_DIR
-#: The Persian edition: masters built by scripts/make_persian_edition.py, copies and data beside the English.
-PERSIAN_MASTERS = ROOT / "exercises" / "fa" / "solutions"
-PERSIAN_COPIES = ROOT / "exercises" / "fa"
+#: The Persian edition's folder, inside COPIES: masters (built by scripts/make_persian_edition.py) in
+#: ``fa/solutions/``, copies in ``fa/``, solutions data in ``SOLUTIONS_DATA / "fa"``.
+PERSIAN = "fa"
 
 CODE_PROMPT = "...  # your code here"
 MARKDOWN_PROMPT = "_Write your answer here._"
@@ -175,7 +175,8 @@ def render(nb: nbformat.NotebookNode) -> str:
 
 def editions() -> list[tuple[Path, Path, Path]]:
     """(masters folder, copies folder, solutions data folder) of each edition: English, then Persian."""
-    return [(MASTERS, COPIES, SOLUTIONS_DATA), (PERSIAN_MASTERS, PERSIAN_COPIES, SOLUTIONS_DATA / "fa")]
+    return [(MASTERS, COPIES, SOLUTIONS_DATA),
+            (COPIES / PERSIAN / "solutions", COPIES / PERSIAN, SOLUTIONS_DATA / PERSIAN)]
 
 
 def copy_path(master: Path) -> Path:
@@ -193,7 +194,7 @@ def masters() -> list[Path]:
 
 def persian_masters() -> list[Path]:
     """The Persian masters built so far by scripts/make_persian_edition.py."""
-    return sorted(PERSIAN_MASTERS.glob("*_exercise.ipynb"))
+    return sorted((COPIES / PERSIAN / "solutions").glob("*_exercise.ipynb"))
 
 
 def expected_copy(master: Path) -> str:
