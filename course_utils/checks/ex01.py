@@ -23,7 +23,7 @@ from course_utils.checks.kinds import (
     random_costs,
 )
 from course_utils.checks.claims import EX01_Q4
-from course_utils.i18n import _
+from course_utils.i18n import _, pgettext
 from course_utils.checks.machinery import short_list, describe, Exercise
 from course_utils.trimming import table_token_counter
 
@@ -235,7 +235,7 @@ def _ex01_q4(q, without_trim, with_trim, why):
                                "about n^2 / 2."),
             "not at all": _("every call sends something, so the total can only grow."),
         }[EX01_OPTIONS[a]]
-        return q.wrong(_("without trimming, not ({a}) {ex01_options}: {feedback}").format(a=a, ex01_options=_(EX01_OPTIONS[a]), feedback=feedback))
+        return q.wrong(_("without trimming, not ({a}) {ex01_options}: {feedback}").format(a=a, ex01_options=pgettext("exercise 01", EX01_OPTIONS[a]), feedback=feedback))
     if EX01_OPTIONS[b] != "linearly":
         feedback = {
             "quadratically": _("with a cap, every call costs at most the cap, so after the history fills the cap "
@@ -243,7 +243,7 @@ def _ex01_q4(q, without_trim, with_trim, why):
             "exponentially": _("with a cap the cost per call stops growing."),
             "not at all": _("every call still sends up to the cap, so the total keeps growing."),
         }[EX01_OPTIONS[b]]
-        return q.wrong(_("with trimming, not ({b}) {ex01_options}: {feedback}").format(b=b, ex01_options=_(EX01_OPTIONS[b]), feedback=feedback))
+        return q.wrong(_("with trimming, not ({b}) {ex01_options}: {feedback}").format(b=b, ex01_options=pgettext("exercise 01", EX01_OPTIONS[b]), feedback=feedback))
     check_claim(q, why, EX01_Q4, RIGHT_LETTERS)
     return q.correct(_("quadratically without trimming (each call re-sends a longer history), "
                        "linearly with a cap (each call costs at most the cap)."))
@@ -300,12 +300,12 @@ def _ex01_q5(q, fewer, costliest, o200k_tokens):
         return q.wrong(_("per character, cl100k_base spends {per_char:.2f} tokens on the "
                          "{ex01_languages} sentence but {per_char2:.2f} on the {ex01_languages2} "
                          "one. Count characters, not words: a Chinese character is a whole "
-                         "syllable, 3 bytes in UTF-8.").format(per_char=per_char[costliest], ex01_languages=_(EX01_LANGUAGES[costliest]), per_char2=per_char[top], ex01_languages2=_(EX01_LANGUAGES[top])))
+                         "syllable, 3 bytes in UTF-8.").format(per_char=per_char[costliest], ex01_languages=pgettext("exercise 01", EX01_LANGUAGES[costliest]), per_char2=per_char[top], ex01_languages2=pgettext("exercise 01", EX01_LANGUAGES[top])))
     real = counts["o200k_base"]
     if predicted <= 0:
         return q.wrong(_("`o200k_tokens` should be a positive number of tokens, got {predicted}.").format(predicted=predicted))
     if abs(predicted - real) > EX01_TOLERANCE * real:
-        direction = _("too high") if predicted > real else _("too low")
+        direction = pgettext("exercise 01", "too high") if predicted > real else pgettext("exercise 01", "too low")
         return q.wrong(_("{predicted} is {direction}: the sentence has {len} characters and {real} "
                          "o200k_base tokens ({value:.2f} a character). Run the visualiser below to "
                          "see where it cuts, then set `o200k_tokens` to the count it shows.").format(predicted=predicted, direction=direction, len=len(text), real=real, value=real / len(text)))

@@ -9,7 +9,7 @@ import random
 
 from course_utils.checks.claims import EX02_Q4
 from course_utils.checks.kinds import choice_question, grade_number
-from course_utils.i18n import _
+from course_utils.i18n import _, pgettext
 from course_utils.checks.machinery import learner_line, describe, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
@@ -115,7 +115,7 @@ def _ex02_q2(q, budget):
             for part, name in ((S, "the system prompt"), (U, "the user input"), (R, "the reply reserve")):
                 if got == expected + part and part:
                     return q.wrong(_("`{about}` returned {got}, which is {part} too many: you "
-                                     "forgot to take off {name}.").format(about=about, got=got, part=part, name=_(name)))
+                                     "forgot to take off {name}.").format(about=about, got=got, part=part, name=pgettext("exercise 02", name)))
             return q.wrong(_("`{about}` returned {got}; B = {l} - {s} - {u} - {r} = {expected}.").format(about=about, got=got, l=L, s=S, u=U, r=R, expected=expected))
     return q.correct(_("right on the lesson's example, on random models and parts, and it raises "
                        "ValueError when nothing is left (including the edge case where exactly 0 "

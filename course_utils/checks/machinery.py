@@ -30,7 +30,7 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.i18n import _, get_language
+from course_utils.i18n import _, get_language, pgettext
 from course_utils.style import STATUS_COLOURS
 from course_utils.templates import Markup, render_template
 
@@ -61,7 +61,7 @@ def solutions_hidden() -> bool:
 
 # --- what a check shows ---------------------------------------------------------------
 
-#: The label a learner sees for each kind of feedback box.
+#: The label a learner sees for each kind of feedback box (translated with the context "check feedback").
 LABELS = {
     "correct": "Correct",
     "not attempted": "Not attempted yet",
@@ -96,7 +96,7 @@ def shown_language(text: str) -> str:
 
 def label_of(kind: str) -> str:
     """The label of a kind of feedback in the course's language: "Correct", "Not quite", ... (see :data:`LABELS`)."""
-    return _(LABELS[kind])
+    return pgettext("check feedback", LABELS[kind])
 
 
 def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = "en",
