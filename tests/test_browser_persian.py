@@ -27,6 +27,8 @@ from test_browser_a11y import FAILING_IMPACTS, NOTEBOOK_SETTINGS, describe, run_
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "notebooks" / "fa").glob("*.ipynb"))]
+#: And one Persian exercise master (the English exercises' axe test takes one too): its check boxes are Persian.
+LESSONS += [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "exercises" / "fa" / "solutions").glob("03_*.ipynb"))]
 ARTIFACTS = ROOT / "test-artifacts" / "persian"
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 #: What axe checks: the lesson's own content (its Markdown and its outputs), not JupyterLab's chrome.

@@ -103,9 +103,13 @@ def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = 
          details: str | None = None) -> str:
     _title, accent, background = STYLES[kind]
     title = label_of(kind)
+    # The box speaks the course's language (its label); the message its own, marked when it differs.
+    box = shown_language(title)
+    message = "" if lang == box else LANGUAGE_ATTRIBUTES.get(lang, "") or ' lang="en" dir="ltr"'
     return render_template(
         "feedback_box.html.j2", kind=kind, title=title, accent=accent, background=background, label=label,
-        parts=_message_parts(text), lang=Markup(LANGUAGE_ATTRIBUTES.get(lang, "")), details=details, code=code,
+        parts=_message_parts(text), lang=Markup(message), details=details, code=code,
+        box_lang=Markup(LANGUAGE_ATTRIBUTES[box]), code_dir=Markup(' dir="ltr"' if box == "fa" else ""),
     )
 
 
