@@ -85,7 +85,8 @@ def test_persian_lesson_reads_right_to_left_and_passes_axe(lab, notebook):
     (ARTIFACTS / f"{name}.json").write_text(json.dumps(results, indent=1))
     print(f"{notebook}: axe {results.get('version')} over {results['found']} elements\n{describe(results['violations'])}")
 
-    assert len(directions["markdown"]) >= 10, "too few Markdown cells rendered"
+    in_file = sum(c["cell_type"] == "markdown" for c in json.loads((ROOT / notebook).read_text(encoding="utf-8"))["cells"])
+    assert len(directions["markdown"]) >= min(10, in_file), "too few Markdown cells rendered"
     not_rtl = [m["text"] for m in directions["markdown"] if not m["rtl"] or m["direction"] != "rtl"]
     assert not not_rtl, f"Markdown cells not laid out right to left: {not_rtl}"
     assert directions["code"] and set(directions["code"]) == {"ltr"}, directions["code"]
