@@ -13,7 +13,7 @@ The Persian edition is done the same way, from the Persian masters that
 ``scripts/make_persian_edition.py`` builds: ``exercises/fa/solutions/`` ->
 student copies in ``exercises/fa/`` and solutions data in
 ``course_utils/checks/master_solutions/fa/`` (what ``qN.solution()`` shows
-when the course speaks Persian). See :data:`EDITIONS`.
+when the course speaks Persian). See :func:`editions`.
 
 Solution markers in a master (the otter-grader convention, simplified):
 
