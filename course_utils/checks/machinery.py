@@ -110,6 +110,7 @@ def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = 
         "feedback_box.html.j2", kind=kind, title=title, accent=accent, background=background, label=label,
         parts=_message_parts(text), lang=Markup(message), details=details, code=code,
         box_lang=Markup(LANGUAGE_ATTRIBUTES[box]), code_dir=Markup(' dir="ltr"' if box == "fa" else ""),
+        whole=_("The whole message"),
     )
 
 
