@@ -1,6 +1,9 @@
-"""Build the Persian edition's lessons: notebooks/fa/NN.ipynb from the English notebook + Persian prose.
+"""Build the Persian edition: lessons and exercise masters, from the English notebook + Persian prose.
 
-A Persian lesson is never edited by hand. It is generated from two sources:
+A Persian lesson (``notebooks/fa/NN_name.ipynb``) or exercise master
+(``exercises/fa/solutions/NN_name_exercise.ipynb``) is never edited by hand.
+It is generated from two sources (for an exercise, read "the English master
+``exercises/solutions/NN_name_exercise.ipynb``" and "``exercises/fa/src/``"):
 
 - the English notebook ``notebooks/NN_name.ipynb``: every code cell is copied
   unchanged (same source, same cell id), so the editions cannot drift apart
@@ -37,11 +40,48 @@ stays left to right).
 
 Outputs of code cells that did not change are kept, so a change of Persian
 prose needs no re-run (``--execute`` runs the lesson when code changed).
+
+**Exercises.** ``exercises/fa/src/NN_name_exercise.md`` holds the Persian
+prose of an exercise master, with the same markers and the same drift check.
+``python scripts/make_persian_edition.py 02_token_budgets_exercise --execute``
+(or ``ex02``) builds and runs ``exercises/fa/solutions/02_..._exercise.ipynb``;
+then ``python scripts/make_student_copies.py`` writes the Persian student copy
+``exercises/fa/02_..._exercise.ipynb`` and the Persian solutions data, as for
+English. Links in the prose are written from ``exercises/fa/solutions/``
+(``../../../notebooks/fa/02_token_budgets.ipynb``; the student copy drops one
+``../``).
+
+The one place a Persian master's code may differ from the English master's is
+a written answer. A block::
+
+    <!-- fa-answer 12 en-sha256=1a2b3c4d5e6f -->
+    ```python
+    why = ("بخش‌های ثابت S + U + R از L بیشترند ...")
+    ```
+
+replaces what lies between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` in
+English code cell 12, and nothing else: the block must assign string literals
+(no other code) to the same names the English block assigns, and the hash is
+that of the English cell, so a changed English cell is drift as for prose.
+The solution blocks are removed from the student copies, so a Persian student
+copy's code cells are exactly the English student copy's.
+
+*Why Persian answers.* The "why" answers are prose a learner reads when they
+call ``qN.solution()``: a Persian learner should see a Persian reason, the
+kind of reason they are asked to write (the judge of
+``course_utils.checks.reasons`` reads Persian). It also means strict nbval on
+the Persian master runs the Persian side of that judge on a right answer, so a
+regression there fails the tests. ``scripts/make_student_copies.py`` writes
+the Persian masters' solution lines to
+``course_utils/checks/master_solutions/fa/exNN.json``, which ``qN.solution()``
+shows when the course speaks Persian. Choices, numbers and functions stay
+exactly the English code.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import re
 import subprocess
@@ -55,6 +95,10 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGLISH = ROOT / "notebooks"
 PERSIAN = ROOT / "notebooks" / "fa"
 SOURCES = PERSIAN / "src"
+#: Exercises: the English masters, the Persian prose, and where the Persian masters go.
+EXERCISE_ENGLISH = ROOT / "exercises" / "solutions"
+EXERCISE_SOURCES = ROOT / "exercises" / "fa" / "src"
+EXERCISE_PERSIAN = ROOT / "exercises" / "fa" / "solutions"
 LANGUAGE_TAG = "edition-language"
 LANGUAGE_CELL = (
     "# The Persian edition: course_utils prints in Persian (see README.fa.md).\n"
@@ -63,6 +107,11 @@ LANGUAGE_CELL = (
 )
 RTL_OPEN = '<div dir="rtl" lang="fa">'
 MARKER = re.compile(r"^<!-- fa-cell (\d+) en-sha256=([0-9a-f]{12}) -->$", re.M)
+#: Any block marker: a Persian markdown cell, or a Persian written answer (exercises only).
+ANY_MARKER = re.compile(r"^<!-- fa-(cell|answer) (\d+) en-sha256=([0-9a-f]{12}) -->$", re.M)
+ANSWER_BEGIN = re.compile(r"^\s*# BEGIN SOLUTION\s*$")
+ANSWER_END = re.compile(r"^\s*# END SOLUTION\s*$")
+FENCE = re.compile(r"\A```(?:python)?\n(.*?)\n```\Z", re.S)
 
 
 def english_hash(text: str) -> str:
@@ -79,24 +128,94 @@ class Block:
     text: str
 
 
-def read_blocks(path: Path) -> dict[int, Block]:
-    """The Persian blocks of one source file, by English cell position."""
+def _read_all(path: Path) -> dict[str, dict[int, Block]]:
+    """{"cell": ..., "answer": ...}: the blocks of one source file, by kind and English cell position."""
     source = path.read_text(encoding="utf-8")
-    marks = list(MARKER.finditer(source))
-    if not marks:
+    marks = list(ANY_MARKER.finditer(source))
+    if not any(m.group(1) == "cell" for m in marks):
         raise ValueError(f"{path} holds no '<!-- fa-cell N en-sha256=... -->' marker")
-    blocks = {}
+    blocks: dict[str, dict[int, Block]] = {"cell": {}, "answer": {}}
     for mark, following in zip(marks, [*marks[1:], None]):
         end = following.start() if following else len(source)
-        index = int(mark.group(1))
-        if index in blocks:
-            raise ValueError(f"{path}: two Persian blocks for English cell {index}")
-        blocks[index] = Block(index, mark.group(2), source[mark.end():end].strip("\n"))
+        kind, index = mark.group(1), int(mark.group(2))
+        if index in blocks[kind]:
+            raise ValueError(f"{path}: two Persian {kind} blocks for English cell {index}")
+        blocks[kind][index] = Block(index, mark.group(3), source[mark.end():end].strip("\n"))
     return blocks
 
 
+def read_blocks(path: Path) -> dict[int, Block]:
+    """The Persian markdown blocks of one source file, by English cell position."""
+    return _read_all(path)["cell"]
+
+
+def read_answers(path: Path) -> dict[int, Block]:
+    """The Persian written answers of one exercise's source file, by English code cell position."""
+    return _read_all(path)["answer"]
+
+
+def is_exercise(source: Path) -> bool:
+    return source.stem.endswith("_exercise")
+
+
 def english_for(source: Path) -> Path:
-    return ENGLISH / f"{source.stem}.ipynb"
+    return (EXERCISE_ENGLISH if is_exercise(source) else ENGLISH) / f"{source.stem}.ipynb"
+
+
+def persian_for(source: Path) -> Path:
+    """Where the Persian notebook built from ``source`` goes."""
+    return (EXERCISE_PERSIAN if is_exercise(source) else PERSIAN) / f"{source.stem}.ipynb"
+
+
+def _assigned(code: str) -> list[str] | None:
+    """The names ``code`` assigns string literals to, when it does nothing else; None otherwise."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    names = []
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            return None
+        names.append(node.targets[0].id)
+    return names or None
+
+
+def answer_code(block: Block) -> str:
+    """The Python of a ``fa-answer`` block (inside its ```python fence), or ValueError."""
+    match = FENCE.match(block.text.strip())
+    if not match:
+        raise ValueError(f"Persian answer for English cell {block.index} must be one ```python fenced block")
+    return match.group(1)
+
+
+def with_answer(english_source: str, block: Block) -> str:
+    """An English code cell with its one solution block's written answer replaced by the Persian one.
+
+    >>> src = 'choice = "c"  # SOLUTION\\n# BEGIN SOLUTION\\nwhy = "because it is so"\\n# END SOLUTION'
+    >>> print(with_answer(src, Block(3, "x", '```python\\nwhy = "چون چنین است"\\n```')))
+    choice = "c"  # SOLUTION
+    # BEGIN SOLUTION
+    why = "چون چنین است"
+    # END SOLUTION
+    """
+    lines = english_source.split("\n")
+    begins = [i for i, line in enumerate(lines) if ANSWER_BEGIN.match(line)]
+    ends = [i for i, line in enumerate(lines) if ANSWER_END.match(line)]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise ValueError(f"English cell {block.index} must hold exactly one '# BEGIN SOLUTION' ... '# END SOLUTION' "
+                         f"block to take a Persian answer")
+    english = "\n".join(lines[begins[0] + 1:ends[0]])
+    persian = answer_code(block)
+    wanted, given = _assigned(english), _assigned(persian)
+    if wanted is None:
+        raise ValueError(f"the solution block of English cell {block.index} is not only string assignments: "
+                         f"only a written answer can be Persian")
+    if given != wanted:
+        raise ValueError(f"Persian answer for English cell {block.index} must assign string literals to "
+                         f"{wanted} and do nothing else, got {given}")
+    return "\n".join([*lines[:begins[0] + 1], persian, *lines[ends[0]:]])
 
 
 def drift(source: Path) -> list[str]:
@@ -116,6 +235,21 @@ def drift(source: Path) -> list[str]:
             )
     for i in sorted(set(blocks) - markdown_at):
         problems.append(f"Persian block {i} in {source.name} matches no English markdown cell")
+    for i, block in sorted(read_answers(source).items()):
+        if i >= len(english.cells) or english.cells[i].cell_type != "code":
+            problems.append(f"Persian answer {i} in {source.name} matches no English code cell")
+            continue
+        now = english_hash(english.cells[i].source)
+        if block.stamp != now:
+            problems.append(
+                f"English code cell {i} changed since its answer was translated (hash {block.stamp}, now {now}): "
+                f"update its Persian answer in {source.name}, then run --stamp {source.stem[:3].rstrip('_')}"
+            )
+            continue
+        try:
+            with_answer(english.cells[i].source, block)
+        except ValueError as exc:
+            problems.append(f"{source.name}: {exc}")
     return problems
 
 
@@ -179,11 +313,12 @@ def build(source: Path) -> nbformat.NotebookNode:
     if problems:
         raise ValueError("\n".join(problems))
     english = nbformat.read(english_for(source), as_version=4)
-    blocks = read_blocks(source)
+    blocks, answers = read_blocks(source), read_answers(source)
     cells = []
     for i, cell in enumerate(english.cells):
         if cell.cell_type == "code":
-            new = nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata))
+            code = with_answer(cell.source, answers[i]) if i in answers else cell.source
+            new = nbformat.v4.new_code_cell(code, metadata=dict(cell.metadata))
         else:
             new = nbformat.v4.new_markdown_cell(wrap(blocks[i].text), metadata=dict(cell.metadata))
         new.id = cell.id
@@ -194,7 +329,8 @@ def build(source: Path) -> nbformat.NotebookNode:
             cells.append(language)
     nb = nbformat.v4.new_notebook(cells=cells, metadata=dict(english.metadata))
     nb.metadata["language_info"] = dict(english.metadata.get("language_info", {"name": "python"}))
-    nb.metadata["course_edition"] = {"lang": "fa", "dir": "rtl", "english": f"../{english_for(source).name}"}
+    english_path = "../" + ("../solutions/" if is_exercise(source) else "") + english_for(source).name
+    nb.metadata["course_edition"] = {"lang": "fa", "dir": "rtl", "english": english_path}
     nb.nbformat, nb.nbformat_minor = english.nbformat, english.nbformat_minor
     return nb
 
@@ -206,7 +342,7 @@ def same_cells(a: nbformat.NotebookNode, b: nbformat.NotebookNode) -> bool:
 
 def write(source: Path) -> tuple[Path, bool]:
     """Write the Persian notebook; keep the stored one (and its outputs) when no cell changed."""
-    target = PERSIAN / f"{source.stem}.ipynb"
+    target = persian_for(source)
     new = build(source)
     if target.exists():
         stored = nbformat.read(target, as_version=4)
@@ -218,6 +354,7 @@ def write(source: Path) -> tuple[Path, bool]:
             if cell.cell_type == "code" and (cell.get("id"), cell.source) in before:
                 old = before[(cell.get("id"), cell.source)]
                 cell.outputs, cell.execution_count = old.outputs, old.execution_count
+    target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(new, target)
     return target, True
 
@@ -227,17 +364,23 @@ def stamp(source: Path) -> None:
     english = nbformat.read(english_for(source), as_version=4)
 
     def restamp(mark: re.Match) -> str:
-        i = int(mark.group(1))
-        return f"<!-- fa-cell {i} en-sha256={english_hash(english.cells[i].source)} -->"
+        kind, i = mark.group(1), int(mark.group(2))
+        return f"<!-- fa-{kind} {i} en-sha256={english_hash(english.cells[i].source)} -->"
 
-    source.write_text(MARKER.sub(restamp, source.read_text(encoding="utf-8")), encoding="utf-8")
+    source.write_text(ANY_MARKER.sub(restamp, source.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _names(path: Path) -> set[str]:
+    """What selects a source on the command line: its name, its number ("02"), "ex02" for an exercise."""
+    number = path.stem.split("_")[0]
+    return {path.stem, f"ex{number}"} if is_exercise(path) else {path.stem, number}
 
 
 def sources(selected: list[str]) -> list[Path]:
-    every = sorted(SOURCES.glob("*.md"))
+    every = sorted(SOURCES.glob("*.md")) + sorted(EXERCISE_SOURCES.glob("*.md"))
     if not selected:
         return every
-    chosen = [p for p in every if any(p.stem == s or p.stem.split("_")[0] == s for s in selected)]
+    chosen = [p for p in every if any(s in _names(p) for s in selected)]
     if len(chosen) < len(selected):
         raise SystemExit(f"no Persian source for {selected} in {SOURCES} (have {[p.stem for p in every]})")
     return chosen
@@ -245,7 +388,8 @@ def sources(selected: list[str]) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("lessons", nargs="*", help="lesson numbers or names (default: every translated lesson)")
+    parser.add_argument("lessons", nargs="*", help="lesson numbers or names, exercises as ex02 or their names "
+                                                   "(default: every translated lesson and exercise)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a lesson has drifted; write nothing")
     parser.add_argument("--stamp", action="store_true", help="record the English hashes the translation now follows")
     parser.add_argument("--execute", action="store_true", help="run each rebuilt notebook to store its outputs")

@@ -9,6 +9,12 @@ question to ``course_utils/checks/master_solutions/exNN.json`` (what
 ``qN.solution()`` shows; see ``course_utils/checks/solutions.py``). The master
 is the one source of every solution. Running it twice changes nothing.
 
+The Persian edition is done the same way, from the Persian masters that
+``scripts/make_persian_edition.py`` builds: ``exercises/fa/solutions/`` ->
+student copies in ``exercises/fa/`` and solutions data in
+``course_utils/checks/master_solutions/fa/`` (what ``qN.solution()`` shows
+when the course speaks Persian). See :func:`editions`.
+
 Solution markers in a master (the otter-grader convention, simplified):
 
 - code lines between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` are replaced
@@ -18,12 +24,15 @@ Solution markers in a master (the otter-grader convention, simplified):
 - a code line ending in ``# SOLUTION`` that assigns (``x = 5  # SOLUTION``)
   becomes ``x = ...  # your code here``;
 - in Markdown, text between ``<!-- BEGIN SOLUTION -->`` and
-  ``<!-- END SOLUTION -->`` becomes ``_Write your answer here._``;
+  ``<!-- END SOLUTION -->`` becomes ``_Write your answer here._``
+  (``_پاسخ خود را اینجا بنویسید._`` in a Persian master);
 - a cell tagged ``solution`` is replaced as a whole.
 
 In the copy every output and execution count is cleared, the markers are
-gone, and links to the lessons (``../../notebooks/``) point from
-``exercises/`` instead (``../notebooks/``).
+gone, and links that leave the masters' folder (``../../notebooks/``) point
+from the copy's folder, one level up, instead (``../notebooks/``; from a
+Persian master ``../../../notebooks/fa/`` becomes ``../../notebooks/fa/``).
+A Persian master's ``course_edition`` metadata is kept.
 """
 
 from __future__ import annotations
@@ -43,6 +52,9 @@ MASTERS = ROOT / "exercises" / "solutions"
 COPIES = ROOT / "exercises"
 #: Where the solutions data goes: package data of course_utils.checks (what ``qN.solution()`` reads).
 SOLUTIONS_DATA = solutions.DATA_DIR
+#: The Persian edition's folder, inside COPIES: masters (built by scripts/make_persian_edition.py) in
+#: ``fa/solutions/``, copies in ``fa/``, solutions data in ``SOLUTIONS_DATA / "fa"``.
+PERSIAN = "fa"
 
 CODE_PROMPT = "...  # your code here"
 MARKDOWN_PROMPT = "_Write your answer here._"
@@ -50,6 +62,8 @@ BEGIN = re.compile(r"^(\s*)# BEGIN SOLUTION\s*$")
 END = re.compile(r"^\s*# END SOLUTION\s*$")
 PROMPT = re.compile(r"^(\s*)# PROMPT: ?(.*)$")
 LINE = re.compile(r"^(\s*)([^=#]+?)\s*(?<![=!<>+\-*/%&|^])=(?!=)\s*(.+?)\s*# SOLUTION\s*$")
+#: The Markdown prompt in a Persian master's copy (its markdown carries lang="fa").
+PERSIAN_MARKDOWN_PROMPT = "_پاسخ خود را اینجا بنویسید._"
 MD_BEGIN = "<!-- BEGIN SOLUTION -->"
 MD_END = "<!-- END SOLUTION -->"
 #: Any of these left in a copy means a marker was not understood.
@@ -101,17 +115,18 @@ def strip_code(source: str, where: str) -> str:
     return "\n".join(out)
 
 
-def strip_markdown(source: str, where: str) -> str:
-    """Replace the solution parts of one Markdown cell's source; point lesson links from exercises/."""
+def strip_markdown(source: str, where: str, prompt: str = MARKDOWN_PROMPT) -> str:
+    """Replace the solution parts of one Markdown cell's source; point links that leave the masters' folder
+    from the copy's folder, one level up (``](../../notebooks/`` -> ``](../notebooks/``)."""
     while MD_BEGIN in source:
         start = source.index(MD_BEGIN)
         end = source.find(MD_END, start)
         if end == -1:
             raise MarkerError(f"{where}: '{MD_BEGIN}' has no '{MD_END}'")
-        source = source[:start] + MARKDOWN_PROMPT + source[end + len(MD_END) :]
+        source = source[:start] + prompt + source[end + len(MD_END) :]
     if MD_END in source:
         raise MarkerError(f"{where}: '{MD_END}' without '{MD_BEGIN}'")
-    return source.replace("](../../notebooks/", "](../notebooks/")
+    return source.replace("](../", "](")
 
 
 def student_copy(master: nbformat.NotebookNode, name: str = "notebook") -> nbformat.NotebookNode:
@@ -121,6 +136,11 @@ def student_copy(master: nbformat.NotebookNode, name: str = "notebook") -> nbfor
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
+    edition = master.get("metadata", {}).get("course_edition")
+    persian = bool(edition) and edition.get("lang") == "fa"
+    if edition:
+        # the English twin of a copy is the English copy of the same name, beside exercises/fa/
+        nb.metadata["course_edition"] = {**edition, "english": f"../{name}"} if "english" in edition else dict(edition)
     for index, cell in enumerate(master.cells):
         where = f"{name}, cell {index}"
         metadata = {k: v for k, v in cell.get("metadata", {}).items() if k not in ("execution", "collapsed", "scrolled")}
@@ -134,7 +154,8 @@ def student_copy(master: nbformat.NotebookNode, name: str = "notebook") -> nbfor
             source = CODE_PROMPT if whole else strip_code(cell.source, where)
             new = nbformat.v4.new_code_cell(source, metadata=metadata)
         elif cell.cell_type == "markdown":
-            source = MARKDOWN_PROMPT if whole else strip_markdown(cell.source, where)
+            prompt = PERSIAN_MARKDOWN_PROMPT if persian else MARKDOWN_PROMPT
+            source = prompt if whole else strip_markdown(cell.source, where, prompt)
             new = nbformat.v4.new_markdown_cell(source, metadata=metadata)
         else:
             new = nbformat.v4.new_raw_cell(cell.source, metadata=metadata)
@@ -152,12 +173,28 @@ def render(nb: nbformat.NotebookNode) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def editions() -> list[tuple[Path, Path, Path]]:
+    """(masters folder, copies folder, solutions data folder) of each edition: English, then Persian."""
+    return [(MASTERS, COPIES, SOLUTIONS_DATA),
+            (COPIES / PERSIAN / "solutions", COPIES / PERSIAN, SOLUTIONS_DATA / PERSIAN)]
+
+
 def copy_path(master: Path) -> Path:
-    return COPIES / master.name
+    return next(copies for masters_dir, copies, _ in editions() if master.parent == masters_dir) / master.name
+
+
+def data_folder(master: Path) -> Path:
+    return next(data for masters_dir, _, data in editions() if master.parent == masters_dir)
 
 
 def masters() -> list[Path]:
+    """The English masters (what every English test walks)."""
     return sorted(MASTERS.glob("*_exercise.ipynb"))
+
+
+def persian_masters() -> list[Path]:
+    """The Persian masters built so far by scripts/make_persian_edition.py."""
+    return sorted((COPIES / PERSIAN / "solutions").glob("*_exercise.ipynb"))
 
 
 def expected_copy(master: Path) -> str:
@@ -169,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check: exit 1 if a student copy is stale")
     args = parser.parse_args(argv)
-    paths = masters()
+    paths = masters() + persian_masters()
     if not paths:
         print(f"no masters found in {MASTERS}", file=sys.stderr)
         return 1
@@ -185,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        data_file = SOLUTIONS_DATA / solutions.data_path(solutions.exercise_of(master)).name
+        data_file = data_folder(master) / solutions.data_path(solutions.exercise_of(master)).name
         for target, wanted in ((copy_path(master), text), (data_file, data)):
             if not _update(target, wanted, args.check):
                 stale.append(target)

@@ -23,6 +23,7 @@ from course_utils.checks.kinds import (
     random_costs,
 )
 from course_utils.checks.claims import EX01_Q4
+from course_utils.core.i18n import _, pgettext
 from course_utils.checks.machinery import short_list, describe, Exercise
 from course_utils.window.trimming import table_token_counter
 
@@ -47,25 +48,25 @@ def _ex01_q1(q, total_sent):
     per_call = [(k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS + 1)]
     expected = sum(per_call)  # 4900
     known = {
-        sum(k * turn for k in range(1, EX01_TURNS + 1)): "you counted each call's own answer as sent. A call is "
-        "sent what comes *before* its reply; the reply is what comes back.",
-        per_call[-1]: "that is what the 10th call alone sends. The question asks for the total over all 10 calls.",
-        EX01_TURNS * turn: "that is the size of the history after 10 turns, sent once. Every call sends the "
-        "history again, so the total is much larger.",
-        sum((k - 1) * turn for k in range(1, EX01_TURNS + 1)): "you left out the new 40-token question that "
-        "every call sends along with the history.",
-        EX01_TURNS * EX01_QUESTION: "you counted only the new questions; each call also re-sends the history.",
-        sum((k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS)): "off by one: that is the total after "
-        "9 calls. Count calls 1 to 10.",
-        sum((k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS + 2)): "off by one: that is the total "
-        "after 11 calls. Count calls 1 to 10.",
-        -expected: "a number of tokens cannot be negative.",
+        sum(k * turn for k in range(1, EX01_TURNS + 1)): _("you counted each call's own answer as sent. A call is "
+        "sent what comes *before* its reply; the reply is what comes back."),
+        per_call[-1]: _("that is what the 10th call alone sends. The question asks for the total over all 10 calls."),
+        EX01_TURNS * turn: _("that is the size of the history after 10 turns, sent once. Every call sends the "
+        "history again, so the total is much larger."),
+        sum((k - 1) * turn for k in range(1, EX01_TURNS + 1)): _("you left out the new 40-token question that "
+        "every call sends along with the history."),
+        EX01_TURNS * EX01_QUESTION: _("you counted only the new questions; each call also re-sends the history."),
+        sum((k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS)): _("off by one: that is the total after "
+        "9 calls. Count calls 1 to 10."),
+        sum((k - 1) * turn + EX01_QUESTION for k in range(1, EX01_TURNS + 2)): _("off by one: that is the total "
+        "after 11 calls. Count calls 1 to 10."),
+        -expected: _("a number of tokens cannot be negative."),
     }
     return grade_number(
         q, total_sent, "total_sent", expected, known,
-        "Work out calls 1, 2 and 3 by hand (40, 140, 240) and look for the pattern.",
-        f"{expected} tokens. The calls send 40, 140, 240, ... 940: the history is paid for again on every "
-        f"call, so the total grows with the square of the number of calls.",
+        _("Work out calls 1, 2 and 3 by hand (40, 140, 240) and look for the pattern."),
+        _("{expected} tokens. The calls send 40, 140, 240, ... 940: the history is paid for again on every "
+          "call, so the total grows with the square of the number of calls.").format(expected=expected),
     )
 
 
@@ -80,14 +81,15 @@ def _ex01_cases():
     from course_utils.window.tokens import dummy_token_counter
 
     cases = [
-        ("the Bob dialogue with the dummy counter", load_conversation("bob"), dummy_token_counter),
-        ("the agent_tools conversation with the approximate counter", load_conversation("agent_tools"),
+        (_("the Bob dialogue with the dummy counter"), load_conversation("bob"), dummy_token_counter),
+        (_("the agent_tools conversation with the approximate counter"), load_conversation("agent_tools"),
          count_tokens_approximately),
     ]
     for seed in (11, 12, 13):
         messages = random_conversation(seed, turns=5 + seed % 3, system=seed % 2 == 1)
         counter = table_token_counter(random_costs(messages, seed))
-        cases.append((f"a generated conversation of {counts_of(messages)} with random costs", messages, counter))
+        cases.append((_("a generated conversation of {counts} with random costs").format(counts=counts_of(messages)),
+                      messages, counter))
     return cases
 
 
@@ -107,12 +109,12 @@ def _ex01_q2(q, cumulative_sent):
         given = list(messages)
         got = q.call(fn, given, counter, about=what)
         if snapshot(given) != snapshot(messages):
-            return q.wrong(f"for {what} your function changed the list it was given. Measure without "
-                           f"changing the conversation.")
+            return q.wrong(_("for {what} your function changed the list it was given. Measure "
+                             "without changing the conversation.").format(what=what))
         expected = _ex01_reference(messages, counter)
         if isinstance(got, (str, bytes)) or not isinstance(got, Sequence):
-            return q.wrong(f"return a list with one running total per model call; for {what} you returned "
-                           f"{describe(got)}.")
+            return q.wrong(_("return a list with one running total per model call; for {what} you "
+                             "returned {describe}.").format(what=what, describe=describe(got)))
         got = list(got)
         if got == expected:
             continue
@@ -121,26 +123,26 @@ def _ex01_q2(q, cumulative_sent):
         per_call = [counter(messages[:i]) for i in ai]
         diagnoses = [
             (list(accumulate(counter(messages[: i + 1]) for i in ai)),
-             "you included each reply in what its call was sent. A call is sent `messages[:i]`, what comes "
-             "before the AIMessage at position i."),
-            (per_call, "these are the tokens of each call on its own; the question asks for the running total."),
+             _("you included each reply in what its call was sent. A call is sent `messages[:i]`, what comes "
+               "before the AIMessage at position i.")),
+            (per_call, _("these are the tokens of each call on its own; the question asks for the running total.")),
             (list(accumulate(counter(messages[: i + 1]) for i in humans)),
-             "you counted one call per human message. A model call happens at every AIMessage: an agent that "
-             "calls a tool makes two calls for one question."),
-            (list(accumulate(len(messages[:i]) for i in ai)), "you added up numbers of messages, not tokens: use "
-             "`token_counter(...)`."),
-            (list(reversed(expected)), "your totals are in reverse order: the first number is after call 1."),
+             _("you counted one call per human message. A model call happens at every AIMessage: an agent that "
+               "calls a tool makes two calls for one question.")),
+            (list(accumulate(len(messages[:i]) for i in ai)), _("you added up numbers of messages, not tokens: use "
+             "`token_counter(...)`.")),
+            (list(reversed(expected)), _("your totals are in reverse order: the first number is after call 1.")),
         ]
         for wrong, why in diagnoses:
             if got == wrong and wrong != expected:
-                return q.wrong(f"for {what}: {why}")
+                return q.wrong(_("for {what}: {why}").format(what=what, why=why))
         if len(got) != len(expected):
-            return q.wrong(f"for {what} there are {len(expected)} model calls (one per AIMessage), but you "
-                           f"returned {len(got)} numbers.")
-        return q.wrong(f"for {what} the running totals should be {short_list(expected)}, you returned "
-                       f"{short_list(got)}.")
-    return q.correct("your running totals match `replay_growth` on the Bob dialogue, the agent with tool "
-                     "calls and three generated conversations.")
+            return q.wrong(_("for {what} there are {len} model calls (one per AIMessage), but you "
+                             "returned {len2} numbers.").format(what=what, len=len(expected), len2=len(got)))
+        return q.wrong(_("for {what} the running totals should be {short_list}, you returned "
+                         "{short_list2}.").format(what=what, short_list=short_list(expected), short_list2=short_list(got)))
+    return q.correct(_("your running totals match `replay_growth` on the Bob dialogue, the agent "
+                       "with tool calls and three generated conversations."))
 
 
 EX01_LIMIT = 2000
@@ -162,44 +164,47 @@ def _ex01_q3(q, report, fig, first_over):
 
     q.need(report, "report")
     if not isinstance(report, GrowthReport):
-        return q.wrong(f"`report` should be what `replay_growth` returns, got {describe(report)}.")
+        return q.wrong(_("`report` should be what `replay_growth` returns, got {describe}.").format(describe=describe(report)))
     expected = replay_growth(load_conversation("long_chat"), "approximate", limit=EX01_LIMIT)
     if report.token_counter != "approximate":
-        return q.wrong(f"`report` was measured with the {report.token_counter!r} counter; use \"approximate\".")
+        return q.wrong(_("`report` was measured with the {token_counter!r} counter; use "
+                         "\"approximate\".").format(token_counter=report.token_counter))
     if report.limit != EX01_LIMIT:
-        return q.wrong(f"`report` has limit={report.limit}; pass `limit={EX01_LIMIT}` so each row says "
-                       f"whether its call is over.")
+        return q.wrong(_("`report` has limit={limit}; pass `limit={ex01_limit}` so each row says "
+                         "whether its call is over.").format(limit=report.limit, ex01_limit=EX01_LIMIT))
     if report.calls != expected.calls:
-        return q.wrong(f"`report` has {report.calls} calls; long_chat has {expected.calls} AIMessages, so "
-                       f"{expected.calls} calls. Replay the whole `conversation`.")
+        return q.wrong(_("`report` has {calls} calls; long_chat has {calls2} AIMessages, so "
+                         "{calls2} calls. Replay the whole `conversation`.").format(calls=report.calls, calls2=expected.calls))
     if report.policy is not None or report.rows != expected.rows:
-        return q.wrong("`report` does not match replaying long_chat with nothing trimmed: leave out `policy`.")
+        return q.wrong(_("`report` does not match replaying long_chat with nothing trimmed: leave "
+                         "out `policy`."))
     q.need(fig, "fig")
     from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
-        return q.wrong(f"`fig` should be the Figure `growth_figure(report)` returns, got {describe(fig)}.")
+        return q.wrong(_("`fig` should be the Figure `growth_figure(report)` returns, got "
+                         "{describe}.").format(describe=describe(fig)))
     labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
     if "tokens sent" not in labels or f"limit {EX01_LIMIT}" not in labels:
-        return q.wrong("`fig` should show the tokens sent per call against the limit: draw it with "
-                       "`growth_figure(report)`.")
+        return q.wrong(_("`fig` should show the tokens sent per call against the limit: draw it "
+                         "with `growth_figure(report)`."))
     first = expected.first_over_limit
     value = q.as_int(first_over, "first_over")
     known = {
-        first.ai_index: f"{first.ai_index} is the position of that call's AIMessage in the conversation, not the "
-        f"call number. Calls are numbered 1, 2, 3, ...",
-        first.call - 1: f"call {first.call - 1} still fits ({expected.rows[first.call - 2].sent_tokens} tokens); "
-        f"the question asks for the first call that is over.",
-        first.call + 1: "off by one: look at the row before that one.",
+        first.ai_index: _("{index} is the position of that call's AIMessage in the conversation, not the "
+                          "call number. Calls are numbered 1, 2, 3, ...").format(index=first.ai_index),
+        first.call - 1: _("call {call} still fits ({tokens} tokens); the question asks for the first call that "
+                          "is over.").format(call=first.call - 1, tokens=expected.rows[first.call - 2].sent_tokens),
+        first.call + 1: _("off by one: look at the row before that one."),
     }
     if value == first.call:
-        return q.correct(f"call {first.call} is the first to send more than {EX01_LIMIT} tokens "
-                         f"({first.sent_tokens}). With nothing trimmed, every later call is over too, and "
-                         f"the cumulative curve bends upward.")
+        return q.correct(_("call {call} is the first to send more than {ex01_limit} tokens "
+                           "({sent_tokens}). With nothing trimmed, every later call is over too, "
+                           "and the cumulative curve bends upward.").format(call=first.call, ex01_limit=EX01_LIMIT, sent_tokens=first.sent_tokens))
     if value in known:
         return q.wrong(known[value])
-    return q.wrong(f"call {value} is not the first over the limit. Look at `report.first_over_limit`, or the "
-                   f"first row whose `over_limit` is True.")
+    return q.wrong(_("call {value} is not the first over the limit. Look at "
+                     "`report.first_over_limit`, or the first row whose `over_limit` is True.").format(value=value))
 
 
 EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "quadratically"}
@@ -218,28 +223,30 @@ def _ex01_q4(q, without_trim, with_trim, why):
     a, b = letter_of(without_trim), letter_of(with_trim)
     for name, letter, value in (("without_trim", a, without_trim), ("with_trim", b, with_trim)):
         if letter not in EX01_OPTIONS:
-            return q.wrong(f"`{name}` should be one of the letters 'a', 'b', 'c', 'd', got {describe(value)}.")
+            return q.wrong(_("`{name}` should be one of the letters 'a', 'b', 'c', 'd', got "
+                             "{describe}.").format(name=name, describe=describe(value)))
     need_reason(q, why)
     if EX01_OPTIONS[a] != "quadratically":
         feedback = {
-            "linearly": "the tokens *per call* grow linearly, because each call adds a turn to the history; the "
-            "cumulative total adds those growing numbers up, so it grows faster than linearly.",
-            "exponentially": "exponential growth would mean each call costs a multiple of the previous one. Here "
-            "each call costs the previous one plus one turn: a sum of growing terms, about n^2 / 2.",
-            "not at all": "every call sends something, so the total can only grow.",
+            "linearly": _("the tokens *per call* grow linearly, because each call adds a turn to the history; the "
+                          "cumulative total adds those growing numbers up, so it grows faster than linearly."),
+            "exponentially": _("exponential growth would mean each call costs a multiple of the previous one. "
+                               "Here each call costs the previous one plus one turn: a sum of growing terms, "
+                               "about n^2 / 2."),
+            "not at all": _("every call sends something, so the total can only grow."),
         }[EX01_OPTIONS[a]]
-        return q.wrong(f"without trimming, not ({a}) {EX01_OPTIONS[a]}: {feedback}")
+        return q.wrong(_("without trimming, not ({a}) {ex01_options}: {feedback}").format(a=a, ex01_options=pgettext("exercise 01", EX01_OPTIONS[a]), feedback=feedback))
     if EX01_OPTIONS[b] != "linearly":
         feedback = {
-            "quadratically": "with a cap, every call costs at most the cap, so after the history fills the cap "
-            "the total grows by about the same amount per call.",
-            "exponentially": "with a cap the cost per call stops growing.",
-            "not at all": "every call still sends up to the cap, so the total keeps growing.",
+            "quadratically": _("with a cap, every call costs at most the cap, so after the history fills the cap "
+                               "the total grows by about the same amount per call."),
+            "exponentially": _("with a cap the cost per call stops growing."),
+            "not at all": _("every call still sends up to the cap, so the total keeps growing."),
         }[EX01_OPTIONS[b]]
-        return q.wrong(f"with trimming, not ({b}) {EX01_OPTIONS[b]}: {feedback}")
+        return q.wrong(_("with trimming, not ({b}) {ex01_options}: {feedback}").format(b=b, ex01_options=pgettext("exercise 01", EX01_OPTIONS[b]), feedback=feedback))
     check_claim(q, why, EX01_Q4, RIGHT_LETTERS)
-    return q.correct("quadratically without trimming (each call re-sends a longer history), linearly with a "
-                     "cap (each call costs at most the cap).")
+    return q.correct(_("quadratically without trimming (each call re-sends a longer history), "
+                       "linearly with a cap (each call costs at most the cap)."))
 
 
 #: Question 5: the languages of the sample sentences, and how close a prediction must be.
@@ -252,7 +259,7 @@ def _ex01_choice(q, value, name, allowed):
     """``value`` stripped, if it is one of ``allowed``; else stop with 'wrong' listing them."""
     q.need(value, name)
     if not isinstance(value, str) or value.strip() not in allowed:
-        q.stop(q.wrong(f"`{name}` should be one of {', '.join(repr(a) for a in allowed)}, got {describe(value)}."))
+        q.stop(q.wrong(_("`{name}` should be one of {value}, got {describe}.").format(name=name, value=', '.join(repr(a) for a in allowed), describe=describe(value))))
     return value.strip()
 
 
@@ -273,7 +280,8 @@ def _ex01_q5(q, fewer, costliest, o200k_tokens):
     for encoding in EX01_TOKENIZERS:
         status = tokenizer_status(encoding=encoding)
         if not status.exact_available:  # the check needs the real counts: say so, do not guess
-            return q.wrong(f"this check needs the exact {encoding} tokenizer, which is unavailable here: {status.note}")
+            return q.wrong(_("this check needs the exact {encoding} tokenizer, which is "
+                             "unavailable here: {note}").format(encoding=encoding, note=status.note))
     text = sample_text("zh")
     counts = {encoding: count_text_tokens(text, encoding) for encoding in EX01_TOKENIZERS}
     per_char = {code: count_text_tokens(sample_text(code), "cl100k_base") / len(sample_text(code)) for code in EX01_LANGUAGES}
@@ -284,21 +292,23 @@ def _ex01_q5(q, fewer, costliest, o200k_tokens):
 
     best = min(counts, key=counts.get)
     if fewer != best:
-        return q.wrong(f"the Chinese sentence is {counts[fewer]} {fewer} tokens but {counts[best]} {best} tokens. "
-                       f"{best}'s vocabulary is twice as large and holds many Chinese words whole.")
+        return q.wrong(_("the Chinese sentence is {counts} {fewer} tokens but {counts2} {best} "
+                         "tokens. {best}'s vocabulary is twice as large and holds many Chinese "
+                         "words whole.").format(counts=counts[fewer], fewer=fewer, counts2=counts[best], best=best))
     top = max(per_char, key=per_char.get)
     if costliest != top:
-        return q.wrong(f"per character, cl100k_base spends {per_char[costliest]:.2f} tokens on the "
-                       f"{EX01_LANGUAGES[costliest]} sentence but {per_char[top]:.2f} on the {EX01_LANGUAGES[top]} one. "
-                       f"Count characters, not words: a Chinese character is a whole syllable, 3 bytes in UTF-8.")
+        return q.wrong(_("per character, cl100k_base spends {per_char:.2f} tokens on the "
+                         "{ex01_languages} sentence but {per_char2:.2f} on the {ex01_languages2} "
+                         "one. Count characters, not words: a Chinese character is a whole "
+                         "syllable, 3 bytes in UTF-8.").format(per_char=per_char[costliest], ex01_languages=pgettext("exercise 01", EX01_LANGUAGES[costliest]), per_char2=per_char[top], ex01_languages2=pgettext("exercise 01", EX01_LANGUAGES[top])))
     real = counts["o200k_base"]
     if predicted <= 0:
-        return q.wrong(f"`o200k_tokens` should be a positive number of tokens, got {predicted}.")
+        return q.wrong(_("`o200k_tokens` should be a positive number of tokens, got {predicted}.").format(predicted=predicted))
     if abs(predicted - real) > EX01_TOLERANCE * real:
-        direction = "too high" if predicted > real else "too low"
-        return q.wrong(f"{predicted} is {direction}: the sentence has {len(text)} characters and {real} o200k_base "
-                       f"tokens ({real / len(text):.2f} a character). Run the visualiser below to see where it "
-                       f"cuts, then set `o200k_tokens` to the count it shows.")
-    return q.correct(f"o200k_base cuts the Chinese sentence into {real} tokens, cl100k_base into {counts['cl100k_base']} "
-                     f"({per_char['zh']:.2f} a character, the most of the three sentences). Your prediction "
-                     f"{predicted} was within {EX01_TOLERANCE:.0%}.")
+        direction = pgettext("exercise 01", "too high") if predicted > real else pgettext("exercise 01", "too low")
+        return q.wrong(_("{predicted} is {direction}: the sentence has {len} characters and {real} "
+                         "o200k_base tokens ({value:.2f} a character). Run the visualiser below to "
+                         "see where it cuts, then set `o200k_tokens` to the count it shows.").format(predicted=predicted, direction=direction, len=len(text), real=real, value=real / len(text)))
+    return q.correct(_("o200k_base cuts the Chinese sentence into {real} tokens, cl100k_base into "
+                       "{counts} ({per_char:.2f} a character, the most of the three sentences). "
+                       "Your prediction {predicted} was within {ex01_tolerance:.0%}.").format(real=real, counts=counts['cl100k_base'], per_char=per_char['zh'], predicted=predicted, ex01_tolerance=EX01_TOLERANCE))

@@ -9,6 +9,7 @@ import random
 
 from course_utils.checks.claims import EX02_Q4
 from course_utils.checks.kinds import choice_question, grade_number
+from course_utils.core.i18n import _, pgettext
 from course_utils.checks.machinery import learner_line, describe, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
@@ -28,16 +29,16 @@ def _ex02_q1(q, B):
     L, S, U, R = EX02_Q1.values()
     expected = L - S - U - R
     known = {
-        L - U - R: "you forgot to take off the system prompt S (1200).",
-        L - S - R: "you forgot to take off the user's new input U (450).",
-        L - S - U: "you forgot to take off the reply reserve R (1024): the reply shares the same window.",
-        S + U + R: "that is what the fixed parts use (S + U + R). B is what is left of L for the history.",
-        L + S + U + R: "the parts are taken *off* the limit, not added to it.",
-        -expected: "you subtracted the other way round: B = L - S - U - R.",
+        L - U - R: _("you forgot to take off the system prompt S (1200)."),
+        L - S - R: _("you forgot to take off the user's new input U (450)."),
+        L - S - U: _("you forgot to take off the reply reserve R (1024): the reply shares the same window."),
+        S + U + R: _("that is what the fixed parts use (S + U + R). B is what is left of L for the history."),
+        L + S + U + R: _("the parts are taken *off* the limit, not added to it."),
+        -expected: _("you subtracted the other way round: B = L - S - U - R."),
     }
-    return grade_number(q, B, "B", expected, known, "Take S, U and R off L one at a time.",
-                         f"8192 - 1200 = 6992; 6992 - 450 = 6542; 6542 - 1024 = {expected}. "
-                         f"B = {expected} tokens for the history.")
+    return grade_number(q, B, "B", expected, known, _("Take S, U and R off L one at a time."),
+                        _("8192 - 1200 = 6992; 6992 - 450 = 6542; 6542 - 1024 = {expected}. "
+                          "B = {expected} tokens for the history.").format(expected=expected))
 
 
 def _ex02_cases():
@@ -81,40 +82,44 @@ def _ex02_q2(q, budget):
             got = fn(L, S, U, R)
         except ValueError as exc:
             if expected is not None:
-                return q.wrong(f"`{about}` raised ValueError ({exc}), but it leaves {expected} tokens for the "
-                               f"history: only raise when nothing is left.")
+                return q.wrong(_("`{about}` raised ValueError ({exc}), but it leaves {expected} "
+                                 "tokens for the history: only raise when nothing is left.").format(about=about, exc=exc, expected=expected))
             if not str(exc).strip():
-                return q.wrong(f"`{about}` raised ValueError with no message: say what is wrong, e.g. the "
-                               f"sum of the parts and the limit.")
+                return q.wrong(_("`{about}` raised ValueError with no message: say what is wrong, "
+                                 "e.g. the sum of the parts and the limit.").format(about=about))
             results[(L, S, U, R)] = "raised"
             continue
         except NotImplementedError:
-            return q.not_attempted("`budget` still raises NotImplementedError: write its body.")
+            return q.not_attempted(_("`budget` still raises NotImplementedError: write its body."))
         except Exception as exc:  # noqa: BLE001
-            return q.error(f"`{about}` raised {type(exc).__name__}: {exc}{learner_line(exc)}. "
-                           f"Raise ValueError (only) when there is no room.")
+            return q.error(_("`{about}` raised {error}: {exc}{learner_line}. Raise ValueError "
+                             "(only) when there is no room.").format(about=about, error=type(exc).__name__, exc=exc, learner_line=learner_line(exc)))
         if got is Ellipsis:
-            return q.not_attempted("`budget` returned `...`: write its body.")
+            return q.not_attempted(_("`budget` returned `...`: write its body."))
         if isinstance(got, bool) or not isinstance(got, (int, float)):
-            return q.wrong(f"`{about}` returned {describe(got)}; return the number of tokens left (an int).")
+            return q.wrong(_("`{about}` returned {describe}; return the number of tokens left (an "
+                             "int).").format(about=about, describe=describe(got)))
         if expected is None:
             left = L - S - U - R
             if got == 0 and left == 0:
-                return q.wrong(f"off by one: `{about}` leaves exactly 0 tokens for the history and you returned 0. "
-                               f"Zero is no room either: raise ValueError when the result would be 0 or less.")
+                return q.wrong(_("off by one: `{about}` leaves exactly 0 tokens for the history "
+                                 "and you returned 0. Zero is no room either: raise ValueError "
+                                 "when the result would be 0 or less.").format(about=about))
             if got == 0:
-                return q.wrong(f"`{about}` returned 0, but the fixed parts are {-left} tokens over the limit. "
-                               f"Returning 0 hides the problem: raise ValueError instead.")
-            return q.wrong(f"`{about}` returned {got}, but a budget of {left} means there is no room for any "
-                           f"history: raise ValueError instead of returning it.")
+                return q.wrong(_("`{about}` returned 0, but the fixed parts are {value} tokens "
+                                 "over the limit. Returning 0 hides the problem: raise ValueError "
+                                 "instead.").format(about=about, value=-left))
+            return q.wrong(_("`{about}` returned {got}, but a budget of {left} means there is no "
+                             "room for any history: raise ValueError instead of returning it.").format(about=about, got=got, left=left))
         if got != expected:
             for part, name in ((S, "the system prompt"), (U, "the user input"), (R, "the reply reserve")):
                 if got == expected + part and part:
-                    return q.wrong(f"`{about}` returned {got}, which is {part} too many: you forgot to take off "
-                                   f"{name}.")
-            return q.wrong(f"`{about}` returned {got}; B = {L} - {S} - {U} - {R} = {expected}.")
-    return q.correct("right on the lesson's example, on random models and parts, and it raises ValueError "
-                     "when nothing is left (including the edge case where exactly 0 tokens are left).")
+                    return q.wrong(_("`{about}` returned {got}, which is {part} too many: you "
+                                     "forgot to take off {name}.").format(about=about, got=got, part=part, name=pgettext("exercise 02", name)))
+            return q.wrong(_("`{about}` returned {got}; B = {l} - {s} - {u} - {r} = {expected}.").format(about=about, got=got, l=L, s=S, u=U, r=R, expected=expected))
+    return q.correct(_("right on the lesson's example, on random models and parts, and it raises "
+                       "ValueError when nothing is left (including the edge case where exactly 0 "
+                       "tokens are left)."))
 
 
 EX02_Q3 = {"limit": 2048, "system": 900, "user": 700, "reserve": 512}
@@ -129,29 +134,38 @@ EX02_Q3 = {"limit": 2048, "system": 900, "user": 700, "reserve": 512}
     ),
 )
 def _ex02_q3(q, problem, shortfall):
+    from course_utils.window.budget import history_budget
+
     L, S, U, R = EX02_Q3.values()
     q.need(problem, "problem")
     if isinstance(problem, (int, float)) and not isinstance(problem, bool):
-        return q.wrong(f"`problem` should be the ValueError you caught (`except ValueError as err: problem = err`), "
-                       f"not the number {problem}.")
+        return q.wrong(_("`problem` should be the ValueError you caught (`except ValueError as "
+                         "err: problem = err`), not the number {problem}.").format(problem=problem))
     if isinstance(problem, type) and issubclass(problem, BaseException):
-        return q.wrong("`problem` is the exception *class*; store the error you caught: "
-                       "`except ValueError as err: problem = err`.")
+        return q.wrong(_("`problem` is the exception *class*; store the error you caught: `except "
+                         "ValueError as err: problem = err`."))
     if not isinstance(problem, ValueError):
-        return q.wrong(f"`problem` should be the ValueError that `history_budget` raised, got {describe(problem)}.")
-    if "no room" not in str(problem):
-        return q.wrong(f"`problem` is a ValueError, but not the one `history_budget({L}, {S}, {U}, {R})` raises: "
-                       f"{describe(str(problem))}.")
+        return q.wrong(_("`problem` should be the ValueError that `history_budget` raised, got "
+                         "{describe}.").format(describe=describe(problem)))
+    try:  # what history_budget says now, in the course's language (English: "no room left for history: ...")
+        history_budget(L, S, U, R)
+        says = ""
+    except ValueError as exc:
+        says = str(exc)
+    if "no room" not in str(problem) and str(problem) != says:
+        return q.wrong(_("`problem` is a ValueError, but not the one `history_budget({l}, {s}, "
+                         "{u}, {r})` raises: {describe}.").format(l=L, s=S, u=U, r=R, describe=describe(str(problem))))
     expected = S + U + R - L
     known = {
-        -expected: "the sign: the parts are 64 tokens *over* the limit, so the shortfall is positive.",
-        S + U + R: "that is what the fixed parts add up to; the shortfall is how far that goes over L.",
-        0: "there is a shortfall: the fixed parts alone are more than the limit.",
-        L - S - U: "that would be the room left without the reply reserve, but the reply needs its reserve.",
+        -expected: _("the sign: the parts are 64 tokens *over* the limit, so the shortfall is positive."),
+        S + U + R: _("that is what the fixed parts add up to; the shortfall is how far that goes over L."),
+        0: _("there is a shortfall: the fixed parts alone are more than the limit."),
+        L - S - U: _("that would be the room left without the reply reserve, but the reply needs its reserve."),
     }
-    return grade_number(q, shortfall, "shortfall", expected, known, "shortfall = (S + U + R) - L.",
-                         f"900 + 700 + 512 = 2112 > 2048: the fixed parts are {expected} tokens over before a "
-                         f"single message of history. `history_budget` refuses with: {problem}")
+    return grade_number(q, shortfall, "shortfall", expected, known, _("shortfall = (S + U + R) - L."),
+                        _("900 + 700 + 512 = 2112 > 2048: the fixed parts are {expected} tokens over before a "
+                          "single message of history. `history_budget` refuses with: {problem}").format(
+                              expected=expected, problem=problem))
 
 
 EX02_Q4_OPTIONS = {

@@ -30,6 +30,7 @@ from course_utils.checks.kinds import (
     random_costs,
 )
 from course_utils.checks.spies import names_called, watching
+from course_utils.core.i18n import _
 from course_utils.checks.machinery import message_ids, short_list, describe, Exercise, Question
 from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
 from course_utils.window.trimming import table_token_counter
@@ -59,7 +60,8 @@ def ids_answer(q: Question, value: Any, name: str) -> list[str]:
     """
     q.need(value, name)
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        q.stop(q.wrong(f"`{name}` should be a list of message ids like [\"h1\", \"a1\"], got {describe(value)}."))
+        q.stop(q.wrong(_("`{name}` should be a list of message ids like [\"h1\", \"a1\"], got "
+                         "{describe}.").format(name=name, describe=describe(value))))
     ids = []
     for item in value:
         if isinstance(item, BaseMessage):
@@ -67,7 +69,7 @@ def ids_answer(q: Question, value: Any, name: str) -> list[str]:
         elif isinstance(item, str):
             ids.append(item.strip())
         else:
-            q.stop(q.wrong(f"`{name}` should hold message ids (strings), but it holds {describe(item)}."))
+            q.stop(q.wrong(_("`{name}` should hold message ids (strings), but it holds {describe}.").format(name=name, describe=describe(item))))
     return ids
 
 
@@ -88,27 +90,27 @@ def _ex03_q1(q, kept_ids):
     first = message_ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="first"))
     unknown = [i for i in ids if i not in EX03_COSTS]
     if unknown:
-        return q.wrong(f"{unknown} are not ids of the conversation; use {list(EX03_COSTS)}.")
+        return q.wrong(_("{unknown} are not ids of the conversation; use {list}.").format(unknown=unknown, list=list(EX03_COSTS)))
     if ids == expected:
-        return q.correct("from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = 170; "
-                         "170 + 80 = 250 > 175, stop. Kept in chronological order: h2, a2, h3, a3.")
+        return q.correct(_("from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = "
+                           "170; 170 + 80 = 250 > 175, stop. Kept in chronological order: h2, a2, "
+                           "h3, a3."))
     if ids == list(reversed(expected)):
-        return q.wrong("those are the right messages, newest first. trim_messages returns the kept messages "
-                       "in chronological order (oldest first).")
+        return q.wrong(_("those are the right messages, newest first. trim_messages returns the "
+                         "kept messages in chronological order (oldest first)."))
     if ids == first:
-        return q.wrong("that is strategy='first' (keep from the start). strategy='last' keeps the newest "
-                       "messages, counting from the end.")
+        return q.wrong(_("that is strategy='first' (keep from the start). strategy='last' keeps "
+                         "the newest messages, counting from the end."))
     total = sum(EX03_COSTS[i] for i in ids)
     if total > EX03_BUDGET:
-        return q.wrong(f"those cost {total} tokens, more than the budget of {EX03_BUDGET}.")
+        return q.wrong(_("those cost {total} tokens, more than the budget of {ex03_budget}.").format(total=total, ex03_budget=EX03_BUDGET))
     if len(ids) < len(expected) and ids == expected[-len(ids):]:
-        return q.wrong(f"you stopped too early: the next message back fits ({total} + "
-                       f"{EX03_COSTS[expected[-len(ids) - 1]]} <= {EX03_BUDGET}). Stop only when a message "
-                       f"does not fit.")
+        return q.wrong(_("you stopped too early: the next message back fits ({total} + "
+                         "{ex03_costs} <= {ex03_budget}). Stop only when a message does not fit.").format(total=total, ex03_costs=EX03_COSTS[expected[-len(ids) - 1]], ex03_budget=EX03_BUDGET))
     if sorted(ids, key=list(EX03_COSTS).index) != ids:
-        return q.wrong("keep the messages in the conversation's order.")
-    return q.wrong("trim_messages keeps a run of the newest messages: count back from a3 and stop at the "
-                   "first message that does not fit.")
+        return q.wrong(_("keep the messages in the conversation's order."))
+    return q.wrong(_("trim_messages keeps a run of the newest messages: count back from a3 and "
+                     "stop at the first message that does not fit."))
 
 
 def _greedy_last(messages, max_tokens, counter, *, strict=False, skip=False):
@@ -138,10 +140,11 @@ def _list_counter(counter):
 
     def token_counter(messages):
         if isinstance(messages, BaseMessage):
-            raise _CounterMisuse(f"token_counter was given one {type(messages).__name__}, not a list")
+            raise _CounterMisuse(_("token_counter was given one {kind}, not a list").format(kind=type(messages).__name__))
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence) or not all(
                 isinstance(m, BaseMessage) for m in messages):
-            raise _CounterMisuse(f"token_counter was given {describe(messages)}, not a list of messages")
+            raise _CounterMisuse(_("token_counter was given {value}, not a list of messages").format(
+                value=describe(messages)))
         return counter(messages)
 
     return token_counter
@@ -149,8 +152,8 @@ def _list_counter(counter):
 
 def _explain_counter_misuse(exc: BaseException, about: str) -> str | None:
     if isinstance(exc, _CounterMisuse):
-        return (f"for {about}: {exc}. The token counter takes a *list* of messages and returns their cost: "
-                f"`token_counter([message])` for one message, not `token_counter(message)`.")
+        return _("for {about}: {exc}. The token counter takes a *list* of messages and returns their cost: "
+                 "`token_counter([message])` for one message, not `token_counter(message)`.").format(about=about, exc=exc)
     return None
 
 
@@ -158,9 +161,9 @@ def _ex03_q2_cases():
     from course_utils.window.tokens import dummy_token_counter
     from course_utils.window.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
 
-    cases = [("the worked example's conversation", slide_conversation(), SLIDE_BUDGET,
+    cases = [(_("the worked example's conversation"), slide_conversation(), SLIDE_BUDGET,
               table_token_counter(SLIDE_COSTS), "")]
-    cases.append(("the exercise conversation", ex03_conversation(), EX03_BUDGET, table_token_counter(EX03_COSTS), ""))
+    cases.append((_("the exercise conversation"), ex03_conversation(), EX03_BUDGET, table_token_counter(EX03_COSTS), ""))
     for seed in (31, 32, 33):
         messages = random_conversation(seed, turns=5, system=seed != 32)
         costs = random_costs(messages, seed)
@@ -172,12 +175,12 @@ def _ex03_q2_cases():
         budgets = {suffix[k - 1], suffix[k - 1] - 1, rng.randint(0, suffix[-1]), 0, suffix[-1] + 7}
         # a big message followed by small ones: skipping it would wrongly keep the small ones
         budgets.add(suffix[k - 1] + min(values[: len(values) - k]) - 1)
-        what = f"a generated conversation of {counts_of(messages)}"
+        what = _("a generated conversation of {counts}").format(counts=counts_of(messages))
         for budget in sorted(budgets):
             if budget >= 0:
-                cases.append((what, messages, budget, counter, f" (costs {short_list(values)})"))
+                cases.append((what, messages, budget, counter, _(" (costs {costs})").format(costs=short_list(values))))
     bob = random_conversation(34, turns=4, system=False, tools=False)
-    cases.append(("a 10-token-a-message conversation", bob, 45, dummy_token_counter, ""))
+    cases.append((_("a 10-token-a-message conversation"), bob, 45, dummy_token_counter, ""))
     return cases
 
 
@@ -200,41 +203,45 @@ EX03_Q2_BY_HAND = ("the question asks you to write `keep_last_tokens` *without* 
 def _ex03_q2(q, keep_last_tokens):
     fn = q.need_function(keep_last_tokens, "keep_last_tokens")
     if "trim_messages" in names_called(fn):
-        return q.wrong(EX03_Q2_BY_HAND)
+        return q.wrong(_(EX03_Q2_BY_HAND))
     for what, messages, budget, counter, costs in _ex03_q2_cases():
-        about = f"{what} and max_tokens={budget}"
+        about = _("{what} and max_tokens={budget}").format(what=what, budget=budget)
         given = list(messages)
         before = snapshot(given)
         with watching(fn) as seen:
             returned = q.call(fn, given, budget, _list_counter(counter), about=about, explain=_explain_counter_misuse)
         if seen.trim_calls:
-            return q.wrong(EX03_Q2_BY_HAND)
+            return q.wrong(_(EX03_Q2_BY_HAND))
         got = learner_message_list(q, returned, "keep_last_tokens")
         if snapshot(given) != before:
-            return q.wrong(f"for {about} your function changed the list it was given (now "
-                           f"{message_ids(given)[:4]}...). Walk `reversed(messages)` instead of reversing it in "
-                           f"place: the caller's history must stay as it was.")
+            return q.wrong(_("for {about} your function changed the list it was given (now "
+                             "{value}...). Walk `reversed(messages)` instead of reversing it in "
+                             "place: the caller's history must stay as it was.").format(about=about, value=message_ids(given)[:4]))
         expected = trim_messages(messages, max_tokens=budget, token_counter=counter, strategy="last")
         if same_messages(got, expected):
             continue
-        detail = f"for {about}{costs}: trim_messages keeps {message_ids(expected)}, you kept {message_ids(got)}."
+        detail = _("for {about}{costs}: trim_messages keeps {expected}, you kept {got}.").format(
+            about=about, costs=costs, expected=message_ids(expected), got=message_ids(got))
         if same_messages(got, list(reversed(expected))):
-            return q.wrong(f"{detail} Right messages, newest first: return them in chronological order.")
+            return q.wrong(_("{detail} Right messages, newest first: return them in chronological "
+                             "order.").format(detail=detail))
         if same_messages(got, _greedy_last(messages, budget, counter, strict=True)):
-            return q.wrong(f"{detail} Off by one: a message that brings the total to exactly max_tokens still "
-                           f"fits (use <=, not <).")
+            return q.wrong(_("{detail} Off by one: a message that brings the total to exactly "
+                             "max_tokens still fits (use <=, not <).").format(detail=detail))
         if same_messages(got, _greedy_last(messages, budget, counter, skip=True)):
-            return q.wrong(f"{detail} You skipped a message that did not fit and kept going. trim_messages keeps "
-                           f"a run of the newest messages: it stops at the first one that does not fit, so "
-                           f"nothing older sneaks in past a gap.")
+            return q.wrong(_("{detail} You skipped a message that did not fit and kept going. "
+                             "trim_messages keeps a run of the newest messages: it stops at the "
+                             "first one that does not fit, so nothing older sneaks in past a gap.").format(detail=detail))
         if same_messages(got, trim_messages(messages, max_tokens=budget, token_counter=counter,
                                              strategy="first")):
-            return q.wrong(f"{detail} That is strategy='first' (the oldest messages). Keep the newest.")
+            return q.wrong(_("{detail} That is strategy='first' (the oldest messages). Keep the "
+                             "newest.").format(detail=detail))
         if sum(counter([m]) for m in got) > budget:
-            return q.wrong(f"{detail} Yours cost more than max_tokens.")
+            return q.wrong(_("{detail} Yours cost more than max_tokens.").format(detail=detail))
         return q.wrong(detail)
-    return q.correct("your function agrees with `trim_messages(strategy=\"last\")` on the worked example, the "
-                     "exercise's, and generated conversations with budgets on and around the edges.")
+    return q.correct(_("your function agrees with `trim_messages(strategy=\"last\")` on the worked "
+                       "example, the exercise's, and generated conversations with budgets on and "
+                       "around the edges."))
 
 
 def _unanswered(messages: Sequence[BaseMessage]) -> list[AIMessage]:
@@ -253,12 +260,13 @@ def _ex03_q3_cases():
     agent = load_conversation("agent_tools")
     # 1200: trimming without start_on keeps ToolMessage at-09 without its AIMessage (with or without
     # include_system); 600 and 550 show the trap too, 300 and 800 do not.
-    cases = [("the agent_tools conversation", agent, cap) for cap in (1200, 600, 550, 300, 800, 1500)]
+    cases = [(_("the agent_tools conversation"), agent, cap) for cap in (1200, 600, 550, 300, 800, 1500)]
     for seed in (41, 42):
         messages = random_conversation(seed, turns=6, system=True)
         total = count_tokens_approximately(messages)
         for share in (3, 2):
-            cases.append((f"a generated agent conversation of {counts_of(messages)}", messages, total // share))
+            cases.append((_("a generated agent conversation of {counts}").format(counts=counts_of(messages)), messages,
+                          total // share))
     return cases
 
 
@@ -274,52 +282,59 @@ def _ex03_q3_cases():
 def _ex03_q3(q, safe_trim):
     fn = q.need_function(safe_trim, "safe_trim")
     for what, messages, cap in _ex03_q3_cases():
-        about = f"{what} and max_tokens={cap}"
+        about = _("{what} and max_tokens={budget}").format(what=what, budget=cap)
         given = list(messages)
         before = snapshot(given)
         got = learner_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
         if snapshot(given) != before:
-            return q.wrong(f"for {about} `safe_trim` changed the list it was given; trim a copy, never the history.")
+            return q.wrong(_("for {about} `safe_trim` changed the list it was given; trim a copy, "
+                             "never the history.").format(about=about))
         expected = _safe_reference(messages, cap)
         if same_messages(got, expected):
             continue
         ids = message_ids(got)
-        detail = f"for {about} you kept {short_list(ids, 6)}"
+        detail = _("for {about} you kept {ids}").format(about=about, ids=short_list(ids, 6))
         orphans = orphaned_tool_messages(got)
         body = [m for m in got if not isinstance(m, SystemMessage)]
         used = count_tokens_approximately(got) if got else 0
         if used > cap:
-            return q.wrong(f"{detail}: that is {used} tokens, over max_tokens={cap}. Keep the budget as given; "
-                           f"fix the start of the kept list instead.")
+            return q.wrong(_("{detail}: that is {used} tokens, over max_tokens={cap}. Keep the "
+                             "budget as given; fix the start of the kept list instead.").format(detail=detail, used=used, cap=cap))
         if orphans:
             o = orphans[0]
             caller_kept = any(isinstance(m, AIMessage) and any(c["id"] == o.tool_call_id for c in m.tool_calls)
                               for m in got)
             if caller_kept:
-                return q.wrong(f"{detail}: ToolMessage {o.id!r} answers tool call {o.tool_call_id!r}, but it does "
-                               f"not come right after the AIMessage that made the call. A tool result must follow "
-                               f"its call: keep a run of the newest messages, in the conversation's order.")
-            return q.wrong(f"{detail}: ToolMessage {o.id!r} answers tool call {o.tool_call_id!r}, but the "
-                           f"AIMessage that made the call was cut. That is the orphan trap: make the kept list "
-                           f"start on a human message.")
+                return q.wrong(_("{detail}: ToolMessage {id!r} answers tool call {tool_call_id!r}, "
+                                 "but it does not come right after the AIMessage that made the "
+                                 "call. A tool result must follow its call: keep a run of the "
+                                 "newest messages, in the conversation's order.").format(detail=detail, id=o.id, tool_call_id=o.tool_call_id))
+            return q.wrong(_("{detail}: ToolMessage {id!r} answers tool call {tool_call_id!r}, but "
+                             "the AIMessage that made the call was cut. That is the orphan trap: "
+                             "make the kept list start on a human message.").format(detail=detail, id=o.id, tool_call_id=o.tool_call_id))
         unanswered = _unanswered(got)
         if unanswered:
-            return q.wrong(f"{detail}: AIMessage {unanswered[0].id!r} calls a tool, but its ToolMessage is not in the "
-                           f"list. You removed the tool results; providers reject a tool call without its answer. "
-                           f"Keep whole tool rounds and fix where the kept list starts instead.")
+            return q.wrong(_("{detail}: AIMessage {id!r} calls a tool, but its ToolMessage is not "
+                             "in the list. You removed the tool results; providers reject a tool "
+                             "call without its answer. Keep whole tool rounds and fix where the "
+                             "kept list starts instead.").format(detail=detail, id=unanswered[0].id))
         if isinstance(messages[0], SystemMessage) and not any(isinstance(m, SystemMessage) for m in got):
-            return q.wrong(f"{detail}: the system prompt was dropped. Keep it with `include_system=True`.")
+            return q.wrong(_("{detail}: the system prompt was dropped. Keep it with "
+                             "`include_system=True`.").format(detail=detail))
         if body and isinstance(body[0], AIMessage):
-            return q.wrong(f"{detail}: it starts with an AIMessage. Chat models expect the first message after "
-                           f"the system prompt to be a human one: `start_on=\"human\"`.")
+            return q.wrong(_("{detail}: it starts with an AIMessage. Chat models expect the first "
+                             "message after the system prompt to be a human one: "
+                             "`start_on=\"human\"`.").format(detail=detail))
         first = trim_messages(messages, max_tokens=cap, token_counter=count_tokens_approximately, strategy="first")
         if body and same_messages(body, [m for m in first if not isinstance(m, SystemMessage)]):
-            return q.wrong(f"{detail}: that is the *start* of the conversation (strategy='first'). A chatbot must "
-                           f"keep the newest messages, the user's latest question among them.")
-        return q.wrong(f"{detail}; trim_messages(strategy=\"last\", start_on=\"human\", include_system=True) with "
-                       f"the approximate counter keeps {short_list(message_ids(expected), 6)}.")
-    return q.correct("no orphaned ToolMessage on the agent conversation at any budget, nor on generated "
-                     "agent conversations: every kept list starts with the system prompt and a human message.")
+            return q.wrong(_("{detail}: that is the *start* of the conversation "
+                             "(strategy='first'). A chatbot must keep the newest messages, the "
+                             "user's latest question among them.").format(detail=detail))
+        return q.wrong(_("{detail}; trim_messages(strategy=\"last\", start_on=\"human\", "
+                         "include_system=True) with the approximate counter keeps {short_list}.").format(detail=detail, short_list=short_list(message_ids(expected), 6)))
+    return q.correct(_("no orphaned ToolMessage on the agent conversation at any budget, nor on "
+                       "generated agent conversations: every kept list starts with the system "
+                       "prompt and a human message."))
 
 
 EX03_Q4_OPTIONS = {

@@ -26,17 +26,21 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from course_utils.checks.machinery import CheckResult, Exercise, Question, describe
 from course_utils.checks.reasons import Claim, judge
+from course_utils.core.i18n import _
 
 
 def grade_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
                   praise: str) -> CheckResult:
-    """A number answer: correct, a known mistake with its hint, or a general nudge."""
+    """A number answer: correct, a known mistake with its hint, or a general nudge.
+
+    The texts are translated when shown (``_(praise)``): an exercise module may pass them wrapped or not.
+    """
     value = q.as_int(value, name)
     if value == expected:
-        return q.correct(praise)
+        return q.correct(_(praise))
     if value in known:
-        return q.wrong(f"{value} is not it: {known[value]}")
-    return q.wrong(f"{value} is not it. {general}")
+        return q.wrong(_("{value} is not it: {known}").format(value=value, known=_(known[value])))
+    return q.wrong(_("{value} is not it. {general}").format(value=value, general=_(general)))
 
 
 def letter_of(value: Any) -> str | None:
@@ -83,12 +87,13 @@ def need_reason(q: Question, why: Any, name: str = "why", claim: Claim | None = 
     """
     q.need(why, name)
     if not isinstance(why, str):
-        q.stop(q.wrong(f"`{name}` should be your reason as a string (a sentence in quotes), got {describe(why)}."))
+        q.stop(q.wrong(_("`{name}` should be your reason as a string (a sentence in quotes), got {value}.").format(
+            name=name, value=describe(why))))
     q.note_answer_text(why)
     if not is_reason(why):
-        short = f"{describe(why.strip())} is too short: " if why.strip() else ""
-        q.stop(q.not_attempted(f"{short}write your reason in `{name}` as a sentence of at least {REASON_WORDS} "
-                               f"words, then check again."))
+        short = _("{value} is too short: ").format(value=describe(why.strip())) if why.strip() else ""
+        q.stop(q.not_attempted(short + _("write your reason in `{name}` as a sentence of at least {words} words, "
+                                         "then check again.").format(name=name, words=REASON_WORDS)))
     if claim is not None:
         check_claim(q, why, claim)
     return why
@@ -117,13 +122,13 @@ def _grade_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str]
     q.need(choice, "choice")
     letter = letter_of(choice)
     if letter not in options:
-        return q.wrong(f"`choice` should be one of the letters {', '.join(repr(k) for k in options)}, "
-                       f"got {describe(choice)}.")
+        return q.wrong(_("`choice` should be one of the letters {letters}, got {value}.").format(
+            letters=", ".join(repr(k) for k in options), value=describe(choice)))
     need_reason(q, why)
     if letter != answer:
-        return q.wrong(f"({letter}) is not it: {feedback[letter]}")
+        return q.wrong(_("({letter}) is not it: {feedback}").format(letter=letter, feedback=_(feedback[letter])))
     check_claim(q, why, claim, {lang: text.format(letter=letter) for lang, text in RIGHT_CHOICE.items()})
-    return q.correct(praise)
+    return q.correct(_(praise))
 
 
 def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequence[str],
@@ -222,10 +227,12 @@ def same_messages(got: Sequence[BaseMessage], expected: Sequence[BaseMessage]) -
 def learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage]:
     """``value`` as a list of messages, or stop with "not quite" saying what the learner's ``name`` returned."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        q.stop(q.wrong(f"`{name}` should return a list of messages, but it returned {describe(value)}."))
+        q.stop(q.wrong(_("`{name}` should return a list of messages, but it returned {value}.").format(
+            name=name, value=describe(value))))
     for i, item in enumerate(value):
         if not isinstance(item, BaseMessage):
-            q.stop(q.wrong(f"`{name}` should return a list of messages, but item [{i}] is {describe(item)}."))
+            q.stop(q.wrong(_("`{name}` should return a list of messages, but item [{i}] is {value}.").format(
+                name=name, i=i, value=describe(item))))
     return list(value)
 
 

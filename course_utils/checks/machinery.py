@@ -5,6 +5,12 @@ methods a learner calls; an :class:`Exercise` holds the questions of one
 notebook. ``check`` never raises in a learner's notebook; in strict mode (the
 tests) a result that is not correct raises AssertionError. Every result is
 also written for the grader (see :mod:`course_utils.checks.record`).
+
+What a learner reads speaks the course's language (:mod:`course_utils.core.i18n`):
+messages are translated when a check builds them; labels, titles, hints and
+the exercise modules' fixed texts, defined when the module is imported, are
+looked up when they are shown (``_(self.hints[0])``), so switching to
+Persian after the import still shows them in Persian.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
+from course_utils.core.i18n import _, get_language, pgettext
 from course_utils.core.style import STATUS_COLOURS
 from course_utils.pictures.templates import Markup, render_template
 
@@ -54,7 +61,7 @@ def solutions_hidden() -> bool:
 
 # --- what a check shows ---------------------------------------------------------------
 
-#: The label a learner sees for each kind of feedback box.
+#: The label a learner sees for each kind of feedback box (translated with the context "check feedback").
 LABELS = {
     "correct": "Correct",
     "not attempted": "Not attempted yet",
@@ -76,14 +83,34 @@ def _message_parts(text: str) -> list[tuple[bool, str]]:
 
 #: The HTML attributes of a message in each language the course writes feedback in.
 LANGUAGE_ATTRIBUTES = {"en": "", "fa": ' lang="fa" dir="rtl"', "zh": ' lang="zh"'}
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff]")
+
+
+def shown_language(text: str) -> str:
+    """The language a message is shown in: "fa" when the course speaks Persian and the text is Persian, else "en".
+
+    A message with no Persian translation yet stays English (and left to right) in the Persian edition.
+    """
+    return "fa" if get_language() == "fa" and _ARABIC_SCRIPT.search(text) else "en"
+
+
+def label_of(kind: str) -> str:
+    """The label of a kind of feedback in the course's language: "Correct", "Not quite", ... (see :data:`LABELS`)."""
+    return pgettext("check feedback", LABELS[kind])
 
 
 def _box(kind: str, label: str, text: str, code: str | None = None, lang: str = "en",
          details: str | None = None) -> str:
-    title, accent, background = STYLES[kind]
+    _title, accent, background = STYLES[kind]
+    title = label_of(kind)
+    # The box speaks the course's language (its label); the message its own, marked when it differs.
+    box = shown_language(title)
+    message = "" if lang == box else LANGUAGE_ATTRIBUTES.get(lang, "") or ' lang="en" dir="ltr"'
     return render_template(
         "feedback_box.html.j2", kind=kind, title=title, accent=accent, background=background, label=label,
-        parts=_message_parts(text), lang=Markup(LANGUAGE_ATTRIBUTES.get(lang, "")), details=details, code=code,
+        parts=_message_parts(text), lang=Markup(message), details=details, code=code,
+        box_lang=Markup(LANGUAGE_ATTRIBUTES[box]), code_dir=Markup(' dir="ltr"' if box == "fa" else ""),
+        whole=_("The whole message"),
     )
 
 
@@ -97,11 +124,14 @@ class CheckResult:
     #: The learner's own words for a "why" answer, kept for the teacher's gradebook (None for other answers).
     answer_text: str | None = field(default=None, compare=False)
     #: The language of ``message``: "en", or "fa" / "zh" for feedback on a reason written in Persian or Chinese.
-    lang: str = field(default="en", compare=False)
+    #: None: "fa" when the course speaks Persian and the message is Persian (see :func:`shown_language`).
+    lang: str | None = field(default=None, compare=False)
     #: The whole of a long text the message quotes shortened (see :func:`quote`), or None.
     details: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
+        if self.lang is None:
+            object.__setattr__(self, "lang", shown_language(self.message))
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
         if self.lang not in LANGUAGE_ATTRIBUTES:
@@ -116,8 +146,8 @@ class CheckResult:
 
     @property
     def text(self) -> str:
-        text = f"[{STYLES[self.status][0].lower()}] {self.question}: {self.message}"
-        return f"{text}\n\nThe whole message:\n{self.details}" if self.details else text
+        text = f"[{label_of(self.status).lower()}] {self.question}: {self.message}"
+        return f"{text}\n\n{_('The whole message:')}\n{self.details}" if self.details else text
 
     def __repr__(self) -> str:  # the text/plain that nbval compares: deterministic
         return self.text
@@ -139,7 +169,7 @@ class Note:
 
     @property
     def text(self) -> str:
-        text = f"[{self.kind}] {self.question}: {self.message}"
+        text = f"[{label_of(self.kind).lower()}] {self.question}: {self.message}"
         return f"{text}\n\n{self.code}" if self.code else text
 
     def __repr__(self) -> str:
@@ -148,7 +178,7 @@ class Note:
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        return _box(self.kind, self.question, self.message, self.code)
+        return _box(self.kind, self.question, self.message, self.code, lang=shown_language(self.message))
 
 
 # --- questions --------------------------------------------------------------------------
@@ -301,7 +331,7 @@ class Question:
 
     @property
     def label(self) -> str:
-        return f"q{self.number} ({self.title})"
+        return f"q{self.number} ({_(self.title)})"
 
     def __repr__(self) -> str:
         return f"<exercise {self.exercise}, {self.label}: {self.usage}, .hint(), .solution()>"
@@ -311,20 +341,20 @@ class Question:
     def correct(self, message: str) -> CheckResult:
         return CheckResult(self.label, "correct", message)
 
-    def wrong(self, message: str, lang: str = "en", details: str | None = None) -> CheckResult:
+    def wrong(self, message: str, lang: str | None = None, details: str | None = None) -> CheckResult:
         return CheckResult(self.label, "wrong", message, lang=lang, details=details)
 
     def not_attempted(self, message: str | None = None) -> CheckResult:
         return CheckResult(
             self.label,
             "not attempted",
-            message or f"replace each `...` with your answer, then run `{self.usage}` again.",
+            message or _("replace each `...` with your answer, then run `{usage}` again.").format(usage=self.usage),
         )
 
     def error(self, message: str) -> CheckResult:
         return CheckResult(self.label, "error", message)
 
-    def review(self, message: str, lang: str = "en") -> CheckResult:
+    def review(self, message: str, lang: str | None = None) -> CheckResult:
         """A written answer the check cannot judge with confidence: a teacher reads it (never "correct")."""
         return CheckResult(self.label, "needs review", message, lang=lang)
 
@@ -340,18 +370,19 @@ class Question:
     def need(self, value: Any, name: str) -> Any:
         """Stop with 'not attempted' when ``value`` is still ``...`` (or None)."""
         if _is_blank(value):
-            self.stop(self.not_attempted(f"`{name}` is still `{'...' if value is Ellipsis else value}`: "
-                                         f"fill it in, then run `{self.usage}` again."))
+            self.stop(self.not_attempted(_("`{name}` is still `{value}`: fill it in, then run `{usage}` again.").format(
+                name=name, value="..." if value is Ellipsis else value, usage=self.usage)))
         return value
 
     def need_function(self, fn: Any, name: str) -> Callable:
         """Stop unless ``fn`` is a function the learner has written."""
         self.need(fn, name)
         if not callable(fn):
-            self.stop(self.wrong(f"`{name}` should be a function, but it is {describe(fn)}."))
+            self.stop(self.wrong(_("`{name}` should be a function, but it is {value}.").format(
+                name=name, value=describe(fn))))
         if is_stub(fn):
-            self.stop(self.not_attempted(f"the body of `{getattr(fn, '__name__', name)}` is still `...`: "
-                                         f"write it, then run `{self.usage}` again."))
+            self.stop(self.not_attempted(_("the body of `{name}` is still `...`: write it, then run `{usage}` again.")
+                                         .format(name=getattr(fn, "__name__", name), usage=self.usage)))
         return fn
 
     def call(self, fn: Callable, *args: Any, about: str = "",
@@ -365,29 +396,32 @@ class Question:
         try:
             value = fn(*args, **kwargs)
         except NotImplementedError:
-            self.stop(self.not_attempted(f"`{name}` still raises NotImplementedError: write its body."))
+            self.stop(self.not_attempted(_("`{name}` still raises NotImplementedError: write its body.").format(
+                name=name)))
         except _Stop:
             raise
         except Exception as exc:  # noqa: BLE001 - the learner's code may raise anything
-            where = f" when called with {about}" if about else ""
+            where = _(" when called with {about}").format(about=about) if about else ""
             specific = explain(exc, about) if explain else None
             if specific:
                 self.stop(self.error(specific))
-            self.stop(self.error(f"`{name}` raised {type(exc).__name__}: {exc}{where}{learner_line(exc)}."))
+            self.stop(self.error(_("`{name}` raised {error}: {exc}{where}{line}.").format(
+                name=name, error=type(exc).__name__, exc=exc, where=where, line=learner_line(exc))))
         if value is Ellipsis:
-            self.stop(self.not_attempted(f"`{name}` returned `...`: write its body."))
+            self.stop(self.not_attempted(_("`{name}` returned `...`: write its body.").format(name=name)))
         return value
 
     def as_int(self, value: Any, name: str) -> int:
         """A whole number, or stop with 'wrong' saying what was given instead."""
         self.need(value, name)
         if isinstance(value, bool):
-            self.stop(self.wrong(f"`{name}` should be a number of tokens, not {value!r}."))
+            self.stop(self.wrong(_("`{name}` should be a number of tokens, not {value}.").format(name=name, value=repr(value))))
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, numbers.Integral):  # int, numpy integers, ...
             return int(value)
-        self.stop(self.wrong(f"`{name}` should be a whole number of tokens, got {describe(value)}."))
+        self.stop(self.wrong(_("`{name}` should be a whole number of tokens, got {value}.").format(
+            name=name, value=describe(value))))
 
     # -- what the learner calls -----------------------------------------------------------
 
@@ -403,7 +437,7 @@ class Question:
         try:
             self._signature.bind(None, *args, **kwargs)
         except TypeError as exc:
-            result = self.error(f"call it as `{self.usage}` ({exc}).")
+            result = self.error(_("call it as `{usage}` ({exc}).").format(usage=self.usage, exc=exc))
         else:
             result = self.did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
         write_record(self, result)
@@ -414,11 +448,11 @@ class Question:
     def did_not_run(self, failed: FailedCell) -> CheckResult:
         """The result when the cell that sets the answer stopped with an error (shared with the grader's cells)."""
         run = f" [{failed.execution_count}]" if failed.execution_count is not None else ""
-        return self.error(
-            f"the cell{run} that sets `{failed.name}` did not run to the end: it stopped with {failed.error}. "
-            f"Fix that cell and run it again, then run `{self.usage}`. Until then `{failed.name}` still holds "
-            f"an older value, and the check will not grade it."
-        )
+        return self.error(_(
+            "the cell{run} that sets `{name}` did not run to the end: it stopped with {error}. "
+            "Fix that cell and run it again, then run `{usage}`. Until then `{name}` still holds "
+            "an older value, and the check will not grade it."
+        ).format(run=run, name=failed.name, error=failed.error, usage=self.usage))
 
     def _run_checker(self, args: tuple, kwargs: dict) -> CheckResult:
         try:
@@ -426,11 +460,10 @@ class Question:
         except _Stop as stop:
             result = stop.result
         except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
-            result = self.error(
-                f"the check could not use your answer: {type(exc).__name__}: {exc}{learner_line(exc)}."
-            )
+            result = self.error(_("the check could not use your answer: {error}: {exc}{line}.").format(
+                error=type(exc).__name__, exc=exc, line=learner_line(exc)))
         if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
-            result = self.error(f"the check returned {describe(result)} instead of a result.")
+            result = self.error(_("the check returned {value} instead of a result.").format(value=describe(result)))
         if self._answer_text is not None and result.answer_text is None:
             result = replace(result, answer_text=self._answer_text)
         return result
@@ -438,20 +471,23 @@ class Question:
     def hint(self, level: int = 1) -> Note:
         """A hint; ``hint(2)``, ``hint(3)`` ... give bigger ones."""
         if isinstance(level, bool) or not isinstance(level, int) or level < 1:
-            return Note("hint", self.label, f"level must be 1, 2, ... (there are {len(self.hints)} hints).")
+            return Note("hint", self.label, _("level must be 1, 2, ... (there are {count} hints).").format(
+                count=len(self.hints)))
         level = min(level, len(self.hints))
-        more = f" (hint {level} of {len(self.hints)}; `hint({level + 1})` for more)" if level < len(self.hints) else ""
-        return Note("hint", self.label, self.hints[level - 1] + more)
+        more = _(" (hint {level} of {count}; `hint({next})` for more)").format(
+            level=level, count=len(self.hints), next=level + 1) if level < len(self.hints) else ""
+        return Note("hint", self.label, _(self.hints[level - 1]) + more)
 
     def solution(self) -> Note:
         """A worked solution (or a note that the teacher has hidden the solutions)."""
         if solutions_hidden():
-            return Note("solution", self.label, "Solutions are switched off for this class (COURSE_HIDE_SOLUTIONS).")
+            return Note("solution", self.label, _("Solutions are switched off for this class (COURSE_HIDE_SOLUTIONS)."))
         code = self.solution_code
         if code is None:
-            return Note("solution", self.label, "No worked solution is recorded for this question: its master has "
-                                                "none, or scripts/make_student_copies.py has not been run.")
-        return Note("solution", self.label, self.explanation or "The master's solution:", code)
+            return Note("solution", self.label, _("No worked solution is recorded for this question: its master has "
+                                                  "none, or scripts/make_student_copies.py has not been run."))
+        return Note("solution", self.label, _(self.explanation) if self.explanation else _("The master's solution:"),
+                    code)
 
 
 class Exercise:

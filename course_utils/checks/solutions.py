@@ -17,6 +17,13 @@ is shown whole, as the master has it, with the markers taken out
 (:func:`solution_lines`): the ``def`` line around a solution block, and the
 comments inside it, are part of what a learner needs to read.
 
+**Editions.** The Persian masters (``exercises/fa/solutions/``, built by
+``scripts/make_persian_edition.py``) have the same code, except that their
+written answers ("why") may be Persian; their solution lines go to
+``master_solutions/fa/exNN.json``. When the course speaks Persian
+(``COURSE_LANG=fa`` or ``i18n.set_language("fa")``) :func:`solution` reads
+that file, and the English one for an exercise not yet in Persian.
+
 Hints and titles stay in the check modules: they belong to the check (the
 grader's gradebook shows the first hint beside a wrong answer, and a hint
 names what the check looks for), they are not answers, and the student
@@ -111,8 +118,9 @@ def exercise_of(master: Path) -> str:
     return match.group(1)
 
 
-def data_path(exercise: str) -> Path:
-    return DATA_DIR / f"ex{exercise}.json"
+def data_path(exercise: str, lang: str = "en") -> Path:
+    """The solutions data of ``exercise`` in the edition ``lang`` ("en": ``exNN.json``, "fa": ``fa/exNN.json``)."""
+    return (DATA_DIR if lang == "en" else DATA_DIR / lang) / f"ex{exercise}.json"
 
 
 def render(master: Path, root: Path) -> str:
@@ -126,15 +134,24 @@ def render(master: Path, root: Path) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def load(exercise: str) -> dict[int, str]:
+def load(exercise: str, lang: str = "en") -> dict[int, str]:
     """{question number: solution lines} of an exercise, from its generated file ({} when there is none)."""
     try:
-        data = json.loads(data_path(exercise).read_text(encoding="utf-8"))
+        data = json.loads(data_path(exercise, lang).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {int(n): text for n, text in data.get("solutions", {}).items()}
 
 
 def solution(exercise: str, number: int) -> str | None:
-    """The master's solution lines of question ``number`` of ``exercise`` ("03"), or None if it has none."""
+    """The master's solution lines of question ``number`` of ``exercise`` ("03"), or None if it has none.
+
+    In the language the course speaks now: the Persian master's lines when it
+    speaks Persian and that exercise has a Persian master, else the English.
+    """
+    from course_utils.core.i18n import get_language
+
+    lang = get_language()
+    if lang != "en" and number in load(exercise, lang):
+        return load(exercise, lang)[number]
     return load(exercise).get(number)

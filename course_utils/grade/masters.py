@@ -7,6 +7,13 @@ beside the ``course_utils`` package); a question the master has no check
 cell for (or an installation without the masters) uses the call the question
 itself documents, :attr:`course_utils.checks.machinery.Question.usage`, which
 the tests keep equal to the masters' cells.
+
+A Persian submission (a filled-in ``exercises/fa/NN_..._exercise.ipynb``) is
+graded with the same calls: the Persian masters (``exercises/fa/solutions/``)
+are built from the English ones with the same code cells, so their check
+calls are the English master's (tests/test_grade_persian.py). The check
+speaks the submission's language: the Persian notebook's first code cell
+sets it, and the grader's fresh check modules keep it.
 """
 
 from __future__ import annotations

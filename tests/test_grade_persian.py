@@ -1,0 +1,62 @@
+"""The grader grades the Persian edition's exercises (issue 23): a Persian master, handed in, is fully correct.
+
+One notebook only (grading starts a kernel: the slow part): the Persian master
+of exercise 02 with its outputs cleared, as a Persian learner would hand in
+a filled-in ``exercises/fa/02_token_budgets_exercise.ipynb``. The gradebook
+names exercise 02 and its title, every question is correct, and the messages
+are the Persian ones (the Persian notebook's language cell sets the language,
+which the grader's fresh check modules keep). A wrong Persian answer's Persian
+feedback is in tests/test_persian_exercises.py, without a kernel.
+"""
+
+import csv
+import io
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_utils import grade
+from course_utils.grade.masters import master_calls
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISE = "02_token_budgets_exercise.ipynb"
+PERSIAN_MASTER = ROOT / "exercises" / "fa" / "solutions" / EXERCISE
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grader's sandbox is tested on Linux")
+
+
+def handed_in() -> nbformat.NotebookNode:
+    """The Persian master with its outputs cleared: what a student would hand in."""
+    nb = nbformat.read(PERSIAN_MASTER, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def test_the_teachers_calls_are_the_persian_masters_calls():
+    """The grader's calls come from the English master; the Persian master calls the checks the same way."""
+    persian = [c.source.strip() for c in handed_in().cells if c.cell_type == "code" and ".check(" in c.source]
+    assert sorted(master_calls("02").values()) == sorted(persian)
+
+
+def test_a_persian_master_grades_fully_correct(tmp_path):
+    folder = tmp_path / "subs"
+    (folder / "dara").mkdir(parents=True)
+    nbformat.write(handed_in(), folder / "dara" / EXERCISE)
+    settings, isolation = grade.Settings(timeout=90, memory_mb=1024), grade.detect_isolation("process")
+    results, changed = grade.grade_folder(folder, settings, isolation)
+    [result] = results
+    assert result.submission.student == "dara" and result.exercise == "02" and changed == []
+    assert result.status == "ok", result.detail
+    assert [q.status for q in result.questions] == ["correct"] * 4
+    assert all("\u2067" in q.message and "\u06cc" in q.message for q in result.questions), [
+        q.message for q in result.questions]  # Persian, inside its right-to-left isolate
+
+    rows = list(csv.DictReader(io.StringIO(grade.gradebook_csv(results))))
+    assert [(r["student"], r["exercise"], r["question"], r["status"]) for r in rows] == [
+        ("dara", "02", f"q{n}", "correct") for n in range(1, 5)]
+    html = grade.gradebook_html(results, settings, isolation, changed)
+    assert "Token budgets" in html and "dara" in html
