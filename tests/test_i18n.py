@@ -17,7 +17,7 @@ from course_utils.trimming import trim_walkthrough
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
-WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py"]
+WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py", "course_utils/retention.py"]
 
 
 def plain(text: str) -> str:
@@ -126,3 +126,39 @@ def test_persian_trim_conclusion_220_to_128(persian):
     assert report.total_tokens == 220 and report.result_tokens <= 128
     assert plain(report.conclusion) == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
+
+
+def test_persian_cost_and_caching_sentences(persian):
+    """Lesson 05b's conclusions (retention.py) read in Persian and carry exactly the English sentence's numbers."""
+    import re
+
+    from course_utils.retention import CacheReach, CostPoint, compare_pair, compare_trims, describe_best
+    from course_utils.retention import describe_cost_recall
+
+    def point(strategy, kept, cost, plain_cost, share, summaries, inputs, outputs):
+        return CostPoint(strategy, 512, kept / 5, kept, 5, cost, plain_cost, share, summaries, inputs, outputs)
+
+    points = [point("trim", 1, 0.07174, 0.07174, 0.25, 0, 16746, 3825),
+              point("trim_chunked", 2, 0.06310, 0.06310, 0.67, 0, 12426, 3825),
+              point("summarise", 5, 0.07756, 0.07555, 0.0, 12, 18849, 3986)]
+    sentences = {
+        "pair": lambda: compare_pair(points, "summarise", "trim", 512),
+        "recall": lambda: describe_cost_recall(points, points),
+        "trims": lambda: compare_trims(points, 512),
+        "best": lambda: describe_best("GPT-6.2 Sol", points),
+        "reach": lambda: str(CacheReach(1024, 1254, 561, 4139)),
+    }
+    persian_text = {name: plain(make()) for name, make in sentences.items()}
+    i18n.set_language("en")
+    english_text = {name: make() for name, make in sentences.items()}
+    number = re.compile(r"\d+(?:\.\d+)?")
+    for name in sentences:
+        assert re.search("[\u0600-\u06FF]", persian_text[name]), persian_text[name]
+        assert sorted(number.findall(persian_text[name])) == sorted(number.findall(english_text[name])), name
+    assert "2,103 token ورودی بیشتر" in persian_text["pair"] and "گران‌تر" in persian_text["pair"]
+    assert "«summary (روش راهنما)» در آستانهٔ 512" in persian_text["best"]
+    assert english_text["best"] == "cheapest with the most facts, GPT-6.2 Sol: summarise (how-to) at 512 ($77.56)"
+    # a wrapped Persian sentence stays right to left on every line; English wraps as textwrap does
+    i18n.set_language("fa")
+    lines = i18n.fill(describe_cost_recall(points, points), 60).splitlines()
+    assert len(lines) > 2 and all(line.startswith(i18n.RLI) and line.endswith(i18n.PDI) for line in lines)
