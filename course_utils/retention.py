@@ -663,4 +663,21 @@ def cache_reach(runs: Sequence[StrategyRun], prices: Prices) -> CacheReach:
                       max(c.input_tokens for c in calls))
 
 
-__all__ += ["CacheReach", "cache_reach"]
+def cache_use(minimum: int, details: Sequence[dict]) -> str:
+    """What replies read from and wrote to the cache (each reply's ``usage_metadata["input_token_details"]``), one line.
+
+    >>> cache_use(1024, [{"cache_read": 0, "cache_creation": 2840}, {"cache_read": 2840, "cache_creation": 148}])
+    'minimum 1,024: read 0/wrote 2,840; read 2,840/wrote 148'
+    """
+    uses = pgettext("cache use", "; ").join(
+        _("read {read}/wrote {wrote}").format(read=f"{d['cache_read']:,}", wrote=f"{d['cache_creation']:,}") for d in details)
+    return _("minimum {minimum}: {uses}").format(minimum=f"{minimum:,}", uses=uses)
+
+
+def rerun_requests(runs: Sequence[StrategyRun]) -> str:
+    """What rerunning lesson 05b's replay (its section 2) on a real model asks of it: summary calls and fact questions."""
+    return _("a rerun of section 2's replay: {summaries} summary calls and {questions} questions").format(
+        summaries=sum(run.summaries for run in runs), questions=sum(run.facts_asked for run in runs))
+
+
+__all__ += ["CacheReach", "cache_reach", "cache_use", "rerun_requests"]

@@ -132,7 +132,7 @@ def test_persian_cost_and_caching_sentences(persian):
     """Lesson 05b's conclusions (retention.py) read in Persian and carry exactly the English sentence's numbers."""
     import re
 
-    from course_utils.retention import CacheReach, CostPoint, compare_pair, compare_trims, describe_best
+    from course_utils.retention import CacheReach, CostPoint, cache_use, compare_pair, compare_trims, describe_best
     from course_utils.retention import describe_cost_recall
 
     def point(strategy, kept, cost, plain_cost, share, summaries, inputs, outputs):
@@ -147,6 +147,8 @@ def test_persian_cost_and_caching_sentences(persian):
         "trims": lambda: compare_trims(points, 512),
         "best": lambda: describe_best("GPT-6.2 Sol", points),
         "reach": lambda: str(CacheReach(1024, 1254, 561, 4139)),
+        "cache use": lambda: cache_use(1024, [{"cache_read": 0, "cache_creation": 2840},
+                                              {"cache_read": 2840, "cache_creation": 148}]),
     }
     persian_text = {name: plain(make()).replace("\u00a0", " ") for name, make in sentences.items()}  # labels: no-break spaces
     i18n.set_language("en")
@@ -155,6 +157,7 @@ def test_persian_cost_and_caching_sentences(persian):
     for name in sentences:
         assert re.search("[\u0600-\u06FF]", persian_text[name]), persian_text[name]
         assert sorted(number.findall(persian_text[name])) == sorted(number.findall(english_text[name])), name
+    assert persian_text["cache use"] == "با حداقل 1,024: 0 خوانده، 2,840 نوشته؛ 2,840 خوانده، 148 نوشته"
     assert "2,103 token ورودی بیشتر" in persian_text["pair"] and "گران‌تر" in persian_text["pair"]
     assert persian_text["best"] == "ارزان‌ترین با بیشترین واقعیت‌ها، GPT-6.2 Sol: راهبرد «summary (روش راهنما)» در 512 (77.56 دلار)"
     assert english_text["best"] == "cheapest with the most facts, GPT-6.2 Sol: summarise (how-to) at 512 ($77.56)"
