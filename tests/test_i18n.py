@@ -157,7 +157,7 @@ def test_persian_cost_and_caching_sentences(persian):
     for name in sentences:
         assert re.search("[\u0600-\u06FF]", persian_text[name]), persian_text[name]
         assert sorted(number.findall(persian_text[name])) == sorted(number.findall(english_text[name])), name
-    assert persian_text["cache use"] == "با حداقل 1,024: 0 خوانده، 2,840 نوشته؛ 2,840 خوانده، 148 نوشته"
+    assert persian_text["cache use"] == "حداقل 1,024: خواند 0/نوشت 2,840؛ خواند 2,840/نوشت 148"
     assert "2,103 token ورودی بیشتر" in persian_text["pair"] and "گران‌تر" in persian_text["pair"]
     assert persian_text["best"] == "ارزان‌ترین با بیشترین واقعیت‌ها، GPT-6.2 Sol: راهبرد «summary (روش راهنما)» در 512 (77.56 دلار)"
     assert english_text["best"] == "cheapest with the most facts, GPT-6.2 Sol: summarise (how-to) at 512 ($77.56)"
