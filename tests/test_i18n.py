@@ -22,6 +22,8 @@ WRAPPED = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "course_utils")
 #: The templates, whose words are wrapped as _("..."), pgettext("context", "...") or ngettext("...", "...", n).
 TEMPLATES = sorted((ROOT / "course_utils").rglob("*.j2"))
 _TEMPLATE_CALL = re.compile(r"""\b(_|pgettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"(?:\s*,\s*"((?:[^"\\]|\\.)*)")?""")
+#: The modules whose learner-facing strings are wrapped so far.
+
 
 def plain(text: str) -> str:
     """Text without the RTL isolates (U+2067, U+2069) that wrap each Persian message."""
@@ -266,3 +268,40 @@ def test_lesson_05_counting_sentences_in_english():
 
     assert undercount_sentence("cl100k_base", "en").endswith("times too low -> exact (cl100k_base)")
     assert suggest_thresholds(1_000_000, "chat").share_sentence(9480, "Sara") == "Sara's whole conversation fills 1.00% of it"
+def test_persian_cost_and_caching_sentences(persian):
+    """Lesson 05b's conclusions (retention.py) read in Persian and carry exactly the English sentence's numbers."""
+    import re
+
+    from course_utils.agentic.retention import CacheReach, CostPoint, cache_use, compare_pair, compare_trims, describe_best
+    from course_utils.agentic.retention import describe_cost_recall
+
+    def point(strategy, kept, cost, plain_cost, share, summaries, inputs, outputs):
+        return CostPoint(strategy, 512, kept / 5, kept, 5, cost, plain_cost, share, summaries, inputs, outputs)
+
+    points = [point("trim", 1, 0.07174, 0.07174, 0.25, 0, 16746, 3825),
+              point("trim_chunked", 2, 0.06310, 0.06310, 0.67, 0, 12426, 3825),
+              point("summarise", 5, 0.07756, 0.07555, 0.0, 12, 18849, 3986)]
+    sentences = {
+        "pair": lambda: compare_pair(points, "summarise", "trim", 512),
+        "recall": lambda: describe_cost_recall(points, points),
+        "trims": lambda: compare_trims(points, 512),
+        "best": lambda: describe_best("GPT-6.2 Sol", points),
+        "reach": lambda: str(CacheReach(1024, 1254, 561, 4139)),
+        "cache use": lambda: cache_use(1024, [{"cache_read": 0, "cache_creation": 2840},
+                                              {"cache_read": 2840, "cache_creation": 148}]),
+    }
+    persian_text = {name: plain(make()).replace("\u00a0", " ") for name, make in sentences.items()}  # labels: no-break spaces
+    i18n.set_language("en")
+    english_text = {name: make() for name, make in sentences.items()}
+    number = re.compile(r"\d+(?:\.\d+)?")
+    for name in sentences:
+        assert re.search("[\u0600-\u06FF]", persian_text[name]), persian_text[name]
+        assert sorted(number.findall(persian_text[name])) == sorted(number.findall(english_text[name])), name
+    assert persian_text["cache use"] == "حداقل 1,024: خواند 0/نوشت 2,840؛ خواند 2,840/نوشت 148"
+    assert "2,103 token ورودی بیشتر" in persian_text["pair"] and "گران‌تر" in persian_text["pair"]
+    assert persian_text["best"] == "ارزان‌ترین با بیشترین واقعیت‌ها، GPT-6.2 Sol: راهبرد «summary (روش راهنما)» در 512 (77.56 دلار)"
+    assert english_text["best"] == "cheapest with the most facts, GPT-6.2 Sol: summarise (how-to) at 512 ($77.56)"
+    # a wrapped Persian sentence stays right to left on every line; English wraps as textwrap does
+    i18n.set_language("fa")
+    lines = i18n.fill(describe_cost_recall(points, points), 60).splitlines()
+    assert len(lines) > 2 and all(line.startswith(i18n.RLI) and line.endswith(i18n.PDI) for line in lines)

@@ -55,6 +55,7 @@ from course_utils.model.chat import OfflineChatModel, get_chat_model
 from course_utils.model.facts import read_facts, readable_text
 from course_utils.window.costs import Bill, Call, Prices, pair_overhead, bill, call_record, message_key
 from course_utils.agentic.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT, SUMMARY_PREFIX
+from course_utils.core.i18n import _, pgettext
 from course_utils.core.samples import Conversation, load_sample
 from course_utils.window.tokens import TokenCounter, check_messages, resolve_token_counter
 from course_utils.window.sequences import safe_trim_kwargs, valid_tail
@@ -519,25 +520,27 @@ def describe_cost_recall(points: Sequence[CostPoint], points_without_caching: Se
     best = best_point(points)
     worst = max(points, key=lambda p: p.cost)
     asked = best.facts_asked
+    label = lambda p: _(STRATEGY_LABELS[p.strategy])  # noqa: E731
+    dollars = lambda cost: f"{cost * 1000:.2f}"  # noqa: E731
     lines = [
-        f"Recall against cost, one point per strategy and threshold ({len(points)} points, prompt caching on). "
-        f"The cheapest way to remember all {best.facts_remembered} of {asked} facts is "
-        f"{STRATEGY_LABELS[best.strategy]} at {best.threshold} tokens: ${best.cost * 1000:.2f} per 1,000 conversations.",
+        _("Recall against cost, one point per strategy and threshold ({count} points, prompt caching on).").format(
+            count=len(points)),
+        _("The cheapest way to remember all {kept} of {asked} facts is {label} at {threshold} tokens: "
+          "${cost} per 1,000 conversations.").format(kept=best.facts_remembered, asked=asked, label=label(best),
+                                                     threshold=best.threshold, cost=dollars(best.cost)),
     ]
     low = [p for p in points if p.recall < 1]
     if low:
         forgetful = min(low, key=lambda p: p.recall)
-        lines.append(
-            f"The most forgetful is {STRATEGY_LABELS[forgetful.strategy]} at {forgetful.threshold} tokens "
-            f"({forgetful.facts_remembered} of {asked} facts, ${forgetful.cost * 1000:.2f})."
-        )
-    lines.append(f"The most expensive is {STRATEGY_LABELS[worst.strategy]} at {worst.threshold} tokens (${worst.cost * 1000:.2f}).")
+        lines.append(_("The most forgetful is {label} at {threshold} tokens ({kept} of {asked} facts, ${cost}).").format(
+            label=label(forgetful), threshold=forgetful.threshold, kept=forgetful.facts_remembered, asked=asked,
+            cost=dollars(forgetful.cost)))
+    lines.append(_("The most expensive is {label} at {threshold} tokens (${cost}).").format(
+        label=label(worst), threshold=worst.threshold, cost=dollars(worst.cost)))
     if points_without_caching:
         plain = best_point(list(points_without_caching))
-        lines.append(
-            f"Without caching the cheapest full-recall point is {STRATEGY_LABELS[plain.strategy]} at "
-            f"{plain.threshold} tokens (${plain.cost_without_caching * 1000:.2f})."
-        )
+        lines.append(_("Without caching the cheapest full-recall point is {label} at {threshold} tokens (${cost}).").format(
+            label=label(plain), threshold=plain.threshold, cost=dollars(plain.cost_without_caching)))
     return " ".join(lines)
 
 
@@ -553,30 +556,59 @@ def compare_pair(points: Sequence[CostPoint], first: str, second: str, threshold
     for name, value in (("first", first), ("second", second)):
         if value not in STRATEGIES:
             raise ValueError(f"{name} must be one of {', '.join(STRATEGIES)}, got {value!r}")
-    found = {}
-    for strategy in (first, second):
-        found[strategy] = next((p for p in points if p.strategy == strategy and p.threshold == threshold), None)
-        if found[strategy] is None:
-            raise ValueError(f"threshold {threshold!r} has no point for strategy {strategy!r} in points")
-    a, b = found[first], found[second]
+    a, b = _point(points, first, threshold), _point(points, second, threshold)
 
     def verdict(x: float, y: float) -> str:
-        return "more" if round(x * 1000, 2) > round(y * 1000, 2) else "less" if round(x * 1000, 2) < round(y * 1000, 2) else "the same"
+        x, y = round(x * 1000, 2), round(y * 1000, 2)
+        return pgettext("costs", "more") if x > y else pgettext("costs", "less") if x < y else pgettext("costs", "the same")
 
-    def _more_or_fewer(n: int) -> str:
-        return f"{abs(n):,} {'more' if n > 0 else 'fewer'}" if n else "as many"
+    def more_or_fewer(n: int, kind: str) -> str:
+        if not n:
+            return pgettext(kind, "as many")
+        return (pgettext(kind, "{n} more") if n > 0 else pgettext(kind, "{n} fewer")).format(n=f"{abs(n):,}")
 
-    la, lb = STRATEGY_LABELS[first], STRATEGY_LABELS[second]
-    return (
-        f"at {threshold} tokens {la} remembers {a.facts_remembered}/{a.facts_asked} facts, {lb} {b.facts_remembered}/{b.facts_asked}; "
-        f"{la} sends {_more_or_fewer(a.input_tokens - b.input_tokens)} input tokens and receives "
-        f"{_more_or_fewer(a.output_tokens - b.output_tokens)} output tokens ({a.summaries} summaries); without caching it costs {verdict(a.cost_without_caching, b.cost_without_caching)} "
-        f"(${a.cost_without_caching * 1000:.2f} against ${b.cost_without_caching * 1000:.2f}), with caching "
-        f"{verdict(a.cost, b.cost)} (${a.cost * 1000:.2f} against ${b.cost * 1000:.2f})"
+    dollars = lambda cost: f"{cost * 1000:.2f}"  # noqa: E731
+    return _(
+        "at {threshold} tokens {la} remembers {a_kept}/{a_asked} facts, {lb} {b_kept}/{b_asked}; "
+        "{la} sends {inputs} input tokens and receives {outputs} output tokens ({summaries} summaries); "
+        "without caching it costs {plain} (${a_plain} against ${b_plain}), with caching {cached} (${a_cost} against ${b_cost})"
+    ).format(
+        threshold=threshold, la=_(STRATEGY_LABELS[first]), lb=_(STRATEGY_LABELS[second]),
+        a_kept=a.facts_remembered, a_asked=a.facts_asked, b_kept=b.facts_remembered, b_asked=b.facts_asked,
+        inputs=more_or_fewer(a.input_tokens - b.input_tokens, "input tokens"),
+        outputs=more_or_fewer(a.output_tokens - b.output_tokens, "output tokens"), summaries=a.summaries,
+        plain=verdict(a.cost_without_caching, b.cost_without_caching),
+        a_plain=dollars(a.cost_without_caching), b_plain=dollars(b.cost_without_caching),
+        cached=verdict(a.cost, b.cost), a_cost=dollars(a.cost), b_cost=dollars(b.cost),
     )
 
 
-__all__ += ["compare_pair", "describe_cost_recall"]
+def _point(points: Sequence[CostPoint], strategy: str, threshold: int) -> CostPoint:
+    found = next((p for p in points if p.strategy == strategy and p.threshold == threshold), None)
+    if found is None:
+        raise ValueError(f"threshold {threshold!r} has no point for strategy {strategy!r} in points")
+    return found
+
+
+def compare_trims(points: Sequence[CostPoint], threshold: int) -> str:
+    """Sliding and chunked trimming at one threshold: the share each reads from the cache, and its price.
+
+    Lesson 05b prints it: "at 2048: sliding trim caches 25%, chunked trim 67%; with caching $153.01 and $77.34".
+    """
+    slid, chunked = _point(points, "trim", threshold), _point(points, "trim_chunked", threshold)
+    return _("at {threshold}: sliding trim caches {slid}, chunked trim {chunked}; with caching ${a} and ${b}").format(
+        threshold=threshold, slid=f"{slid.cached_share:.0%}", chunked=f"{chunked.cached_share:.0%}",
+        a=f"{slid.cost * 1000:.2f}", b=f"{chunked.cost * 1000:.2f}")
+
+
+def describe_best(name: str, points: Sequence[CostPoint]) -> str:
+    """The cheapest point with the most facts (:func:`best_point`) for the model called ``name``, in one line."""
+    best = best_point(points)
+    return _("cheapest with the most facts, {name}: {label} at {threshold} (${cost})").format(
+        name=name, label=_(STRATEGY_LABELS[best.strategy]), threshold=best.threshold, cost=f"{best.cost * 1000:.2f}")
+
+
+__all__ += ["compare_pair", "compare_trims", "describe_best", "describe_cost_recall"]
 
 
 def fact_turns(conversation: Conversation | str = "spread_chat") -> dict[str, list[int]]:
@@ -609,9 +641,11 @@ class CacheReach:
 
     def __str__(self) -> str:
         if not self.min_cached_tokens:
-            return f"no minimum: every call can be cached (the longest sends {self.largest:,} tokens)"
-        return (f"{self.reaching:,} of {self.calls:,} calls reach the {self.min_cached_tokens:,}-token minimum "
-                f"(the longest sends {self.largest:,} tokens)")
+            return _("no minimum: every call can be cached (the longest sends {largest} tokens)").format(
+                largest=f"{self.largest:,}")
+        return _("{reaching} of {calls} calls reach the {minimum}-token minimum (the longest sends {largest} tokens)").format(
+            reaching=f"{self.reaching:,}", calls=f"{self.calls:,}", minimum=f"{self.min_cached_tokens:,}",
+            largest=f"{self.largest:,}")
 
 
 def cache_reach(runs: Sequence[StrategyRun], prices: Prices) -> CacheReach:
@@ -629,4 +663,21 @@ def cache_reach(runs: Sequence[StrategyRun], prices: Prices) -> CacheReach:
                       max(c.input_tokens for c in calls))
 
 
-__all__ += ["CacheReach", "cache_reach"]
+def cache_use(minimum: int, details: Sequence[dict]) -> str:
+    """What replies read from and wrote to the cache (each reply's ``usage_metadata["input_token_details"]``), one line.
+
+    >>> cache_use(1024, [{"cache_read": 0, "cache_creation": 2840}, {"cache_read": 2840, "cache_creation": 148}])
+    'minimum 1,024: read 0/wrote 2,840; read 2,840/wrote 148'
+    """
+    uses = pgettext("cache use", "; ").join(
+        _("read {read}/wrote {wrote}").format(read=f"{d['cache_read']:,}", wrote=f"{d['cache_creation']:,}") for d in details)
+    return _("minimum {minimum}: {uses}").format(minimum=f"{minimum:,}", uses=uses)
+
+
+def rerun_requests(runs: Sequence[StrategyRun]) -> str:
+    """What rerunning lesson 05b's replay (its section 2) on a real model asks of it: summary calls and fact questions."""
+    return _("a rerun of section 2's replay: {summaries} summary calls and {questions} questions").format(
+        summaries=sum(run.summaries for run in runs), questions=sum(run.facts_asked for run in runs))
+
+
+__all__ += ["CacheReach", "cache_reach", "cache_use", "rerun_requests"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import textwrap
 from pathlib import Path
 
 #: The gettext domain: the catalogue files are named after it.
@@ -131,6 +132,26 @@ def html_language() -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form of a message for ``n``, in the current language."""
     return _translation.ngettext(singular, plural, n)
+
+
+def fill(text: str, width: int = 96, **kwargs) -> str:
+    r"""``textwrap.fill`` that keeps every line of a right-to-left message isolated right to left.
+
+    A notebook shows each printed line as a paragraph of its own, so an
+    isolate opened on the first line of a wrapped Persian sentence would not
+    reach the next ones. English text comes out exactly as ``textwrap.fill``
+    makes it.
+
+    >>> fill("a b c", 3)
+    'a b\nc'
+    >>> fill("\u2067a b c\u2069", 3) == "\u2067a b\u2069\n\u2067c\u2069"
+    True
+    """
+    bare = text.replace(RLI, "").replace(PDI, "")
+    wrapped = textwrap.fill(bare, width, **kwargs)
+    if bare == text:
+        return wrapped
+    return "\n".join(f"{RLI}{line}{PDI}" for line in wrapped.splitlines())
 
 
 def _from_environment() -> None:
