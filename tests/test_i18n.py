@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
 #: The modules whose learner-facing strings are wrapped so far.
 WRAPPED = ["course_utils/budget.py", "course_utils/trimming.py"]
+WRAPPED += ["course_utils/agent_strategies.py", "course_utils/inspect/report.py",
+            "course_utils/inspect/cli.py"]  # lesson 06b, appendix A1
 
 
 def plain(text: str) -> str:
@@ -126,3 +128,46 @@ def test_persian_trim_conclusion_220_to_128(persian):
     assert report.total_tokens == 220 and report.result_tokens <= 128
     assert plain(report.conclusion) == (f"trim_messages از 10 پیام، {len(report.kept)} پیام را نگه داشت: "
                                  f"{report.result_tokens} token از 220 token، در سقف max_tokens=128")
+
+
+def test_lesson_06b_and_a1_sentences_in_persian_with_the_english_numbers(persian):
+    """Lesson 06b's conclusions and the inspect command's summary (appendix A1): Persian words, the English numbers."""
+    import re
+    from collections import Counter
+
+    from course_utils.agent_strategies import STRATEGIES, comparison_text, facts_text
+    from course_utils.agents import ModelCall, Probe, StrategyRow, TaskRun, Turn
+    from course_utils.conversations import load_conversation_source, sample_file
+    from course_utils.inspect import inspect_messages
+    from course_utils.inspect.report import summary_lines
+
+    numbers = lambda text: Counter(re.findall(r"\d+(?:\.\d+)?", text))  # noqa: E731
+    sent = {name: 6701 + 10 * i for i, name in enumerate(STRATEGIES)}
+    rows = [StrategyRow(name, 8, sent[name], 2124, 1144, 0, 2, 4, 0) for name in STRATEGIES]
+    everything = TaskRun("send everything", [Turn(4, "Search.", None, "ContextWindowExceededError: ...", 0)],
+                         [ModelCall(1, "agent", [], turn=4, input_tokens=2124)],
+                         [Probe("Wind?", "24 km/h", "24 km/h"), Probe("Hours?", "08:00", None)], [])
+
+    def both(make):
+        persian_text = make()
+        i18n.set_language("en")
+        english = make()
+        i18n.set_language("fa")
+        return persian_text, english
+
+    fa, en = both(lambda: comparison_text(rows, everything, 2048))
+    fa = plain(fa).replace("\u2066", "")  # the left-to-right isolates too
+    assert en.splitlines()[0] == ("Sending everything fails on the last call (2,124 input tokens, as the model counted "
+                                  "them, against a window of 2,048); with room for it, it sends 6,711.")
+    assert fa.splitlines()[0].startswith("فرستادن همه چیز در آخرین فراخوانی شکست می\u200cخورد (2,124 token")
+    assert "(6,761, 6,771, 6,781)" in fa and numbers(fa) == numbers(en)
+    fa, en = both(lambda: facts_text({"send everything": everything}))
+    assert (fa, en) == ("\u2067\u2066send everything\u2069: 1 از 2 واقعیت\u2069", "send everything: 1/2 facts")
+
+    loaded = load_conversation_source(sample_file("langchain"))
+    fa, en = both(lambda: "\n".join(summary_lines(inspect_messages(loaded.messages, "Claude Haiku 4.5", 600))))
+    assert en.splitlines()[2].startswith("A trim at 600 tokens keeps 3 of 18 messages")
+    assert plain(fa).splitlines()[2].startswith("trim در 600 token، 3 پیام از 18 پیام را نگه می\u200cدارد")
+    assert "\u2066" + "0, 16–17" + "\u2069" in fa  # a range of indexes stays left to right
+    assert numbers(fa) == numbers(en) and not re.search(r"[a-z]{4,} [a-z]{4,} [a-z]{4,}", plain(fa))
+
