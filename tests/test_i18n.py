@@ -23,6 +23,7 @@ WRAPPED = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "course_utils")
 TEMPLATES = sorted((ROOT / "course_utils").rglob("*.j2"))
 _TEMPLATE_CALL = re.compile(r"""\b(_|pgettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"(?:\s*,\s*"((?:[^"\\]|\\.)*)")?""")
 #: The modules whose learner-facing strings are wrapped so far.
+            "course_utils/inspect/cli.py"]  # lesson 06b, appendix A1
 
 
 def plain(text: str) -> str:
@@ -305,3 +306,47 @@ def test_persian_cost_and_caching_sentences(persian):
     i18n.set_language("fa")
     lines = i18n.fill(describe_cost_recall(points, points), 60).splitlines()
     assert len(lines) > 2 and all(line.startswith(i18n.RLI) and line.endswith(i18n.PDI) for line in lines)
+def test_lesson_06b_and_a1_sentences_in_persian_with_the_english_numbers(persian):
+    """Lesson 06b's conclusions and the inspect command's summary (appendix A1): Persian words, the English numbers."""
+    import re
+    from collections import Counter
+
+    from course_utils.agentic.agent_strategies import STRATEGIES, comparison_text, facts_text
+    from course_utils.agentic.agents import ModelCall, Probe, StrategyRow, TaskRun, Turn
+    from course_utils.agentic.conversations import load_conversation_source, sample_file
+    from course_utils.inspect import inspect_messages
+    from course_utils.inspect.report import summary_lines
+
+    numbers = lambda text: Counter(re.findall(r"\d+(?:\.\d+)?", text))  # noqa: E731
+    sent = {name: 6701 + 10 * i for i, name in enumerate(STRATEGIES)}
+    rows = [StrategyRow(name, 8, sent[name], 2124, 1144, 0, 2, 4, 0) for name in STRATEGIES]
+    everything = TaskRun("send everything", [Turn(4, "Search.", None, "ContextWindowExceededError: ...", 0)],
+                         [ModelCall(1, "agent", [], turn=4, input_tokens=2124)],
+                         [Probe("Wind?", "24 km/h", "24 km/h"), Probe("Hours?", "08:00", None)], [])
+
+    def both(make):
+        persian_text = make()
+        i18n.set_language("en")
+        english = make()
+        i18n.set_language("fa")
+        return persian_text, english
+
+    fa, en = both(lambda: comparison_text(rows, everything, 2048))
+    fa = plain(fa).replace("\u2066", "")  # the left-to-right isolates too
+    assert en.splitlines()[0] == ("Sending everything fails on the last call (2,124 input tokens, as the model counted "
+                                  "them, against a window of 2,048); with room for it, it sends 6,711.")
+    assert fa.splitlines()[0].startswith("فرستادن همه چیز در آخرین فراخوانی شکست می\u200cخورد (2,124 token")
+    assert "(6,761, 6,771, 6,781)" in fa and numbers(fa) == numbers(en)
+    fa, en = both(lambda: facts_text({"send everything": everything}))
+    assert (fa, en) == ("\u2067\u2066send everything\u2069: 1 از 2 واقعیت\u2069", "send everything: 1/2 facts")
+
+    loaded = load_conversation_source(sample_file("langchain"))
+    fa, en = both(lambda: "\n".join(summary_lines(inspect_messages(loaded.messages, "Claude Haiku 4.5", 600))))
+    assert en.splitlines()[2].startswith("A trim at 600 tokens keeps 3 of 18 messages")
+    assert any(line.startswith("trim در 600 token، 3 پیام از 18 پیام را نگه می\u200cدارد") for line in plain(fa).splitlines())
+    assert "\u2066" + "0, 16–17" + "\u2069" in fa  # a range of indexes stays left to right
+    assert numbers(fa) == numbers(en) and not re.search(r"[a-z]{4,} [a-z]{4,} [a-z]{4,}", plain(fa))
+    # Long Persian sentences are cut into printed lines, each one right to left on its own (an isolate ends with its line).
+    lines = fa.splitlines() + comparison_text(rows, everything, 2048).splitlines()
+    assert all(line.lstrip().startswith(i18n.RLI) and len(plain(line)) <= 100 for line in lines), lines
+

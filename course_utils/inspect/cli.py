@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 from course_utils.agentic.conversations import ConversationError, load_conversation_source
+from course_utils.core.i18n import _
 from course_utils.inspect.analysis import inspect_messages
 from course_utils.inspect.report import PRIVACY, report_html, summary_lines
 from course_utils.window.models import MODELS
@@ -116,7 +117,8 @@ def main(argv: list[str] | None = None, *, stdout: TextIO | None = None, stderr:
     inspection = inspect_messages(loaded.messages, args.model, args.budget, progress=progress)
     label = loaded.source if loaded.format == "checkpoint" and "://" in loaded.source else Path(loaded.source).name
     head = f"{label} ({loaded.format}" + (f", thread {loaded.thread_id}" if loaded.thread_id else "") + ")"
-    print(f"Conversation: {head}; model {inspection.model.model}, budget {args.budget:,} tokens", file=stdout)
+    print(_("Conversation: {source}; model {model}, budget {budget} tokens").format(
+        source=head, model=inspection.model.model, budget=f"{args.budget:,}"), file=stdout)
     for line in summary_lines(inspection):
         print("- " + line, file=stdout)
     if args.out:
@@ -129,7 +131,7 @@ def main(argv: list[str] | None = None, *, stdout: TextIO | None = None, stderr:
             return EXIT_OUTPUT
         progress("writing the report", 1, 1)
         print(f"Report: {args.out} ({len(page.encode('utf-8')) / 1024:,.0f} KiB)" + (", without message text" if args.no_text else ""), file=stdout)
-    print("Nothing was sent anywhere.", file=stdout)
+    print(_("Nothing was sent anywhere."), file=stdout)
     return EXIT_OK
 
 

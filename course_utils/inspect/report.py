@@ -10,6 +10,7 @@ every message's text out, for a report to share.
 
 from __future__ import annotations
 
+from course_utils.core.i18n import _
 from course_utils.inspect.analysis import Inspection, index_ranges
 from course_utils.window.models import MODELS_NOTE
 from course_utils.window.tokens import counter_name
@@ -37,8 +38,9 @@ def counter_label(inspection: Inspection) -> str:
     """
     choice = inspection.counter
     if choice.exact:
-        return f"exact ({choice.tokenizer})"
-    return f"approximate, about 4 characters a token: the course cannot count the {choice.tokenizer!r} tokenizer exactly"
+        return _("exact ({tokenizer})").format(tokenizer=choice.tokenizer)
+    return _("approximate, about 4 characters a token: the course cannot count the {tokenizer} tokenizer exactly").format(
+        tokenizer=repr(choice.tokenizer))
 
 
 def trim_call(inspection: Inspection) -> str:
@@ -53,16 +55,17 @@ def trim_call(inspection: Inspection) -> str:
 def cost_sentence(inspection: Inspection) -> str:
     m = inspection.model
     if inspection.with_caching is None:
-        reason = "the model has no prices in models.json" if not m.has_prices else "there is no model call to price"
-        return f"Cost: not computed ({reason})."
+        reason = _("the model has no prices in models.json") if not m.has_prices else _("there is no model call to price")
+        return _("Cost: not computed ({reason}).").format(reason=reason)
     w, wo = inspection.with_caching, inspection.without_caching
     if not w.caching:
-        return (f"Cost of the {inspection.calls:,} calls as recorded: {_money(wo.cost)} "
-                f"({m.model} offers no prompt caching in models.json).")
+        return _("Cost of the {calls} calls as recorded: {cost} ({model} offers no prompt caching in models.json).").format(
+            calls=f"{inspection.calls:,}", cost=_money(wo.cost), model=m.model)
     saving = 1 - w.cost / wo.cost if wo.cost else 0.0
-    return (f"Cost of the {inspection.calls:,} calls as recorded: {_money(wo.cost)} without caching, "
-            f"{_money(w.cost)} with caching ({w.cached_share:.1%} of input tokens read from the cache; "
-            f"{saving:.0%} less), at {m.model}'s prices of {m.checked}.")
+    return _("Cost of the {calls} calls as recorded: {cost} without caching, {cached_cost} with caching ({share} of "
+             "input tokens read from the cache; {saving} less), at {model}'s prices of {checked}.").format(
+        calls=f"{inspection.calls:,}", cost=_money(wo.cost), cached_cost=_money(w.cost), share=f"{w.cached_share:.1%}",
+        saving=f"{saving:.0%}", model=m.model, checked=m.checked)
 
 
 def summary_lines(inspection: Inspection) -> list[str]:
@@ -70,25 +73,31 @@ def summary_lines(inspection: Inspection) -> list[str]:
     i = inspection
     roles = ", ".join(f"{role} {tokens:,}" for role, tokens in i.tokens_by_role.items())
     lines = [
-        f"{len(i.messages):,} messages; tokens ({counter_label(i)}): {roles}; all {i.total_tokens:,}.",
+        _("{count} messages; tokens ({counter}): {roles}; all {total}.").format(
+            count=f"{len(i.messages):,}", counter=counter_label(i), roles=roles, total=f"{i.total_tokens:,}"),
     ]
     if i.growth is None:
-        lines.append("No AI message: there is no model call to replay.")
+        lines.append(_("No AI message: there is no model call to replay."))
     else:
         crossing = i.crossing
-        window = f"{i.model.context_window:,}-token window of {i.model.model}"
+        window = _("{tokens}-token window of {model}").format(tokens=f"{i.model.context_window:,}", model=i.model.model)
         if crossing is None:
             largest = max(r.history_tokens for r in i.growth.rows)
-            lines.append(f"{i.calls:,} model calls; the history stays within the {window} (largest: {largest:,} tokens).")
+            lines.append(_("{calls} model calls; the history stays within the {window} (largest: {largest} tokens).").format(
+                calls=f"{i.calls:,}", window=window, largest=f"{largest:,}"))
         else:
             lines.append(
-                f"{i.calls:,} model calls; the history crosses the {window} at call {crossing.call:,} "
-                f"(message index {crossing.ai_index:,}): {crossing.history_tokens:,} tokens, if every call sent it all."
+                _("{calls} model calls; the history crosses the {window} at call {call} (message index {index}): "
+                  "{tokens} tokens, if every call sent it all.").format(
+                    calls=f"{i.calls:,}", window=window, call=f"{crossing.call:,}", index=f"{crossing.ai_index:,}",
+                    tokens=f"{crossing.history_tokens:,}")
             )
     kept = i.kept_indexes
     lines.append(
-        f"A trim at {i.budget:,} tokens keeps {len(kept):,} of {len(i.messages):,} messages "
-        f"({i.trim.result_tokens:,} tokens; indexes {index_ranges(kept)}) and drops {len(i.messages) - len(kept):,}."
+        _("A trim at {budget} tokens keeps {kept} of {count} messages ({tokens} tokens; indexes {indexes}) "
+          "and drops {dropped}.").format(
+            budget=f"{i.budget:,}", kept=f"{len(kept):,}", count=f"{len(i.messages):,}",
+            tokens=f"{i.trim.result_tokens:,}", indexes=index_ranges(kept), dropped=f"{len(i.messages) - len(kept):,}")
     )
     lines.append(cost_sentence(i))
     return lines
