@@ -22,8 +22,6 @@ WRAPPED = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "course_utils")
 #: The templates, whose words are wrapped as _("..."), pgettext("context", "...") or ngettext("...", "...", n).
 TEMPLATES = sorted((ROOT / "course_utils").rglob("*.j2"))
 _TEMPLATE_CALL = re.compile(r"""\b(_|pgettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"(?:\s*,\s*"((?:[^"\\]|\\.)*)")?""")
-#: The modules whose learner-facing strings are wrapped so far.
-            "course_utils/inspect/cli.py"]  # lesson 06b, appendix A1
 
 
 def plain(text: str) -> str:
