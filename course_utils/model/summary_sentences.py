@@ -86,7 +86,7 @@ SUMMARY_SENTENCES = {
 #: What a summary says when the user has stated nothing, by language.
 NO_FACTS = {
     "en": "The user has not shared their name, likes or questions yet.",
-    "fa": "کاربر هنوز اسمش، علاقه\u200cهایش یا پرسشی را با من در میان نگذاشته است.",
+    "fa": "کاربر هنوز اسم و علاقه\u200cهایش را نگفته و پرسشی نپرسیده است.",
 }
 
 #: The pets of facts.PET_KINDS in Persian, as they stand before "کاربر" (with the ezafe: گربهٔ).
