@@ -95,6 +95,8 @@ def kept_keys(summary):
     "می\u200cشود گفتگو را خلاصه کنی؟",
     FA_EXTEND.format(summary="اسم کاربر باب است."),
     "خلاصه را با پیام\u200cهای جدید به\u200cروز کن:",
+    "یک summary از گفتگوی بالا بنویس:",  # the glossary keeps "summary" in Latin script
+    "summary را با در نظر گرفتن پیام\u200cهای جدید بالا گسترش بده:",
 ])
 def test_persian_requests_ask_for_a_persian_summary(request_):
     assert summary_language(request_) == "fa"
@@ -156,6 +158,12 @@ def test_persian_length_words_ask_for_what_the_english_ones_do(english, persian)
 def test_persian_digits_are_read_as_numbers():
     assert requested_length("گفتگوی بالا را در ۱۲ کلمه خلاصه کن:") == requested_length("در 12 کلمه خلاصه کن")
     assert requested_length("در ۱۲ کلمه خلاصه کن").words == 12
+
+
+def test_a_request_that_names_the_user_keeps_its_own_words():
+    request = "لطفاً پیام\u200cهای کاربر را در 20 کلمه خلاصه کن، مهم است."
+    assert summary_language(request) == "fa"
+    assert requested_length(request).words == 20
 
 
 def test_length_words_inside_an_old_persian_summary_are_not_read():

@@ -21,8 +21,9 @@ lesson: a summary is shorter than what it replaces, so it keeps some facts and
 loses others, and every extension is another chance to lose one.
 
 A request in Persian ("گفتگوی بالا را خلاصه کن:", "خلاصه‌ای کوتاه از گفتگوی
-بالا بنویس", "... خلاصه را گسترش بده:") gets the same summary in Persian
-sentences ("اسم کاربر باب است.", forms in
+بالا بنویس", "... خلاصه را گسترش بده:", or with the glossary's Latin term "یک
+summary از گفتگوی بالا بنویس": :data:`ASKS_SUMMARY_FA`, :func:`summary_language`)
+gets the same summary in Persian sentences ("اسم کاربر باب است.", forms in
 :mod:`course_utils.model.summary_sentences`), under the same rules: the same
 facts, ranked the same way, and the same length words, read from the Persian
 request ("در 25 کلمه", "کوتاه": :func:`requested_length`). A summary's words
@@ -75,8 +76,11 @@ NO_FACTS = NO_FACTS_IN["en"]
 #: A request to create or extend a summary, in English and in Persian (:func:`summary_language`).
 ASKS_SUMMARY = re.compile(r"\b(?:create|extend|write)\b.*\bsummary\b|\bsummari[sz]e\b", re.I)
 _FA_REQUEST_VERBS = "کن|کنید|کنین|کنی|بکن|بکنید|بنویس|بنویسید|بنویسی|بساز|بسازید|بسازی|بده|بدهید|بدید|بدی"
-#: "خلاصه" then, in the same clause, a verb asking for it: "... را خلاصه کن", "خلاصه‌ای ... بنویس", "خلاصه را ... گسترش بده".
-ASKS_SUMMARY_FA = re.compile(rf"خلاصه[^\s.!?؟:]*(?:\s+[^\s.!?؟:]+){{0,12}}?\s+(?:{_FA_REQUEST_VERBS})(?![^\W\d_])")
+#: "خلاصه" (or, as the Persian edition's glossary keeps the term, "summary") then, in the same clause,
+#: a verb asking for it: "... را خلاصه کن", "خلاصه‌ای ... بنویس", "خلاصه را ... گسترش بده", "یک summary ... بنویس".
+ASKS_SUMMARY_FA = re.compile(
+    rf"(?:خلاصه|[Ss]ummary)[^\s.!?؟:]*(?:\s+[^\s.!?؟:]+){{0,12}}?\s+(?:{_FA_REQUEST_VERBS})(?![^\W\d_])"
+)
 
 _NUMBER_WORDS = {
     "a": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,

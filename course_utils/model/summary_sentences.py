@@ -104,6 +104,7 @@ _FIELD_PATTERNS = {
     "pet": r"[^\s.!?؟]+",
     "food": r"[^.!?؟:]+?",
     "key": r"(?:[^\s.!?؟:،]+ ){0,3}[^\s.!?؟:،]+",
+    "value": r"(?:[^\s.!?؟،]+ ){0,3}[^\s.!?؟،]+",  # an attribute's value has at most 3 words (facts.py)
     "age": r"\d{1,3}",
     "trait": r"(?:an? )?[^\s.!?؟]+(?: [^\s.!?؟]+)?",
     "question": r"[^?؟？\n]*[?؟？]",
