@@ -8,23 +8,23 @@ Persian summary of an English chat says «کاربر در Valencia زندگی م
 English summary of a Persian chat says "The user lives in تهران."), and
 digits stay Latin (notebooks/fa/GLOSSARY.md).
 
-==========  ==================================  ==========================================
-kind        English                             Persian
-==========  ==================================  ==========================================
-name        The user's name is Bob.             اسم کاربر باب است.
-city        The user lives in Valencia.         کاربر در تهران زندگی می‌کند.
-pet         The user's cat is called Pistachio.  گربهٔ کاربر Pistachio نام دارد.
-food        The user's favourite food is X.     X غذای مورد علاقهٔ کاربر است.
-job         The user works as a nurse.          کاربر به‌عنوان nurse کار می‌کند.
-attribute   The user's favourite colour is Y.   رنگ مورد علاقه کاربر سبز است.
-allergy     The user is allergic to peanuts.    کاربر به بادام زمینی حساسیت دارد.
-dislike     The user doesn't like olives.       کاربر زیتون را دوست ندارد.
-origin      The user is from Spain.             کاربر اهل شیراز است.
-age         The user is 34 years old.           کاربر 34 سال دارد.
-trait       The user is vegetarian.             کاربر دانشجو است.
-like        The user likes the Celtics.         کاربر قهوه را دوست دارد.
-asked       The user asked: what's my name?     کاربر پرسید: اسم من چیست؟
-==========  ==================================  ==========================================
+=========  ===================================  =================================
+kind       English                              Persian
+=========  ===================================  =================================
+name       The user's name is Bob.              اسم کاربر باب است.
+city       The user lives in Valencia.          کاربر در تهران زندگی می‌کند.
+pet        The user's cat is called Pistachio.  گربهٔ کاربر Pistachio نام دارد.
+food       The user's favourite food is X.      X غذای مورد علاقهٔ کاربر است.
+job        The user works as a nurse.           کاربر به‌عنوان nurse کار می‌کند.
+attribute  The user's favourite colour is Y.    رنگ مورد علاقه کاربر سبز است.
+allergy    The user is allergic to peanuts.     کاربر به بادام زمینی حساسیت دارد.
+dislike    The user doesn't like olives.        کاربر زیتون را دوست ندارد.
+origin     The user is from Spain.              کاربر اهل شیراز است.
+age        The user is 34 years old.            کاربر 34 سال دارد.
+trait      The user is vegetarian.              کاربر دانشجو است.
+like       The user likes the Celtics.          کاربر قهوه را دوست دارد.
+asked      The user asked: what's my name?      کاربر پرسید: اسم من چیست؟
+=========  ===================================  =================================
 
 The model must read back what it wrote: a later call sent only the summary
 still knows the facts it kept. The English forms are read by the patterns of
