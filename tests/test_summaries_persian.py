@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, trim_messages
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
@@ -22,6 +24,7 @@ from course_utils.model.summaries import (
     BRIEF_SUMMARY_WORDS,
     DEFAULT_SUMMARY_WORDS,
     NO_FACTS,
+    NOTHING_FITS,
     drift_conversation,
     rank_facts,
     requested_length,
@@ -232,6 +235,20 @@ def test_a_persian_summary_states_every_fact_it_kept_as_the_english_one_reads_th
     assert [f.sentence for f in stated_facts([summary])] == [f.sentence for f in stated_facts(texts)]
     assert summary_recall(summary, texts) == 1.0
     assert summary == " ".join(f.sentence for f in stated_facts(texts, "fa"))
+
+
+@settings(max_examples=60)
+@given(st.lists(st.sampled_from(PERSIAN_CHAT + ENGLISH_CHAT), min_size=1, max_size=12), st.integers(1, 80))
+def test_any_persian_summary_fits_its_words_invents_nothing_and_reads_back_as_written(texts, limit):
+    summary = write_summary(texts, limit, language="fa")
+    assert len(summary.split()) <= limit
+    read = stated_facts([summary])
+    assert {f.key for f in read} <= {f.key for f in stated_facts(texts)}  # it invents nothing
+    # what it reads back is what it wrote: the same facts, in the same Persian sentences
+    if summary in (NOTHING_FITS, NO_FACTS_IN["fa"]):
+        assert read == []
+    else:
+        assert " ".join(f.sentence for f in stated_facts([summary], "fa")) == summary
 
 
 #: Each Persian form filled in, and the one fact it must read back as.
