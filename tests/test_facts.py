@@ -2,7 +2,7 @@
 
 A table of stated facts with a question each, in English, Chinese and
 Persian: answered while the statement is among the messages sent (or a
-summary that kept it), and "I don't know ... not in what I was sent" once a
+summary that kept it, English or Persian), and "I don't know ... not in what I was sent" once a
 real ``trim_messages`` has cut it or a summary too short to hold it replaced it.
 """
 
@@ -93,6 +93,20 @@ def test_a_summary_keeps_a_fact_that_fits_and_loses_one_that_does_not(statement,
     assert ask(SystemMessage(f"Summary of the conversation so far: {summary}"), HumanMessage(question)) == answer
     tiny = ask(*chat, HumanMessage("Create a summary of the conversation above in at most 2 words:"))
     lost = ask(SystemMessage(f"Summary of the conversation so far: {tiny}"), HumanMessage(question))
+    assert UNKNOWN[lang] in lost and value not in lost
+
+
+@pytest.mark.parametrize("statement, question, answer, value", FACTS)
+def test_a_summary_requested_in_persian_keeps_and_loses_a_fact_the_same_way(statement, question, answer, value):
+    # The same table, the summary now asked for in Persian: written in Persian sentences, read back
+    # whatever the language of the question.
+    lang = language(question)
+    chat = [HumanMessage(statement), AIMessage("…"), HumanMessage(FILLER[lang])]
+    summary = ask(*chat, HumanMessage("گفتگوی بالا را خلاصه کن:"))
+    assert "کاربر" in summary and "The user" not in summary
+    assert ask(SystemMessage(f"خلاصهٔ گفتگوی پیشین: {summary}"), HumanMessage(question)) == answer
+    tiny = ask(*chat, HumanMessage("گفتگوی بالا را در 2 کلمه خلاصه کن:"))
+    lost = ask(SystemMessage(f"خلاصهٔ گفتگوی پیشین: {tiny}"), HumanMessage(question))
     assert UNKNOWN[lang] in lost and value not in lost
 
 

@@ -5,6 +5,7 @@
 - ``fact_replies``: answers to questions about those facts, in English, Chinese and Persian;
 - ``choice_replies``: answers to a request to choose from a list (lesson 07b);
 - ``summaries``: how the model writes and extends a summary, and what it loses (lesson 04b);
+- ``summary_sentences``: the sentences a summary states facts in, English and Persian, and reading the Persian ones back;
 - ``tool_calling``: how the model picks tools and answers from their results (lesson 06);
 - ``tool_arguments``: how it reads a tool call's arguments from a request.
 """

@@ -34,6 +34,16 @@ follows :mod:`course_utils.model.choice_replies`.
 >>> model.invoke([HumanMessage("سلام! من باب هستم"), HumanMessage("اسم من چیست؟")]).content
 'اسم شما باب است.'
 
+A summary is written in the language it is requested in, English or Persian,
+and read back in either:
+
+>>> summary = model.invoke([HumanMessage("سلام! من باب هستم"), HumanMessage("گفتگوی بالا را خلاصه کن:")]).content
+>>> summary
+'اسم کاربر باب است.'
+>>> from langchain_core.messages import SystemMessage
+>>> model.invoke([SystemMessage(f"خلاصهٔ گفتگوی پیشین: {summary}"), HumanMessage("اسم من چیست؟")]).content
+'اسم شما باب است.'
+
 :func:`get_chat_model` returns it, or a real provider's model when the
 environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
 """
@@ -68,7 +78,7 @@ from course_utils.core.args import check_choice, check_int, check_text
 from course_utils.model.facts import PET_KINDS, Facts, join_words, pretty, read_facts, readable_text, teams_in
 from course_utils.model.choice_replies import choice_call
 from course_utils.model.fact_replies import fact_reply, other_fallback
-from course_utils.model.summaries import summary_reply
+from course_utils.model.summaries import ASKS_SUMMARY, ASKS_SUMMARY_FA, summary_language, summary_reply  # noqa: F401
 from course_utils.window.sequences import orphaned_tool_messages
 from course_utils.window.tokens import check_messages, exact_counter, resolve_token_counter
 from course_utils.model.tool_calling import (  # the tool rules live there (lesson 06)
@@ -85,8 +95,7 @@ TokenCounter = Callable[[list[BaseMessage]], int]
 # --- the rule tables ----------------------------------------------------------
 
 
-#: What the last human message asks for.
-ASKS_SUMMARY = re.compile(r"\b(?:create|extend|write)\b.*\bsummary\b|\bsummari[sz]e\b", re.I)
+#: What the last human message asks for (a summary: ASKS_SUMMARY and, in Persian, ASKS_SUMMARY_FA of summaries.py).
 ASKS_NAME = re.compile(r"\b(?:what's|what is|do you know|do you remember) my name\b", re.I)
 ASKS_TEAM = re.compile(r"\b(?:what|which) (?:(\w+) )?team\b", re.I)
 ASKS_LIKES = re.compile(r"\bwhat do i (?:like|love)\b", re.I)
@@ -560,7 +569,7 @@ class OfflineChatModel(BaseChatModel):
         choice = choice_call(messages, tools, tool_choice)  # with_structured_output's list of choices (07b)
         if choice is not None:
             return AIMessage("", tool_calls=[{**choice, "id": f"call-{reply_id}", "type": "tool_call"}], id=reply_id)
-        if not after_results and ASKS_SUMMARY.search(text):
+        if not after_results and summary_language(text):  # "Create a summary ...", "... را خلاصه کن"
             return AIMessage(summary_reply(messages, summary_questions), id=reply_id)
         plan = plan_turn(messages, tools, tool_choice)  # the next step's calls, or a reply in words
         if plan.calls:

@@ -4,12 +4,14 @@
 it reads what the user has said from the messages it is sent. This module is
 that reading: a name ("I'm bob"), things liked ("i like the celtics!"), a
 city, a pet, a favourite food, a job and the questions asked, as the user
-states them and as a summary restates them ("The user's name is Bob."), so a
-summary the model wrote can be read back by a later call.
+states them and as a summary restates them ("The user's name is Bob.", or in
+a summary requested in Persian "اسم کاربر باب است."), so a summary the model
+wrote can be read back by a later call (the summary's sentence forms are
+:mod:`course_utils.model.summary_sentences`).
 
 It also reads the forms people state facts in, in English, Chinese and
-Persian (a summary restates each in English, with the user's own words for
-the value):
+Persian (a summary restates each in the language it was requested in,
+English or Persian, with the user's own words for the value):
 
 =============================  ===========================  ===============================
 English                        Chinese                      Persian
@@ -32,6 +34,8 @@ with a longer Y ("... is a bit of a mess") is a remark, not a fact to keep.
 {'favourite colour': 'green'}
 >>> read_facts(["سلام! من باب هستم"]).name
 'باب'
+>>> read_facts(["اسم کاربر باب است. کاربر در تهران زندگی می\u200cکند."]).city
+'تهران'
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from course_utils.model.summary_sentences import FA_PET_KIND_NAMES, FA_READ
 from course_utils.model.tool_calling import without_message_tags
 
 # --- the rule tables ----------------------------------------------------------
@@ -90,6 +95,7 @@ NAME_PATTERNS = (
     re.compile(rf"(?:^|\s)من ({LETTERS}) (?:هستم|ام)(?:[\s.!؟?،]|$)"),
     re.compile(rf"(?:اسم|نام) (?:من|‌?ام) ({LETTERS}) (?:است|هست)"),
     re.compile(rf"(?:اسمم|نامم) ({LETTERS}) (?:است|هست)"),
+    FA_READ["name"],  # a Persian summary's "اسم کاربر باب است."
 )
 #: "I'm vegetarian" states a trait, not a name (with "I'm a nurse", see stated_traits).
 TRAITS = frozenset(
@@ -126,6 +132,7 @@ ATTRIBUTE_PATTERNS = (
     re.compile(rf"\bthe user's ((?:{LETTERS} ){{0,3}}{LETTERS}) is ([^.!?]+?)\s*(?:[.!?]|$)", re.I),
     re.compile(r"我(?:的)?((?:最喜欢的)?[\u4e00-\u9fff]{1,4}?)(?:是|叫)([^，。！？,.!?]+)"),
     re.compile(rf"((?:{LETTERS} ){{0,3}}{LETTERS}) من ((?:{LETTERS} ){{0,2}}{LETTERS}) (?:است|هست)"),
+    FA_READ["attribute"],
 )
 #: Attributes with a field of their own (kept there, not among the attributes).
 OWN_FIELDS = {"name": "name", "favourite food": "food", "job": "job", "occupation": "job", "profession": "job",
@@ -136,35 +143,41 @@ ALLERGY_PATTERNS = (
     re.compile(r"\b(?:i(?:'m| am)|the user is) allergic to ([^.!?,;]+)", re.I),
     re.compile(r"我对(.+?)过敏"),
     re.compile(rf"من به ((?:{LETTERS} ){{0,3}}?{LETTERS}) حساسیت دارم"),
+    FA_READ["allergy"],
 )
 DISLIKE_PATTERNS = (
     re.compile(r"\b(?:i (?:don't|do not|really don't) (?:like|love)|i (?:dislike|hate)|the user (?:doesn't|does not) like) ([^.!?,;]+)", re.I),
     re.compile(r"我不(?:太)?喜欢([^，。！？,.!?]+)"),
     re.compile(rf"من ((?:{LETTERS} ){{0,3}}?{LETTERS}) را دوست ندارم"),
+    FA_READ["dislike"],
 )
 OTHER_LIKE_PATTERNS = (
     re.compile(r"(?<!不)(?<!不太)我(?:很|非常|也)?喜欢([^，。！？,.!?]+)"),
     re.compile(rf"من ((?:{LETTERS} ){{0,3}}?{LETTERS}) را دوست دارم"),
+    FA_READ["like"],
 )
 ORIGIN_PATTERNS = (
     re.compile(r"\b(?:i(?:'m| am)|the user is) from ((?-i:[A-Z][\w'-]*)(?: (?-i:[A-Z][\w'-]*))*)", re.I),
     re.compile(r"我来自([^，。！？,.!?]+)"),
     re.compile(rf"من اهل ({LETTERS}) (?:هستم|ام)"),
     re.compile(r"\bthe user is from ([^\x00-\x7f][^.!?]*)", re.I),
+    FA_READ["origin"],
 )
 AGE_PATTERN = re.compile(r"\b(?:i(?:'m| am)|the user is) (\d{1,3})(?: years old)?\s*(?:[,.!?]|$)", re.I)
+AGE_PATTERNS = (AGE_PATTERN, FA_READ["age"])
 TRAIT_PATTERNS = (
     re.compile(r"\b(?:i(?:'m| am)|the user is) (an? [a-z-]+(?: [a-z-]+)?)\s*(?:[,.!?]|$)", re.I),
     re.compile(r"\b(?:i(?:'m| am)|the user is) ([a-z-]+)\s*(?:[,.!?]|$)", re.I),
     re.compile(r"我是([\u4e00-\u9fff]{2,4})(?:[，。！？,.!?]|$)"),
     re.compile(rf"(?:^|\s)من ({LETTERS}) (?:هستم|ام)"),
+    FA_READ["trait"],
 )
 #: Chinese and Persian places, as stated and as a summary restates them ("The user lives in 上海.").
 OTHER_CITY_PATTERNS = (re.compile(r"我住在([^，。！？,.!?]+)"), re.compile(rf"من در ({LETTERS}) زندگی می"),
-                       re.compile(r"\bthe user lives in ([^\x00-\x7f][^.!?]*)", re.I))
+                       re.compile(r"\bthe user lives in ([^\x00-\x7f][^.!?]*)", re.I), FA_READ["city"])
 
-#: A question recorded in a summary ("The user asked: what's my name?").
-ASKED_PREFIX = re.compile(r"^the user asked:\s*", re.I)
+#: A question recorded in a summary ("The user asked: what's my name?", "کاربر پرسید: اسم من چیست؟").
+ASKED_PREFIX = re.compile(r"^(?:the user asked|کاربر پرسید):\s*", re.I)
 
 
 # --- reading facts from text ------------------------------------------------
@@ -297,10 +310,16 @@ def stated_personal_facts(sentence: str) -> dict[str, Any]:
         found["city"] = city
     if match := PET_PATTERN.search(sentence):
         found["pet"] = (match.group(1).lower(), match.group(2))
+    elif match := FA_READ["pet"].search(sentence):  # a Persian summary's "گربهٔ کاربر Pistachio نام دارد."
+        found["pet"] = (FA_PET_KIND_NAMES[match.group(1)], match.group(2))
     if match := FOOD_PATTERN.search(sentence):
         found["food"] = match.group(1).strip()
+    elif food := _first([FA_READ["food"]], sentence):
+        found["food"] = food
     if match := JOB_PATTERN.search(sentence):
         found["job"] = match.group(1).strip()
+    elif job := _first([FA_READ["job"]], sentence):
+        found["job"] = job
     for key, value in stated_attributes(sentence).items():
         if key in OWN_FIELDS:
             found.setdefault(OWN_FIELDS[key], value)
@@ -312,8 +331,8 @@ def stated_personal_facts(sentence: str) -> dict[str, Any]:
         found["dislike"] = dislike
     if origin := _first(ORIGIN_PATTERNS, sentence):
         found["origin"] = origin
-    if match := AGE_PATTERN.search(sentence):
-        found["age"] = match.group(1)
+    if age := _first(AGE_PATTERNS, sentence):
+        found["age"] = age
     if (trait := stated_trait(sentence)) and trait != stated_name(sentence):
         found["trait"] = trait
     found.pop("name", None)  # a name is stated_name's

@@ -20,6 +20,19 @@ distort a fact, and counts its limit only roughly. What holds for both is the
 lesson: a summary is shorter than what it replaces, so it keeps some facts and
 loses others, and every extension is another chance to lose one.
 
+A request in Persian ("گفتگوی بالا را خلاصه کن:", "خلاصه‌ای کوتاه از گفتگوی
+بالا بنویس", "... خلاصه را گسترش بده:", or with the glossary's Latin term "یک
+summary از گفتگوی بالا بنویس": :data:`ASKS_SUMMARY_FA`, :func:`summary_language`)
+gets the same summary in Persian sentences ("اسم کاربر باب است.", forms in
+:mod:`course_utils.model.summary_sentences`), under the same rules: the same
+facts, ranked the same way, and the same length words, read from the Persian
+request ("در 25 کلمه", "کوتاه": :func:`requested_length`). A summary's words
+are counted the same way in both languages: what ``str.split()`` separates,
+so a word joined by a zero-width non-joiner (می‌کند) is one word. As a
+Persian sentence is often shorter or longer than its English one, the same
+limit can keep a different number of facts in the two languages. The model
+reads its own Persian summary back as it reads an English one.
+
 >>> write_summary(["hi! I'm bob", "i like the celtics!"])
 "The user's name is Bob. The user likes the Celtics."
 >>> write_summary(["hi! I'm bob", "i like the celtics!"], words=5)  # the newer fact wins
@@ -34,7 +47,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from course_utils.core.args import check_int
+from course_utils.core.args import check_choice, check_int
 from course_utils.model.facts import (
     ASKED_PREFIX,
     is_question,
@@ -45,6 +58,8 @@ from course_utils.model.facts import (
     stated_name,
     stated_personal_facts,
 )
+from course_utils.model.summary_sentences import FA_READ, SUMMARY_LANGUAGES, summary_sentence
+from course_utils.model.summary_sentences import NO_FACTS as NO_FACTS_IN
 
 #: The rule above, as one paragraph (lesson 04b prints it).
 LOSS_RULE = " ".join(__doc__.split("\n\n")[1].split()).replace(":func:", "").replace("`", "")
@@ -55,8 +70,17 @@ DEFAULT_SUMMARY_WORDS = 60
 BRIEF_SUMMARY_WORDS = 25
 #: What a summary says when nothing fits in its length: one "word" that states no fact.
 NOTHING_FITS = "\u2026"
-#: What a summary says when the user has stated nothing.
-NO_FACTS = "The user has not shared their name, likes or questions yet."
+#: What a summary says when the user has stated nothing (NO_FACTS_IN["fa"] in Persian).
+NO_FACTS = NO_FACTS_IN["en"]
+
+#: A request to create or extend a summary, in English and in Persian (:func:`summary_language`).
+ASKS_SUMMARY = re.compile(r"\b(?:create|extend|write)\b.*\bsummary\b|\bsummari[sz]e\b", re.I)
+_FA_REQUEST_VERBS = "کن|کنید|کنین|کنی|بکن|بکنید|بنویس|بنویسید|بنویسی|بساز|بسازید|بسازی|بده|بدهید|بدید|بدی"
+#: "خلاصه" (or, as the Persian edition's glossary keeps the term, "summary") then, in the same clause,
+#: a verb asking for it: "... را خلاصه کن", "خلاصه‌ای ... بنویس", "خلاصه را ... گسترش بده", "یک summary ... بنویس".
+ASKS_SUMMARY_FA = re.compile(
+    rf"(?:خلاصه|[Ss]ummary)[^\s.!?؟:]*(?:\s+[^\s.!?؟:]+){{0,12}}?\s+(?:{_FA_REQUEST_VERBS})(?![^\W\d_])"
+)
 
 _NUMBER_WORDS = {
     "a": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -75,6 +99,24 @@ _SENTENCES = re.compile(rf"\bin (?:at most |no more than |a )?{_NUMBER} sentence
 _RESTATED_FACT = re.compile(r"\bthe user\b[^.!?]*[.!?]", re.I)
 _BRIEF = re.compile(r"\b(?:brief(?:ly)?|short|concise(?:ly)?|succinct(?:ly)?)\b", re.I)
 
+#: The same length words in Persian (digits Latin or Persian: int() reads both).
+_FA_NUMBER_WORDS = {
+    "یک": 1, "یه": 1, "دو": 2, "سه": 3, "چهار": 4, "پنج": 5, "شش": 6, "هفت": 7, "هشت": 8, "نه": 9, "ده": 10,
+    "یازده": 11, "دوازده": 12, "پانزده": 15, "بیست": 20, "سی": 30, "چهل": 40, "پنجاه": 50, "صد": 100,
+}  # fmt: skip
+_FA_NUMBER = r"(\d+|" + "|".join(sorted(_FA_NUMBER_WORDS, key=len, reverse=True)) + r")"
+_FA_WORD = r"(?:کلمه|واژه|کلمات|واژگان)"
+#: "در 20 کلمه", "حداکثر 20 کلمه", "در حداکثر 20 کلمه", "تا 20 کلمه", "با 20 کلمه".
+_FA_AT_MOST_WORDS = re.compile(rf"(?<!\S)(?:(?:حداکثر|نهایتاً|نهایتا|تا|در|با)\s+)+{_FA_NUMBER}\s+{_FA_WORD}")
+#: "20 کلمه یا کمتر".
+_FA_WORDS_OR_FEWER = re.compile(rf"(?<!\S){_FA_NUMBER}\s+{_FA_WORD}\S*\s+یا\s+کمتر")
+#: "کمتر از 20 کلمه", "زیر 20 کلمه": strictly fewer.
+_FA_UNDER_WORDS = re.compile(rf"(?<!\S)(?:کمتر از|زیر)\s+{_FA_NUMBER}\s+{_FA_WORD}")
+#: "در یک جمله", "در 3 جمله", "در حداکثر 3 جمله", "در قالب یک جمله".
+_FA_SENTENCES = re.compile(rf"(?<!\S)(?:در|با)\s+(?:قالب\s+)?(?:حداکثر\s+)?{_FA_NUMBER}\s+جمله")
+#: "کوتاه", "مختصر", "موجز", "به‌طور خلاصه", "به اختصار" = briefly.
+_FA_BRIEF = re.compile(r"کوتاه|مختصر|موجز|به\u200c?\s?طور خلاصه|به\u200c?\s?اختصار")
+
 
 # --- what a request asks for --------------------------------------------------------
 
@@ -89,7 +131,41 @@ class SummaryLength:
 
 
 def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUMBER_WORDS[word.lower()]
+    if word.isdigit():
+        return int(word)
+    return _NUMBER_WORDS[word.lower()] if word.lower() in _NUMBER_WORDS else _FA_NUMBER_WORDS[word]
+
+
+def _own_words(request: str) -> str:
+    """The request without the sentences that restate a fact (an old summary's, in either language)."""
+    text = _RESTATED_FACT.sub(" ", request).replace(NO_FACTS_IN["fa"], " ")
+    for pattern in FA_READ.values():
+        text = pattern.sub(" ", text)
+    return text
+
+
+def summary_language(request: str) -> str | None:
+    """The language a request for a summary is written in, "en" or "fa"; None if it asks for none.
+
+    An old summary inside the request (its sentences restating facts) is not
+    read, so an English request extending a summary that holds Persian words
+    is still English, and the other way round.
+
+    >>> summary_language("گفتگوی بالا را خلاصه کن:")
+    'fa'
+    >>> summary_language("خلاصه‌ای از گفتگوی بالا بنویس")
+    'fa'
+    >>> summary_language("Create a summary of the conversation above:")
+    'en'
+    >>> summary_language("اسم من چیست؟") is None
+    True
+    """
+    if not isinstance(request, str):
+        raise TypeError(f"request must be a str, got {type(request).__name__}: {request!r:.80}")
+    own = _own_words(request)
+    if ASKS_SUMMARY_FA.search(own) and not ASKS_SUMMARY.search(own):
+        return "fa"
+    return "en" if ASKS_SUMMARY.search(request) else None
 
 
 def requested_length(request: str) -> SummaryLength:
@@ -98,21 +174,43 @@ def requested_length(request: str) -> SummaryLength:
     Sentences of the request that restate a fact ("The user asked: ...", as an
     old summary inside an "extend" prompt does) are not read, so a question
     the user once asked "briefly" does not shorten every later summary.
+    Where several lengths are asked for, the shortest applies. The forms read:
+
+    ==============================================  ==============================================
+    English                                         Persian
+    ==============================================  ==============================================
+    in / at most / up to / no more than 20 words    در / حداکثر / در حداکثر / تا / با 20 کلمه
+    20 words or fewer (or less)                     20 کلمه یا کمتر
+    under / fewer than / less than 20 words (19)    زیر / کمتر از 20 کلمه (19)
+    in one sentence / in at most 3 sentences        در یک جمله / در حداکثر 3 جمله / در قالب یک جمله
+    briefly / short / concise / succinct (25)       کوتاه / مختصر / موجز / به‌طور خلاصه / به اختصار (25)
+    ==============================================  ==============================================
+
+    Numbers may be digits (Latin or Persian) or number words (one to twenty,
+    thirty, ... a hundred; یک تا دوازده، پانزده، بیست، ...، صد).
 
     >>> requested_length("Create a summary of the conversation above in at most 12 words:")
     SummaryLength(words=12, sentences=None, asked=True)
     >>> requested_length("Summarise our chat in one sentence.")
     SummaryLength(words=60, sentences=1, asked=True)
+    >>> requested_length("گفتگوی بالا را در 12 کلمه خلاصه کن:")
+    SummaryLength(words=12, sentences=None, asked=True)
+    >>> requested_length("خلاصه‌ای کوتاه از گفتگوی بالا بنویس")
+    SummaryLength(words=25, sentences=None, asked=True)
     """
     if not isinstance(request, str):
         raise TypeError(f"request must be a str, got {type(request).__name__}: {request!r:.80}")
-    text = _RESTATED_FACT.sub(" ", request)
+    text = _own_words(request)
     words, count, asked = [], [], False
     words += [_number(m.group(1)) for m in _AT_MOST_WORDS.finditer(text)]
     words += [_number(m.group(1)) for m in _WORDS_OR_FEWER.finditer(text)]
     words += [_number(m.group(1)) - 1 for m in _UNDER_WORDS.finditer(text)]
     count += [_number(m.group(1)) if m.group(1) else 1 for m in _SENTENCES.finditer(text)]
-    if _BRIEF.search(text):
+    words += [_number(m.group(1)) for m in _FA_AT_MOST_WORDS.finditer(text)]
+    words += [_number(m.group(1)) for m in _FA_WORDS_OR_FEWER.finditer(text)]
+    words += [_number(m.group(1)) - 1 for m in _FA_UNDER_WORDS.finditer(text)]
+    count += [_number(m.group(1)) for m in _FA_SENTENCES.finditer(text)]
+    if _BRIEF.search(text) or _FA_BRIEF.search(text):
         words.append(BRIEF_SUMMARY_WORDS)
     asked = bool(words or count)
     return SummaryLength(
@@ -149,47 +247,51 @@ class StatedFact:
         return len(self.sentence.split())
 
 
-def _facts_in_sentence(sentence: str) -> list[tuple[str, str]]:
-    """(key, summary sentence) for each fact one sentence states."""
+def _facts_in_sentence(sentence: str) -> list[tuple[str, str, dict[str, str]]]:
+    """(key, kind of sentence, its fields) for each fact one sentence states (forms: summary_sentences)."""
     found = []
     if name := stated_name(sentence):
-        found.append(("name", f"The user's name is {name}."))
+        found.append(("name", "name", {"name": name}))
     personal = stated_personal_facts(sentence)
     if "city" in personal:
-        found.append(("city", f"The user lives in {personal['city']}."))
+        found.append(("city", "city", {"city": personal["city"]}))
     if "pet" in personal:
         kind, pet_name = personal["pet"]
-        found.append(("pet", f"The user's {kind} is called {pet_name}."))
+        found.append(("pet", "pet", {"animal": kind, "pet": pet_name}))
     if "food" in personal:
-        found.append(("food", f"The user's favourite food is {personal['food']}."))
+        found.append(("food", "food", {"food": personal["food"]}))
     if "job" in personal:
-        found.append(("job", f"The user works as a {personal['job']}."))
+        found.append(("job", "job", {"job": personal["job"]}))
     for key, value in personal.get("attributes", {}).items():
-        found.append((f"attribute:{key}", f"The user's {key} is {value}."))
+        found.append((f"attribute:{key}", "attribute", {"key": key, "value": value}))
     if "allergy" in personal:
-        found.append((f"allergy:{personal['allergy'].lower()}", f"The user is allergic to {personal['allergy']}."))
+        found.append((f"allergy:{personal['allergy'].lower()}", "allergy", {"allergy": personal["allergy"]}))
     if "dislike" in personal:
-        found.append((f"dislikes:{personal['dislike'].lower()}", f"The user doesn't like {personal['dislike']}."))
+        found.append((f"dislikes:{personal['dislike'].lower()}", "dislike", {"thing": personal["dislike"]}))
     if "origin" in personal:
-        found.append(("origin", f"The user is from {personal['origin']}."))
+        found.append(("origin", "origin", {"origin": personal["origin"]}))
     if "age" in personal:
-        found.append(("age", f"The user is {personal['age']} years old."))
+        found.append(("age", "age", {"age": personal["age"]}))
     if "trait" in personal:
-        found.append((f"trait:{personal['trait'].lower()}", f"The user is {personal['trait']}."))
+        found.append((f"trait:{personal['trait'].lower()}", "trait", {"trait": personal["trait"]}))
     if thing := stated_like(sentence):
-        found.append((f"likes:{thing.lower()}", f"The user likes {pretty(thing)}."))
+        found.append((f"likes:{thing.lower()}", "like", {"thing": pretty(thing)}))
     question = ASKED_PREFIX.sub("", sentence)
     if is_question(question):
-        found.append((f"asked:{question}", f"The user asked: {question}"))
+        found.append((f"asked:{question}", "asked", {"question": question}))
     return found
 
 
-def stated_facts(texts: Sequence[str]) -> list[StatedFact]:
-    """Every fact the texts state, oldest last mention first.
+def stated_facts(texts: Sequence[str], language: str = "en") -> list[StatedFact]:
+    """Every fact the texts state, oldest last mention first, each as a summary
+    in ``language`` ("en" or "fa") states it.
 
     >>> [f.sentence for f in stated_facts(["I'm bob", "i like the celtics!", "I'm bob!"])]
     ['The user likes the Celtics.', "The user's name is Bob."]
+    >>> [f.sentence for f in stated_facts(["سلام! من باب هستم", "من قهوه را دوست دارم."], "fa")]
+    ['اسم کاربر باب است.', 'کاربر قهوه را دوست دارد.']
     """
+    check_choice(language, "language", SUMMARY_LANGUAGES)
     if isinstance(texts, str) or not isinstance(texts, Sequence):
         raise TypeError(f"texts must be a list of str, got {type(texts).__name__}: {texts!r:.80}")
     seen: dict[str, StatedFact] = {}
@@ -198,9 +300,9 @@ def stated_facts(texts: Sequence[str]) -> list[StatedFact]:
         if not isinstance(text, str):
             raise TypeError(f"texts[{i}] must be a str, got {type(text).__name__}: {text!r:.80}")
         for sentence in sentences(text.replace("\u2019", "'")):
-            for key, said in _facts_in_sentence(sentence):
+            for key, kind, fields in _facts_in_sentence(sentence):
                 mentions = seen[key].mentions + 1 if key in seen else 1
-                seen[key] = StatedFact(key, said, mentions, position)
+                seen[key] = StatedFact(key, summary_sentence(kind, language, **fields), mentions, position)
             position += 1
     return sorted(seen.values(), key=lambda fact: fact.last)
 
@@ -238,20 +340,27 @@ def write_summary(
     words: int = DEFAULT_SUMMARY_WORDS,
     sentences: int | None = None,
     max_questions: int | None = None,
+    language: str = "en",
 ) -> str:
     """A summary of what ``texts`` state, in at most ``words`` words: the facts
-    :func:`choose_facts` keeps, one sentence each (see the module docstring).
+    :func:`choose_facts` keeps, one sentence each (see the module docstring),
+    written in ``language`` ("en" or "fa").
 
     ``max_questions`` keeps only the user's last questions (None keeps all).
+
+    >>> write_summary(["سلام! من باب هستم", "من قهوه را دوست دارم."], language="fa")
+    'اسم کاربر باب است. کاربر قهوه را دوست دارد.'
+    >>> write_summary(["سلام! من باب هستم", "من قهوه را دوست دارم."], words=5, language="fa")
+    'کاربر قهوه را دوست دارد.'
     """
     max_questions = check_int(max_questions, "max_questions", minimum=0, none_ok=True)
-    facts = stated_facts(texts)
+    facts = stated_facts(texts, language)
     if max_questions is not None:
         questions = [fact for fact in facts if fact.is_question]
         dropped = {fact.key for fact in questions[: len(questions) - max_questions]}
         facts = [fact for fact in facts if fact.key not in dropped]
     if not facts:
-        return _fit(NO_FACTS, check_int(words, "words", minimum=1))
+        return _fit(NO_FACTS_IN[language], check_int(words, "words", minimum=1))
     kept = choose_facts(facts, words, sentences)
     return " ".join(fact.sentence for fact in kept) or NOTHING_FITS
 
@@ -261,13 +370,15 @@ def summary_reply(messages: Sequence[BaseMessage], max_questions: int | None = N
 
     The request (the last human message, which holds any existing summary) is
     read first, then the conversation, so what the old summary says counts as
-    the oldest text; the request's length (:func:`requested_length`) applies.
+    the oldest text; the request's length (:func:`requested_length`) applies,
+    and its language (:func:`summary_language`) is the summary's.
     """
     humans = [m for m in messages if isinstance(m, HumanMessage)]
     request = readable_text(humans[-1]) if humans else ""
     earlier = [readable_text(m) for m in messages[:-1] if isinstance(m, (HumanMessage, SystemMessage))]
     length = requested_length(request)
-    return write_summary([request, *earlier], length.words, length.sentences, max_questions)
+    language = summary_language(request) or "en"
+    return write_summary([request, *earlier], length.words, length.sentences, max_questions, language)
 
 
 # --- how much a summary keeps, and how it drifts ------------------------------------------
@@ -369,6 +480,8 @@ def measure_drift(
 
 
 __all__ = [
+    "ASKS_SUMMARY",
+    "ASKS_SUMMARY_FA",
     "BRIEF_SUMMARY_WORDS",
     "DEFAULT_SUMMARY_WORDS",
     "DRIFT_HOBBIES",
@@ -382,6 +495,7 @@ __all__ = [
     "rank_facts",
     "requested_length",
     "stated_facts",
+    "summary_language",
     "summary_recall",
     "summary_reply",
     "write_summary",
