@@ -16,7 +16,9 @@ they were when the HTML was built with f-strings:
   i18n extension, bound to :func:`course_utils.core.i18n.translate`): English
   unless another language is chosen. ``{{ LANG() }}`` gives a picture's outer
   element its ``lang`` and ``dir`` then (nothing in English, so English
-  outputs are unchanged).
+  outputs are unchanged); inside such an element ``{{ LTR() }}`` keeps code
+  left to right and ``{{ AUTO() }}`` lets a caller's own text (a title)
+  find its direction.
 - **One line.** The HTML the course stores is one line per picture. In a
   ``.html.j2`` template a line break and the indentation after it are
   dropped, so a template can be laid out on many readable lines. A space
@@ -78,6 +80,9 @@ def environment() -> jinja2.Environment:
     env.install_gettext_callables(gettext=i18n.translate, ngettext=i18n.ngettext, newstyle=True,
                                   pgettext=lambda context, message: i18n.translate(message, context))
     env.globals["LANG"] = lambda: Markup(i18n.html_language())
+    # Inside a right-to-left picture: code keeps left to right, a caller's own text finds its direction.
+    env.globals["LTR"] = lambda: Markup(' dir="ltr"' if i18n.direction() == "rtl" else "")
+    env.globals["AUTO"] = lambda: Markup(' dir="auto"' if i18n.direction() == "rtl" else "")
     env.filters["h"] = escape
     # The course's style constants are trusted CSS (FONT holds quotes): inserted as they are.
     env.globals.update(FONT=Markup(style.FONT), MONO=Markup(style.MONO), NEUTRAL=Markup(style.NEUTRAL),
