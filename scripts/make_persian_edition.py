@@ -59,10 +59,13 @@ a written answer. A block::
     why = ("بخش‌های ثابت S + U + R از L بیشترند ...")
     ```
 
-replaces what lies between ``# BEGIN SOLUTION`` and ``# END SOLUTION`` in
-English code cell 12, and nothing else: the block must assign string literals
-(no other code) to the same names the English block assigns, and the hash is
-that of the English cell, so a changed English cell is drift as for prose.
+replaces the written answer ``why`` of English code cell 12, and nothing
+else: the block must assign string literals (no other code) to names the
+English cell assigns a sentence to in a solution part (between
+``# BEGIN SOLUTION`` and ``# END SOLUTION``, beside code that stays English,
+or on a line ending in ``# SOLUTION``, which takes a one-line answer); choice
+letters and code stay English. The hash is that of the English cell, so a
+changed English cell is drift as for prose.
 The solution blocks are removed from the student copies, so a Persian student
 copy's code cells are exactly the English student copy's.
 
@@ -111,6 +114,7 @@ MARKER = re.compile(r"^<!-- fa-cell (\d+) en-sha256=([0-9a-f]{12}) -->$", re.M)
 ANY_MARKER = re.compile(r"^<!-- fa-(cell|answer) (\d+) en-sha256=([0-9a-f]{12}) -->$", re.M)
 ANSWER_BEGIN = re.compile(r"^\s*# BEGIN SOLUTION\s*$")
 ANSWER_END = re.compile(r"^\s*# END SOLUTION\s*$")
+SOLUTION_LINE = re.compile(r"\s# SOLUTION\s*$")
 FENCE = re.compile(r"\A```(?:python)?\n(.*?)\n```\Z", re.S)
 
 
@@ -190,8 +194,50 @@ def answer_code(block: Block) -> str:
     return match.group(1)
 
 
+def _written_answers(english_source: str) -> dict[str, tuple[int, int, bool]]:
+    """The written answers of an English code cell: {name: (first line, last line, is a ``# SOLUTION`` line)}.
+
+    A written answer is a top-level statement that assigns a string literal
+    holding a space (a sentence: a choice letter is not one) to one name, and
+    lies in a solution part of the cell: between ``# BEGIN SOLUTION`` and
+    ``# END SOLUTION``, or on one line ending in ``# SOLUTION``. Lines are
+    0-based and inclusive.
+    """
+    lines = english_source.split("\n")
+    inside, block = set(), None
+    for i, line in enumerate(lines):
+        if ANSWER_BEGIN.match(line):
+            block = i
+        elif ANSWER_END.match(line):
+            block = None
+        elif block is not None:
+            inside.add(i)
+    try:
+        tree = ast.parse(english_source)
+    except SyntaxError:
+        return {}
+    found = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                and " " in node.value.value):
+            continue
+        first, last = node.lineno - 1, node.end_lineno - 1
+        if all(i in inside for i in range(first, last + 1)):
+            found[node.targets[0].id] = (first, last, False)
+        elif first == last and SOLUTION_LINE.search(lines[first]):
+            found[node.targets[0].id] = (first, last, True)
+    return found
+
+
 def with_answer(english_source: str, block: Block) -> str:
-    """An English code cell with its one solution block's written answer replaced by the Persian one.
+    """An English code cell with its written answers replaced by the Persian ones.
+
+    The Persian block assigns string literals to some of the names the
+    English cell's solution parts assign a sentence to (see
+    :func:`_written_answers`), and does nothing else; each such English
+    statement is replaced, everything else (code, choice letters, markers)
+    stays. A ``# SOLUTION`` line takes a one-line Persian assignment.
 
     >>> src = 'choice = "c"  # SOLUTION\\n# BEGIN SOLUTION\\nwhy = "because it is so"\\n# END SOLUTION'
     >>> print(with_answer(src, Block(3, "x", '```python\\nwhy = "چون چنین است"\\n```')))
@@ -199,23 +245,33 @@ def with_answer(english_source: str, block: Block) -> str:
     # BEGIN SOLUTION
     why = "چون چنین است"
     # END SOLUTION
+    >>> print(with_answer('choice = "c"  # SOLUTION\\nwhy = "because it is so"  # SOLUTION',
+    ...                   Block(3, "x", '```python\\nwhy = "چون چنین است"\\n```')))
+    choice = "c"  # SOLUTION
+    why = "چون چنین است"  # SOLUTION
     """
-    lines = english_source.split("\n")
-    begins = [i for i, line in enumerate(lines) if ANSWER_BEGIN.match(line)]
-    ends = [i for i, line in enumerate(lines) if ANSWER_END.match(line)]
-    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise ValueError(f"English cell {block.index} must hold exactly one '# BEGIN SOLUTION' ... '# END SOLUTION' "
-                         f"block to take a Persian answer")
-    english = "\n".join(lines[begins[0] + 1:ends[0]])
+    answers = _written_answers(english_source)
+    if not answers:
+        raise ValueError(f"English cell {block.index} has no written answer (a sentence assigned in a solution "
+                         f"block or on a '# SOLUTION' line): only a written answer can be Persian")
     persian = answer_code(block)
-    wanted, given = _assigned(english), _assigned(persian)
-    if wanted is None:
-        raise ValueError(f"the solution block of English cell {block.index} is not only string assignments: "
-                         f"only a written answer can be Persian")
-    if given != wanted:
+    given = _assigned(persian)
+    if given is None or len(set(given)) != len(given) or not set(given) <= set(answers):
         raise ValueError(f"Persian answer for English cell {block.index} must assign string literals to "
-                         f"{wanted} and do nothing else, got {given}")
-    return "\n".join([*lines[:begins[0] + 1], persian, *lines[ends[0]:]])
+                         f"some of {sorted(answers)}, once each, and do nothing else, got {given}")
+    statements = {node.targets[0].id: ast.get_source_segment(persian, node) for node in ast.parse(persian).body}
+    lines = english_source.split("\n")
+    for name in sorted(given, key=lambda n: answers[n][0], reverse=True):
+        first, last, one_line = answers[name]
+        text = statements[name]
+        if one_line:
+            if "\n" in text:
+                raise ValueError(f"English cell {block.index} answers `{name}` on one '# SOLUTION' line: its "
+                                 f"Persian answer must be one line too")
+            node = next(n for n in ast.parse(english_source).body if getattr(n, "lineno", 0) == first + 1)
+            text += lines[first][node.end_col_offset:]  # the "  # SOLUTION" that follows
+        lines[first:last + 1] = text.split("\n")
+    return "\n".join(lines)
 
 
 def drift(source: Path) -> list[str]:

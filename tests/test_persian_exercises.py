@@ -121,8 +121,9 @@ def test_a_persian_answer_may_only_replace_the_written_answer(bad, message):
 
 
 def solution_blocks(source: str) -> str:
-    """A code cell without what lies between its solution markers (the markers kept)."""
-    return re.sub(r"(# BEGIN SOLUTION\n).*?(\n\s*# END SOLUTION)", r"\1\2", source, flags=re.S)
+    """A code cell without what lies between its solution markers, nor the value of a ``# SOLUTION`` line."""
+    source = re.sub(r"(# BEGIN SOLUTION\n).*?(\n\s*# END SOLUTION)", r"\1\2", source, flags=re.S)
+    return re.sub(r"^(\w+ = ).*(\s# SOLUTION)$", r"\1\2", source, flags=re.M)
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)

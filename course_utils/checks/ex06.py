@@ -19,6 +19,7 @@ from course_utils.checks.claims import EX06_Q3
 from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
 from course_utils.checks.machinery import Exercise, describe, quote
 from course_utils.checks.spies import watching
+from course_utils.core.i18n import _, pgettext
 from course_utils.window.sequences import orphaned_tool_messages
 
 ex06 = Exercise("06", "Agent context", "06_agent_context")
@@ -72,39 +73,43 @@ def _ex06_q1(q, middleware):
     if isinstance(middleware, AgentMiddleware):
         middleware = [middleware]
     if isinstance(middleware, (str, bytes)) or not isinstance(middleware, Sequence):
-        return q.wrong(f"`middleware` should be a list of middleware, e.g. `[SummarizationMiddleware(...)]`, "
-                       f"got {describe(middleware)}.")
+        return q.wrong(_("`middleware` should be a list of middleware, e.g. `[SummarizationMiddleware(...)]`, "
+                         "got {describe}.").format(describe=describe(middleware)))
     for i, item in enumerate(middleware):
         if item is Ellipsis:
-            return q.not_attempted(f"`middleware[{i}]` is still `...`: put a middleware there.")
+            return q.not_attempted(_("`middleware[{i}]` is still `...`: put a middleware there.").format(i=i))
         if not isinstance(item, AgentMiddleware):
-            return q.wrong(f"`middleware[{i}]` should be a middleware (SummarizationMiddleware(...), "
-                           f"ContextEditingMiddleware(...), a @before_model hook ...), got {describe(item)}.")
-    run, row = q.call(_trip_run, middleware, about="the lesson's task")
+            return q.wrong(_("`middleware[{i}]` should be a middleware (SummarizationMiddleware(...), "
+                             "ContextEditingMiddleware(...), a @before_model hook ...), got {describe}.").format(
+                                 i=i, describe=describe(item)))
+    run, row = q.call(_trip_run, middleware, about=_("the lesson's task"))
     if row.orphaned_tool_results:
-        return q.wrong(f"{row.orphaned_tool_results} tool results were sent without their tool call: trim with "
-                       f"start_on=\"human\" and end_on=(\"human\", \"tool\").")
+        return q.wrong(_("{count} tool results were sent without their tool call: trim with "
+                         "start_on=\"human\" and end_on=(\"human\", \"tool\").").format(count=row.orphaned_tool_results))
     if row.turns_failed:
         turn = run.failed_turns[0]
         shown, whole = quote(turn.error)
-        return q.wrong(f"turn {turn.number} failed: {shown}", details=whole)
+        return q.wrong(_("turn {number} failed: {shown}").format(number=turn.number, shown=shown), details=whole)
     if row.largest_call > EX06_BUDGET:
         worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
-        advice = ("lower the trigger (or the trim's max_tokens)" if middleware else
-                  "with no middleware every call is sent the whole history")
+        advice = (_("lower the trigger (or the trim's max_tokens)") if middleware else
+                  _("with no middleware every call is sent the whole history"))
         if any(_counts_approximately(m) for m in middleware):
-            advice += "; and count as the budget does: your middleware uses the default approximate counter, " \
-                      "pass token_counter=exact_counter"
-        return q.wrong(f"call {worst} was sent {row.largest_call} tokens, over the budget of {EX06_BUDGET}: "
-                       f"{advice}.")
+            advice += _("; and count as the budget does: your middleware uses the default approximate counter, "
+                        "pass token_counter=exact_counter")
+        return q.wrong(_("call {worst} was sent {tokens} tokens, over the budget of {budget}: {advice}.").format(
+            worst=worst, tokens=row.largest_call, budget=EX06_BUDGET, advice=advice))
     if row.facts_answered < EX06_FACTS:
         missed = [p.question for p in run.probes if not p.answered]
-        return q.wrong(f"every call is within {EX06_BUDGET} tokens (largest {row.largest_call}), but the agent "
-                       f"answers only {row.facts_answered} of {len(run.probes)} probes (not: {missed[0]!r} ...). "
-                       f"Keep more: clearing and tight trims forget; a summary, or a larger trim, keeps more.")
-    return q.correct(f"largest call {row.largest_call} tokens (budget {EX06_BUDGET}), {row.tokens_sent} tokens over "
-                     f"the task, no turn failed, no orphaned tool result, and {row.facts_answered} of "
-                     f"{len(run.probes)} facts still answerable.")
+        return q.wrong(_("every call is within {budget} tokens (largest {largest}), but the agent answers only "
+                         "{answered} of {probes} probes (not: {missed!r} ...). Keep more: clearing and tight trims "
+                         "forget; a summary, or a larger trim, keeps more.").format(
+                             budget=EX06_BUDGET, largest=row.largest_call, answered=row.facts_answered,
+                             probes=len(run.probes), missed=missed[0]))
+    return q.correct(_("largest call {largest} tokens (budget {budget}), {sent} tokens over the task, no turn "
+                       "failed, no orphaned tool result, and {answered} of {probes} facts still answerable.").format(
+                           largest=row.largest_call, budget=EX06_BUDGET, sent=row.tokens_sent,
+                           answered=row.facts_answered, probes=len(run.probes)))
 
 
 def _call_tokens(run, index: int) -> int:
@@ -131,14 +136,15 @@ def _agent_histories() -> list[tuple[str, list[BaseMessage]]]:
         rng = random.Random(seed)
         for end in sorted(rng.sample(ends, min(3, len(ends)))):
             state = messages[:end]
-            cases.append((f"a generated agent history of {counts_of(state)} (seed {seed})", state))
+            cases.append((_("a generated agent history of {counts} (seed {seed})").format(
+                counts=counts_of(state), seed=seed), state))
     # One whose last turn's tool results alone are over the budget.
     big = [HumanMessage("Search the web for everything about Porto.", id="big-h"),
            AIMessage("", tool_calls=[{"name": "web_search", "args": {"query": "Porto"}, "id": "big-c",
                                       "type": "tool_call"}], id="big-a"),
            ToolMessage("\n".join(f"Porto market {i}: opening hours and prices." for i in range(1, 61)),
                        tool_call_id="big-c", id="big-t")]
-    cases.append(("a history whose last tool result alone is over the budget", big))
+    cases.append((_("a history whose last tool result alone is over the budget"), big))
     return cases
 
 
@@ -164,18 +170,20 @@ def _hook_result(q, hook, state_messages, about):
     with watching(_decorated_function(hook) or trim_history) as seen:
         result = q.call(trim_history, {"messages": list(state_messages)}, about=about)
     if seen.approximate:
-        q.stop(q.wrong(f"for {about}: your hook counts with the approximate counter; the question asks for "
-                       f"`token_counter=exact_counter`, the count the budget of {EX06_HOOK_TOKENS} tokens is in."))
+        q.stop(q.wrong(_("for {about}: your hook counts with the approximate counter; the question asks for "
+                         "`token_counter=exact_counter`, the count the budget of {budget} tokens is in.").format(
+                             about=about, budget=EX06_HOOK_TOKENS)))
     if result is None:
         return list(state_messages)
     if not isinstance(result, dict) or "messages" not in result:
-        q.stop(q.wrong(f"for {about}: a before_model hook returns None or a state update "
-                       f"`{{\"messages\": [...]}}`, yours returned {describe(result)}."))
+        q.stop(q.wrong(_("for {about}: a before_model hook returns None or a state update "
+                         "`{{\"messages\": [...]}}`, yours returned {describe}.").format(
+                             about=about, describe=describe(result))))
     update = list(result["messages"])
     if not update or not (isinstance(update[0], RemoveMessage) and update[0].id == REMOVE_ALL_MESSAGES):
-        q.stop(q.wrong(f"for {about}: your update does not start with RemoveMessage(id=REMOVE_ALL_MESSAGES). "
-                       f"add_messages merges an update into the state by id, so without it nothing is removed "
-                       f"and every call is still sent the whole history."))
+        q.stop(q.wrong(_("for {about}: your update does not start with RemoveMessage(id=REMOVE_ALL_MESSAGES). "
+                         "add_messages merges an update into the state by id, so without it nothing is removed "
+                         "and every call is still sent the whole history.").format(about=about)))
     return update[1:]
 
 
@@ -200,8 +208,8 @@ def _ex06_q2(q, trim_history):
 
     q.need(trim_history, "trim_history")
     if not isinstance(trim_history, AgentMiddleware) or "before_model" not in type(trim_history).__dict__:
-        return q.wrong(f"`trim_history` should be the hook made by decorating your function with `@before_model`, "
-                       f"got {describe(trim_history)}.")
+        return q.wrong(_("`trim_history` should be the hook made by decorating your function with "
+                         "`@before_model`, got {describe}.").format(describe=describe(trim_history)))
     written = _decorated_function(trim_history)
     if written is not None:
         q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
@@ -210,50 +218,61 @@ def _ex06_q2(q, trim_history):
         before = snapshot(given)
         kept = _hook_result(q, trim_history, given, about)
         if snapshot(given) != before:
-            return q.wrong(f"for {about}: your hook changed the messages of the state in place; build a new list.")
+            return q.wrong(_("for {about}: your hook changed the messages of the state in place; build a new "
+                             "list.").format(about=about))
         ids = [m.id for m in state]
         kept_ids = [getattr(m, "id", None) for m in kept]
         if any(i not in ids for i in kept_ids) or kept_ids != sorted(kept_ids, key=ids.index):
-            return q.wrong(f"for {about}: keep messages of the state, in their order (you returned "
-                           f"{describe(kept_ids)}).")
+            return q.wrong(_("for {about}: keep messages of the state, in their order (you returned "
+                             "{describe}).").format(about=about, describe=describe(kept_ids)))
         orphans = orphaned_tool_messages(kept)
         if orphans:
-            first = "starts with" if kept[0].id == orphans[0].id else "holds"
-            return q.wrong(f"for {about}: the kept history {first} a tool result ({orphans[0].id}) without the "
-                           f"AIMessage that called it; a provider refuses that. Use start_on=\"human\".")
+            if kept[0].id == orphans[0].id:
+                return q.wrong(_("for {about}: the kept history starts with a tool result ({id}) without the "
+                                 "AIMessage that called it; a provider refuses that. Use start_on=\"human\".").format(
+                                     about=about, id=orphans[0].id))
+            return q.wrong(_("for {about}: the kept history holds a tool result ({id}) without the AIMessage that "
+                             "called it; a provider refuses that. Use start_on=\"human\".").format(
+                                 about=about, id=orphans[0].id))
         tokens = exact_counter(kept) if kept else 0
         if tokens > EX06_HOOK_TOKENS:
-            return q.wrong(f"for {about}: the kept history is {tokens} tokens (exact counter), over "
-                           f"{EX06_HOOK_TOKENS}: trim with max_tokens={EX06_HOOK_TOKENS} and token_counter=exact_counter.")
+            return q.wrong(_("for {about}: the kept history is {tokens} tokens (exact counter), over {budget}: trim "
+                             "with max_tokens={budget} and token_counter=exact_counter.").format(
+                                 about=about, tokens=tokens, budget=EX06_HOOK_TOKENS))
         if kept and not isinstance(kept[-1], (HumanMessage, ToolMessage)):
-            return q.wrong(f"for {about}: the kept history ends on {kept[-1].type!r}; the model is called after a "
-                           f"request or tool results: use end_on=(\"human\", \"tool\").")
+            return q.wrong(_("for {about}: the kept history ends on {kind!r}; the model is called after a request "
+                             "or tool results: use end_on=(\"human\", \"tool\").").format(about=about, kind=kept[-1].type))
         last_turn = max(i for i, m in enumerate(state) if isinstance(m, HumanMessage))
         turn = state[last_turn:]
         if state[last_turn].id not in kept_ids:
             if exact_counter(turn) <= EX06_HOOK_TOKENS:
-                return q.wrong(f"for {about}: the current turn ({len(turn)} messages, {exact_counter(turn)} tokens) "
-                               f"fits in {EX06_HOOK_TOKENS} tokens but you dropped its request.")
-            return q.wrong(f"for {about}: the current turn alone is {exact_counter(turn)} tokens, over "
-                           f"{EX06_HOOK_TOKENS}, and your hook keeps {'nothing' if not kept else 'none of it'}: the "
-                           f"model would be sent no request to answer. Keep the current turn: when the trim keeps "
-                           f"nothing, keep the whole turn and shorten its tool results (lesson 06, section 6a: "
-                           f"`fit_turn(state[\"messages\"], {EX06_HOOK_TOKENS}, token_counter=exact_counter)`).")
+                return q.wrong(_("for {about}: the current turn ({count} messages, {tokens} tokens) fits in {budget} "
+                                 "tokens but you dropped its request.").format(
+                                     about=about, count=len(turn), tokens=exact_counter(turn), budget=EX06_HOOK_TOKENS))
+            return q.wrong(_("for {about}: the current turn alone is {tokens} tokens, over {budget}, and your hook "
+                             "keeps {kept}: the model would be sent no request to answer. Keep the current turn: when "
+                             "the trim keeps nothing, keep the whole turn and shorten its tool results (lesson 06, "
+                             "section 6a: `fit_turn(state[\"messages\"], {budget}, token_counter=exact_counter)`).").format(
+                                 about=about, tokens=exact_counter(turn), budget=EX06_HOOK_TOKENS,
+                                 kept=pgettext("exercise 06", "nothing") if not kept else
+                                 pgettext("exercise 06", "none of it")))
         if exact_counter(turn) <= EX06_HOOK_TOKENS:
             expected = trim_messages(state, max_tokens=EX06_HOOK_TOKENS, token_counter=exact_counter, strategy="last",
                                      start_on="human", end_on=("human", "tool"))
             if kept_ids != [m.id for m in expected]:
-                return q.wrong(f"for {about}: you kept {describe(kept_ids)}; the newest messages that fit in "
-                               f"{EX06_HOOK_TOKENS} tokens counted with exact_counter, starting on a request and "
-                               f"ending on a request or tool results, are {describe([m.id for m in expected])}.")
-    run, row = q.call(_trip_run, [trim_history], about="the lesson's task")
+                return q.wrong(_("for {about}: you kept {kept}; the newest messages that fit in {budget} tokens "
+                                 "counted with exact_counter, starting on a request and ending on a request or tool "
+                                 "results, are {expected}.").format(
+                                     about=about, kept=describe(kept_ids), budget=EX06_HOOK_TOKENS,
+                                     expected=describe([m.id for m in expected])))
+    run, row = q.call(_trip_run, [trim_history], about=_("the lesson's task"))
     if row.turns_failed or row.orphaned_tool_results:
-        return q.wrong(f"in the lesson's agent, {row.turns_failed} turns failed and {row.orphaned_tool_results} "
-                       f"orphaned tool results were sent.")
-    return q.correct(f"on {len(_agent_histories())} agent histories (ending on requests and on tool results, one "
-                     f"whose current turn alone is over the budget) your hook kept at most {EX06_HOOK_TOKENS} tokens "
-                     f"(exact counter), always the current turn, and never a tool result without its call; in the "
-                     f"lesson's agent no model call was refused.")
+        return q.wrong(_("in the lesson's agent, {failed} turns failed and {orphans} orphaned tool results were "
+                         "sent.").format(failed=row.turns_failed, orphans=row.orphaned_tool_results))
+    return q.correct(_("on {count} agent histories (ending on requests and on tool results, one whose current turn "
+                       "alone is over the budget) your hook kept at most {budget} tokens (exact counter), always the "
+                       "current turn, and never a tool result without its call; in the lesson's agent no model call "
+                       "was refused.").format(count=len(_agent_histories()), budget=EX06_HOOK_TOKENS))
 
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------

@@ -20,6 +20,7 @@ from course_utils.checks.machinery import Exercise, describe
 from course_utils.checks.reasons import Claim, Relation, Reversal, Term
 from course_utils.checks.subagent_decision import HINTS as Q4_HINTS, TITLE as Q4_TITLE, USAGE as Q4_USAGE
 from course_utils.checks.subagent_decision import check_subagent_decision
+from course_utils.core.i18n import _, pgettext
 
 ex07 = Exercise("07", "Beyond one window", "07_beyond_one_window")
 
@@ -75,7 +76,8 @@ def _ex07_q1(q, save_fact):
 
     q.need(save_fact, "save_fact")
     if not isinstance(save_fact, BaseTool):
-        return q.wrong(f"`save_fact` should be a tool: decorate your function with `@tool`, got {describe(save_fact)}.")
+        return q.wrong(_("`save_fact` should be a tool: decorate your function with `@tool`, got {describe}.").format(
+            describe=describe(save_fact)))
     func = getattr(save_fact, "func", None)
     if func is not None:
         q.need_function(func, "save_fact")
@@ -84,32 +86,39 @@ def _ex07_q1(q, save_fact):
     agent = _memory_agent(save_fact, store)
     for n, (statement, question, value) in enumerate(facts, start=1):
         told = q.call(_turn, agent, f"Remember that {statement}", f"a{n}", "sara",
-                      about=f"the request 'Remember that {statement}'")
+                      about=_("the request 'Remember that {statement}'").format(statement=statement))
         calls = [c["name"] for m in told for c in getattr(m, "tool_calls", []) or []]
         if save_fact.name not in calls:
-            return q.wrong(f"asked 'Remember that {statement}', the agent did not call `{save_fact.name}` (it "
-                           f"called {calls or 'nothing'}): say in the tool's name or docstring that it saves or "
-                           f"remembers facts.")
+            return q.wrong(_("asked 'Remember that {statement}', the agent did not call `{name}` (it called "
+                             "{calls}): say in the tool's name or docstring that it saves or remembers facts.").format(
+                                 statement=statement, name=save_fact.name,
+                                 calls=calls or pgettext("exercise 07", "nothing")))
         errors = [m.text for m in told if isinstance(m, ToolMessage) and m.status == "error"]
         if errors:
-            return q.wrong(f"your tool failed when the agent called it: {errors[0][:200]}")
+            return q.wrong(_("your tool failed when the agent called it: {error}").format(error=errors[0][:200]))
         items = store.search(("memories", "sara"), limit=100)
         if not any(value.lower() in str(item.value.get("text", "")).lower() for item in items):
             where = sorted({tuple(i.namespace) for i in store.search((), limit=100)})
-            return q.wrong(f"after 'Remember that {statement}', the namespace (\"memories\", \"sara\") holds "
-                           f"{[i.value for i in items] or 'nothing'}; save {{\"text\": text}} under "
-                           f"(\"memories\", runtime.context.user_id) (items are in {where or 'no namespace'}).")
+            return q.wrong(_("after 'Remember that {statement}', the namespace (\"memories\", \"sara\") holds "
+                             "{items}; save {{\"text\": text}} under (\"memories\", runtime.context.user_id) (items "
+                             "are in {where}).").format(
+                                 statement=statement,
+                                 items=[i.value for i in items] or pgettext("exercise 07", "nothing"),
+                                 where=where or pgettext("exercise 07", "no namespace")))
     for n, (statement, question, value) in enumerate(facts, start=1):
-        answer = q.call(_turn, agent, question, f"b{n}", "sara", about=f"a new thread asking {question!r}")[-1].text
+        answer = q.call(_turn, agent, question, f"b{n}", "sara",
+                        about=_("a new thread asking {question!r}").format(question=question))[-1].text
         if value.lower() not in answer.lower():
-            return q.wrong(f"a new thread asked {question!r} and got {answer[:160]!r}, not {value!r}: store the "
-                           f"text the agent passes, under {{\"text\": ...}}, so recall_memory can find it.")
-        other = q.call(_turn, agent, question, f"c{n}", "bob", about="another user's thread")[-1].text
+            return q.wrong(_("a new thread asked {question!r} and got {answer!r}, not {value!r}: store the text the "
+                             "agent passes, under {{\"text\": ...}}, so recall_memory can find it.").format(
+                                 question=question, answer=answer[:160], value=value))
+        other = q.call(_turn, agent, question, f"c{n}", "bob", about=_("another user's thread"))[-1].text
         if value.lower() in other.lower():
-            return q.wrong(f"another user (bob) asked {question!r} and was told {value!r}: keep each user's "
-                           f"memories in their own namespace, (\"memories\", runtime.context.user_id).")
-    return q.correct(f"your tool saved {len(facts)} facts in thread A under (\"memories\", \"sara\"); new threads "
-                     f"recalled both, and another user's thread recalled neither.")
+            return q.wrong(_("another user (bob) asked {question!r} and was told {value!r}: keep each user's "
+                             "memories in their own namespace, (\"memories\", runtime.context.user_id).").format(
+                                 question=question, value=value))
+    return q.correct(_("your tool saved {count} facts in thread A under (\"memories\", \"sara\"); new threads "
+                       "recalled both, and another user's thread recalled neither.").format(count=len(facts)))
 
 
 # --- question 2: offloading middleware --------------------------------------------------------
@@ -156,40 +165,41 @@ def _ex07_q2(q, offload_big):
 
     q.need(offload_big, "offload_big")
     if not isinstance(offload_big, AgentMiddleware) or "wrap_tool_call" not in type(offload_big).__dict__:
-        return q.wrong(f"`offload_big` should be the middleware made by decorating your function with "
-                       f"`@wrap_tool_call`, got {describe(offload_big)}.")
+        return q.wrong(_("`offload_big` should be the middleware made by decorating your function with "
+                         "`@wrap_tool_call`, got {describe}.").format(describe=describe(offload_big)))
     written = _wrapped_function(offload_big)
     if written is not None:
         q.need_function(written, "offload_big")
-    small, big, after_big, back = q.call(_offload_run, offload_big, about="the lesson's three requests")
+    small, big, after_big, back = q.call(_offload_run, offload_big, about=_("the lesson's three requests"))
     small_results = [m for m in small if isinstance(m, ToolMessage)]
     if not small_results or not small_results[-1].text.startswith("No such file"):
-        return q.wrong(f"a small tool result (read_file('notes.txt'): a one-line 'No such file' message) came back "
-                       f"as {small_results[-1].text[:120] if small_results else 'nothing'!r}: leave results under "
-                       f"1000 tokens unchanged.")
+        return q.wrong(_("a small tool result (read_file('notes.txt'): a one-line 'No such file' message) came back "
+                         "as {got!r}: leave results under 1000 tokens unchanged.").format(
+                             got=small_results[-1].text[:120] if small_results else pgettext("exercise 07", "nothing")))
     if after_big > EX07_HISTORY_TOKENS:
-        return q.wrong(f"after reading orders/march.csv the history is {after_big:,} tokens (exact counter), over "
-                       f"{EX07_HISTORY_TOKENS}: the large result was not replaced by a short pointer.")
+        return q.wrong(_("after reading orders/march.csv the history is {tokens:,} tokens (exact counter), over "
+                         "{limit}: the large result was not replaced by a short pointer.").format(
+                             tokens=after_big, limit=EX07_HISTORY_TOKENS))
     full = "\n".join(order_lines(ORDER_COUNT))
     reads = [m for m in back if isinstance(m, ToolMessage) and m.name == "read_result"]
     if not reads:
-        return q.wrong("asked to read that result back, the agent called no read_result: your pointer must state "
-                       "the id it was stored as, e.g. \"stored as id res-1\".")
+        return q.wrong(_("asked to read that result back, the agent called no read_result: your pointer must state "
+                         "the id it was stored as, e.g. \"stored as id res-1\"."))
     if reads[-1].text.startswith("[offloaded"):
-        return q.wrong("read_result's own result was offloaded again, so the model got a second pointer instead of "
-                       "the file: leave read_result's results alone (request.tool_call[\"name\"]).")
+        return q.wrong(_("read_result's own result was offloaded again, so the model got a second pointer instead "
+                         "of the file: leave read_result's results alone (request.tool_call[\"name\"])."))
     if reads[-1].text != full:
-        return q.wrong(f"read_result returned {reads[-1].text[:120]!r}, not the whole file: store "
-                       f"{{\"content\": result.text}} under (\"offloaded\", thread_id_of(request.runtime)) and the id "
-                       f"your pointer names.")
+        return q.wrong(_("read_result returned {got!r}, not the whole file: store {{\"content\": result.text}} under "
+                         "(\"offloaded\", thread_id_of(request.runtime)) and the id your pointer names.").format(
+                             got=reads[-1].text[:120]))
     if "refunded" not in back[-1].text:
-        return q.wrong(f"after reading back, the answer was {back[-1].text[:160]!r}, not order 1427's status "
-                       f"(refunded).")
+        return q.wrong(_("after reading back, the answer was {answer!r}, not order 1427's status (refunded).").format(
+            answer=back[-1].text[:160]))
     from course_utils.window.tokens import count_text_tokens
 
-    return q.correct(f"small results pass unchanged, the {count_text_tokens(full):,}-token file left only {after_big} "
-                     f"tokens in the "
-                     f"history, and reading it back gave the whole file and the right answer (refunded).")
+    return q.correct(_("small results pass unchanged, the {tokens:,}-token file left only {after} tokens in the "
+                       "history, and reading it back gave the whole file and the right answer (refunded).").format(
+                           tokens=count_text_tokens(full), after=after_big))
 
 
 # --- question 3: which move fits ---------------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Any
 from course_utils.checks.kinds import grade_number, need_reason
 from course_utils.checks.machinery import CheckResult, Question
 from course_utils.checks.reasons import Claim, Relation, Reversal, Term
+from course_utils.core.i18n import _
 
 TITLE = "decide whether a sub-agent pays, from the token accounting"
 USAGE = "q4.check(pays_from, why)"
@@ -125,8 +126,8 @@ def check_subagent_decision(q: Question, pays_from: Any, why: Any) -> CheckResul
     known = {
         1: "after one request the sub-agent costs more: the parent's window is smaller, but the child's calls "
            "are paid for too. Add them.",
-        requests: f"{requests} is the number of requests in the task; look for the first one after which the "
-                  f"sub-agent's running total is the lower one.",
+        requests: _("{requests} is the number of requests in the task; look for the first one after which the "
+                    "sub-agent's running total is the lower one.").format(requests=requests),
     }
     known.pop(expected, None)
     result = grade_number(q, pays_from, "pays_from", expected, known,
@@ -136,6 +137,6 @@ def check_subagent_decision(q: Question, pays_from: Any, why: Any) -> CheckResul
     if not result.correct:
         return result
     need_reason(q, why, "why", SUBAGENT_DECISION)
-    return q.correct(f"Right: from request {expected} on, parent + sub-agent has cost fewer tokens than one agent. "
-                     "The sub-agent costs more on every request; it pays only once the single agent re-sends "
-                     "enough old pages.")
+    return q.correct(_("Right: from request {expected} on, parent + sub-agent has cost fewer tokens than one agent. "
+                       "The sub-agent costs more on every request; it pays only once the single agent re-sends "
+                       "enough old pages.").format(expected=expected))
