@@ -191,7 +191,11 @@ def answer_code(block: Block) -> str:
 
 
 def with_answer(english_source: str, block: Block) -> str:
-    """An English code cell with its one solution block's written answer replaced by the Persian one.
+    """An English code cell with its solution block's written answer replaced by the Persian one.
+
+    A cell may hold several solution blocks (exercise 05 q4: the ``plan``, then ``why``); the Persian
+    answer replaces the one block that assigns the same names, and that block must be string
+    assignments only.
 
     >>> src = 'choice = "c"  # SOLUTION\\n# BEGIN SOLUTION\\nwhy = "because it is so"\\n# END SOLUTION'
     >>> print(with_answer(src, Block(3, "x", '```python\\nwhy = "چون چنین است"\\n```')))
@@ -203,19 +207,31 @@ def with_answer(english_source: str, block: Block) -> str:
     lines = english_source.split("\n")
     begins = [i for i, line in enumerate(lines) if ANSWER_BEGIN.match(line)]
     ends = [i for i, line in enumerate(lines) if ANSWER_END.match(line)]
-    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise ValueError(f"English cell {block.index} must hold exactly one '# BEGIN SOLUTION' ... '# END SOLUTION' "
-                         f"block to take a Persian answer")
-    english = "\n".join(lines[begins[0] + 1:ends[0]])
+    if not begins or len(begins) != len(ends) or any(
+            not b < e for b, e in zip(begins, ends)) or any(e > b for e, b in zip(ends, begins[1:])):
+        raise ValueError(f"English cell {block.index} must hold '# BEGIN SOLUTION' ... '# END SOLUTION' "
+                         f"blocks, none inside another, to take a Persian answer")
     persian = answer_code(block)
-    wanted, given = _assigned(english), _assigned(persian)
+    given = _assigned(persian)
+    blocks = list(zip(begins, ends))
+    if len(blocks) > 1:  # the block the Persian answer replaces: the one that assigns the same names
+        same = [(b, e) for b, e in blocks if given is not None and _assigned("\n".join(lines[b + 1:e])) == given]
+        if len(same) != 1:  # else the one written answer, so that the errors below say what is wrong with it
+            same = [(b, e) for b, e in blocks if _assigned("\n".join(lines[b + 1:e])) is not None]
+        if len(same) != 1:
+            raise ValueError(f"English cell {block.index} holds several solution blocks, and not exactly one of "
+                             f"them assigns {given}: say which written answer is Persian")
+        blocks = same
+    [(begin, end)] = blocks
+    english = "\n".join(lines[begin + 1:end])
+    wanted = _assigned(english)
     if wanted is None:
         raise ValueError(f"the solution block of English cell {block.index} is not only string assignments: "
                          f"only a written answer can be Persian")
     if given != wanted:
         raise ValueError(f"Persian answer for English cell {block.index} must assign string literals to "
                          f"{wanted} and do nothing else, got {given}")
-    return "\n".join([*lines[:begins[0] + 1], persian, *lines[ends[0]:]])
+    return "\n".join([*lines[:begin + 1], persian, *lines[end:]])
 
 
 def drift(source: Path) -> list[str]:
