@@ -133,6 +133,13 @@ def test_a_persian_answer_replaces_only_its_own_block_of_several():
         edition.with_answer(two_answers, edition.Block(16, "0" * 12, '```python\nother = "x"\n```'))
 
 
+def test_a_code_span_over_a_line_break_is_isolated_whole():
+    """A long call wrapped in the prose stays one left-to-right code span (split, its <span> showed as text)."""
+    assert edition.isolate_arithmetic("با `f(a,\nb=1)` trim") == 'با <span dir="ltr">`f(a,\nb=1)`</span> trim'
+    # a blank line ends a paragraph, so no code span goes over it
+    assert "<span" not in edition.isolate_arithmetic("یک ` تنها\n\nو ` دیگر")
+
+
 def solution_blocks(source: str) -> str:
     """A code cell without what lies between its solution markers (the markers kept)."""
     return re.sub(r"(# BEGIN SOLUTION\n).*?(\n\s*# END SOLUTION)", r"\1\2", source, flags=re.S)
