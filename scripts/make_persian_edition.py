@@ -314,8 +314,9 @@ ARITHMETIC = re.compile(
     r"(?<![\w.*])(?:\*\*)?\d+(?:\.\d+)?(?:\*\*)?"
     r"(?:[ \t]*(?:<=|>=|[−+×*/=<>≤≥-])[ \t]*(?:\*\*)?\d+(?:\.\d+)?(?:\*\*)?)+(?!\w)(?!\.\d)"
 )
-#: What the isolation must not touch: fenced blocks (code, Mermaid), inline code, HTML tags, links' targets.
-PROTECTED = re.compile(r"```.*?```|`[^`\n]*`|</?[A-Za-z][^>\n]*>|\]\([^)\n]*\)", re.S)
+#: What the isolation must not touch: fenced blocks (code, Mermaid), inline code (as in CommonMark, it may
+#: go on over a line break, not over a blank line), HTML tags, links' targets.
+PROTECTED = re.compile(r"```.*?```|`(?:[^`\n]|\n(?![ \t]*\n))*`|</?[A-Za-z][^>\n]*>|\]\([^)\n]*\)", re.S)
 
 
 def isolate_arithmetic(text: str) -> str:
@@ -330,6 +331,8 @@ def isolate_arithmetic(text: str) -> str:
     'پس <span dir="ltr">4096 − 350 = 3746</span> و <span dir="ltr">`1 + 1`</span>'
     >>> isolate_arithmetic("`a` (prompt سیستم) [x](y.ipynb)")
     '<span dir="ltr">`a`</span> \\u200f(prompt سیستم)\\u200f [x](y.ipynb)'
+    >>> isolate_arithmetic("با `f(a,\\nb=1)` trim")  # a code span over a line break is one span
+    'با <span dir="ltr">`f(a,\\nb=1)`</span> trim'
     """
     out, last = [], 0
     for match in PROTECTED.finditer(text):

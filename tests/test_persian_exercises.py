@@ -120,6 +120,26 @@ def test_a_persian_answer_may_only_replace_the_written_answer(bad, message):
         edition.with_answer("# BEGIN SOLUTION\nx = 1\n# END SOLUTION", edition.Block(3, "0" * 12, '```python\nx = "1"\n```'))
 
 
+def test_a_persian_answer_replaces_only_its_own_block_of_several():
+    """Exercise 05 q4: one cell, a `plan` block then a `why` block; only `why` becomes Persian."""
+    english_cell = ('# BEGIN SOLUTION\nplan = {"reserve": 800}\n# END SOLUTION\n'
+                    '# BEGIN SOLUTION\nwhy = ("R covers the longest answer")\n# END SOLUTION')
+    persian = edition.with_answer(english_cell, edition.Block(16, "0" * 12, '```python\nwhy = "R پاسخ را می‌پوشاند"\n```'))
+    assert persian == english_cell.replace('why = ("R covers the longest answer")', 'why = "R پاسخ را می‌پوشاند"')
+    with pytest.raises(ValueError, match="string literals"):  # the plan is code: it cannot be replaced
+        edition.with_answer(english_cell, edition.Block(16, "0" * 12, '```python\nplan = "x"\n```'))
+    two_answers = english_cell.replace('plan = {"reserve": 800}', 'note = "a second written answer"')
+    with pytest.raises(ValueError, match=r"some of \['note', 'why'\]"):  # a name no written answer has
+        edition.with_answer(two_answers, edition.Block(16, "0" * 12, '```python\nother = "x"\n```'))
+
+
+def test_a_code_span_over_a_line_break_is_isolated_whole():
+    """A long call wrapped in the prose stays one left-to-right code span (split, its <span> showed as text)."""
+    assert edition.isolate_arithmetic("با `f(a,\nb=1)` trim") == 'با <span dir="ltr">`f(a,\nb=1)`</span> trim'
+    # a blank line ends a paragraph, so no code span goes over it
+    assert "<span" not in edition.isolate_arithmetic("یک ` تنها\n\nو ` دیگر")
+
+
 def solution_blocks(source: str) -> str:
     """A code cell without what lies between its solution markers, nor the value of a ``# SOLUTION`` line."""
     source = re.sub(r"(# BEGIN SOLUTION\n).*?(\n\s*# END SOLUTION)", r"\1\2", source, flags=re.S)

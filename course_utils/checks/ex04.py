@@ -33,6 +33,7 @@ from course_utils.checks.kinds import (
     random_conversation,
 )
 from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
+from course_utils.core.i18n import _
 from course_utils.agentic.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
 from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
 
@@ -67,26 +68,28 @@ def _ex04_q1(q, sent_ids):
     options = dict(max_tokens=EX04_CAP, token_counter=dummy_token_counter, strategy="last")
     expected = message_ids(trim_messages(messages, start_on="human", include_system=True, **options))
     if ids == expected:
-        return q.correct(f"the node sends {len(expected)} messages ({10 * len(expected)} tokens <= 128): the "
-                         f"system prompt and h6 ... h11. The state keeps all 22 (220 tokens).")
+        return q.correct(_("the node sends {count} messages ({tokens} tokens <= 128): the "
+                           "system prompt and h6 ... h11. The state keeps all 22 (220 tokens).").format(
+            count=len(expected), tokens=10 * len(expected)))
     variants = [
         (message_ids(trim_messages(messages, start_on="human", **options)),
-         "the system prompt is missing: include_system=True keeps it, and it counts against the 128."),
+         _("the system prompt is missing: include_system=True keeps it, and it counts against the 128.")),
         (message_ids(trim_messages(messages, include_system=True, **options)),
-         "that does not start with a human message. This cap happens to start on one anyway; look again."),
+         _("that does not start with a human message. This cap happens to start on one anyway; look again.")),
         (message_ids(trim_messages(messages, **options)),
-         "that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" and "
-         "include_system=True."),
-        (message_ids(messages), "that is the whole state (220 tokens). The node sends only what fits in 128."),
-        (list(reversed(expected)), "right messages, but trim_messages keeps chronological order."),
+         _("that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" and "
+           "include_system=True.")),
+        (message_ids(messages), _("that is the whole state (220 tokens). The node sends only what fits in 128.")),
+        (list(reversed(expected)), _("right messages, but trim_messages keeps chronological order.")),
     ]
     for wrong, why in variants:
         if ids == wrong and wrong != expected:
             return q.wrong(why)
     if 10 * len(ids) > EX04_CAP:
-        return q.wrong(f"{len(ids)} messages cost {10 * len(ids)} tokens, over the cap of {EX04_CAP}.")
-    return q.wrong(f"the node would send {len(expected)} messages; count 10 tokens a message, system first, then "
-                   f"from the end.")
+        return q.wrong(_("{count} messages cost {tokens} tokens, over the cap of {cap}.").format(
+            count=len(ids), tokens=10 * len(ids), cap=EX04_CAP))
+    return q.wrong(_("the node would send {count} messages; count 10 tokens a message, system first, then "
+                     "from the end.").format(count=len(expected)))
 
 
 def ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
@@ -109,28 +112,31 @@ def _ex04_sent_problem(sent: list[BaseMessage], history: list[BaseMessage], cap:
     expected = ex04_trim(history, cap)
     if same_messages(sent, expected):
         return None
-    detail = f"{where} the model was sent {short_list([_text_label(m) for m in sent], 5)}"
+    detail = _("{where} the model was sent {sent}").format(where=where, sent=short_list([_text_label(m) for m in sent], 5))
     if same_messages(sent, history):
-        return f"{detail}: the whole history. Trim before `model.invoke`."
+        return _("{detail}: the whole history. Trim before `model.invoke`.").format(detail=detail)
     if not sent or sent[-1].id != history[-1].id:
-        return f"{detail}: the user's latest question is missing. Did you use strategy='first'? Keep the newest messages."
+        return _("{detail}: the user's latest question is missing. Did you use strategy='first'? Keep the newest "
+                 "messages.").format(detail=detail)
     if not any(isinstance(m, SystemMessage) for m in sent):
-        return f"{detail}: the system prompt is missing; use include_system=True."
+        return _("{detail}: the system prompt is missing; use include_system=True.").format(detail=detail)
     body = [m for m in sent if not isinstance(m, SystemMessage)]
     if body and not isinstance(body[0], HumanMessage):
-        return f"{detail}: after the system prompt it starts with an {type(body[0]).__name__}; use start_on=\"human\"."
-    return (f"{detail}; trimming to {cap} tokens (approximate counter, strategy 'last', start_on 'human', "
-            f"include_system) gives {short_list([_text_label(m) for m in expected], 5)}.")
+        return _("{detail}: after the system prompt it starts with an {kind}; use start_on=\"human\".").format(
+            detail=detail, kind=type(body[0]).__name__)
+    return _("{detail}; trimming to {cap} tokens (approximate counter, strategy 'last', start_on 'human', "
+             "include_system) gives {expected}.").format(
+        detail=detail, cap=cap, expected=short_list([_text_label(m) for m in expected], 5))
 
 
 def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
     """The message for a node whose trim kept nothing: OfflineChatModel refuses an empty list with ValueError."""
     if not (isinstance(exc, ValueError) and str(exc).startswith("messages must not be empty")):
         return None
-    return (f"for {about}, your node sent the model an empty list, and the model refused it ({exc}). Your trim kept "
-            f"nothing: is the max_tokens you pass smaller than the one given, or did start_on (or end_on) drop "
-            f"every message? Trim with `max_tokens=max_tokens`, `strategy=\"last\"`, `start_on=\"human\"` and "
-            f"`include_system=True`.")
+    return _("for {about}, your node sent the model an empty list, and the model refused it ({exc}). Your trim kept "
+             "nothing: is the max_tokens you pass smaller than the one given, or did start_on (or end_on) drop "
+             "every message? Trim with `max_tokens=max_tokens`, `strategy=\"last\"`, `start_on=\"human\"` and "
+             "`include_system=True`.").format(about=about, exc=exc)
 
 
 def _text_label(message: BaseMessage) -> str:
@@ -170,31 +176,34 @@ def _ex04_q2(q, make_chatbot_node):
         model = OfflineChatModel(token_counter="approximate")
         node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
         if not callable(node):
-            return q.wrong(f"`make_chatbot_node` should return the node function, but it returned {describe(node)}.")
+            return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
+                name="make_chatbot_node", value=describe(node)))
         if is_stub(node):
-            return q.not_attempted(f"the body of `{getattr(node, '__name__', 'chatbot')}` is still `...`: write it.")
+            return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
+                name=getattr(node, '__name__', 'chatbot')))
         history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
         state = {"messages": list(history)}
-        about = f"a state of {counts_of(history)} and max_tokens={cap}"
+        about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=cap)
         out = q.call(node, state, about=about, explain=_ex04_empty_call)
         if snapshot(state["messages"]) != snapshot(history):
-            return q.wrong(f"for {about} your node changed `state[\"messages\"]` in place (it now holds "
-                           f"{len(state['messages'])} messages instead of {len(history)}). The checkpointer "
-                           f"stores that list, so the history is lost. Trim into a new list instead.")
+            return q.wrong(_("for {about} your node changed `state[\"messages\"]` in place (it now holds "
+                             "{count} messages instead of {expected}). The checkpointer "
+                             "stores that list, so the history is lost. Trim into a new list instead.").format(
+                about=about, count=len(state['messages']), expected=len(history)))
         new = _ex04_node_messages(out)
         if new is None:
-            return q.wrong(f"a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
-                           f"{describe(out)}.")
+            return q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
+                             "{value}.").format(value=describe(out)))
         if any(isinstance(m, RemoveMessage) for m in new):
-            return q.wrong("your node returns RemoveMessage updates: they delete messages from the stored state. "
-                           "Trimming is for the model call only; return just the reply.")
+            return q.wrong(_("your node returns RemoveMessage updates: they delete messages from the stored state. "
+                             "Trimming is for the model call only; return just the reply."))
         if not model.calls:
-            return q.wrong("your node did not call `model.invoke`.")
-        problem = _ex04_sent_problem(model.calls[-1], history, cap, f"for {about}")
+            return q.wrong(_("your node did not call `model.invoke`."))
+        problem = _ex04_sent_problem(model.calls[-1], history, cap, _("for {about}").format(about=about))
         if problem:
             return q.wrong(problem)
         if not new or not isinstance(new[-1], AIMessage):
-            return q.wrong("return the model's reply in the update: `{\"messages\": [reply]}`.")
+            return q.wrong(_("return the model's reply in the update: `{\"messages\": [reply]}`."))
 
     # 2. Run it in a graph with a checkpointer, as in the lesson.
     model = OfflineChatModel(token_counter="approximate")
@@ -207,18 +216,20 @@ def _ex04_q2(q, make_chatbot_node):
     config = {"configurable": {"thread_id": "check"}}
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
-        q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config, about=f"turn {turn} ({text!r}) of a graph",
-               explain=_ex04_empty_call)
+        q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
+               about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
         stored = list(graph.get_state(config).values.get("messages", []))
         if len(stored) != 2 * turn:
-            return q.wrong(f"in a graph with a checkpointer, after turn {turn} the thread stores {len(stored)} "
-                           f"messages instead of {2 * turn}: your node loses history. The state must keep "
-                           f"every message; only the model call is trimmed.")
-        problem = _ex04_sent_problem(model.calls[-1], [*before, stored[len(before)]], 40, f"in a graph, on turn {turn}")
+            return q.wrong(_("in a graph with a checkpointer, after turn {turn} the thread stores {count} "
+                             "messages instead of {expected}: your node loses history. The state must keep "
+                             "every message; only the model call is trimmed.").format(
+                turn=turn, count=len(stored), expected=2 * turn))
+        problem = _ex04_sent_problem(model.calls[-1], [*before, stored[len(before)]], 40,
+                                     _("in a graph, on turn {turn}").format(turn=turn))
         if problem:
             return q.wrong(problem)
-    return q.correct("the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list, and in "
-                     "a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue.")
+    return q.correct(_("the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list, and in "
+                       "a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue."))
 
 
 EX04_Q3_OPTIONS = {
@@ -255,10 +266,11 @@ EX04_FORGET_CAP = 40
 
 
 def _ex04_merge_bug(turn: int, stored: int, expected: int) -> str:
-    return (f"after turn {turn} the thread stores {stored} messages instead of {expected}: nothing was removed. "
-            f"`add_messages` merges the list a node returns into the state by id; every message of the trimmed "
-            f"list is already there, so it replaces itself and nothing is deleted. Return "
-            f"`RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.")
+    return _("after turn {turn} the thread stores {stored} messages instead of {expected}: nothing was removed. "
+             "`add_messages` merges the list a node returns into the state by id; every message of the trimmed "
+             "list is already there, so it replaces itself and nothing is deleted. Return "
+             "`RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.").format(
+        turn=turn, stored=stored, expected=expected)
 
 
 def _ex04_graph(node: Callable, state_type: type, saver: Any = None) -> Any:
@@ -302,18 +314,21 @@ def _ex04_q4(q, make_forgetful_node, erase_history):
     model = OfflineChatModel(token_counter="approximate")
     node = q.call(factory, model, max_tokens=60, about="(model, max_tokens=60)")
     if not callable(node):
-        return q.wrong(f"`make_forgetful_node` should return the node function, but it returned {describe(node)}.")
+        return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
+            name="make_forgetful_node", value=describe(node)))
     if is_stub(node):
-        return q.not_attempted(f"the body of `{getattr(node, '__name__', 'chatbot')}` is still `...`: write it.")
+        return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
+            name=getattr(node, '__name__', 'chatbot')))
     history = random_conversation(71, turns=6, system=True, tools=False, end_with_ai=False)
     state = {"messages": list(history)}
-    about = f"a state of {counts_of(history)} and max_tokens=60"
+    about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=60)
     out = q.call(node, state, about=about, explain=_ex04_empty_call)
     if snapshot(state["messages"]) != snapshot(history):
-        return q.wrong(f"for {about} your node changed `state[\"messages\"]` in place. Leave the list alone and "
-                       f"say what to delete in the update you return, with RemoveMessage.")
+        return q.wrong(_("for {about} your node changed `state[\"messages\"]` in place. Leave the list alone and "
+                         "say what to delete in the update you return, with RemoveMessage.").format(about=about))
     if _ex04_node_messages(out) is None:
-        return q.wrong(f"a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {describe(out)}.")
+        return q.wrong(_("a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {value}.").format(
+            value=describe(out)))
     erase = q.need_function(erase_history, "erase_history")
 
     # 2. In a graph with a SQLite checkpointer, after every turn and erase_history, the thread must store what
@@ -342,36 +357,39 @@ def _ex04_q4_thread(q, factory, erase, saver, db: Path):
         before = list(graph.get_state(config).values.get("messages", []))
         calls = len(model.calls)
         human = HumanMessage(text, id=f"check-human-{turn}")
-        q.call(graph.invoke, {"messages": [human]}, config, about=f"turn {turn} ({text!r}) of a graph",
-               explain=_ex04_empty_call)
+        q.call(graph.invoke, {"messages": [human]}, config,
+               about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
         seen = [*before, human]
         sent = ex04_trim(seen, EX04_FORGET_CAP)
         if len(model.calls) == calls:
-            return q.wrong(f"on turn {turn} your node did not call `model.invoke`.")
-        problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, f"on turn {turn}")
+            return q.wrong(_("on turn {turn} your node did not call `model.invoke`.").format(turn=turn))
+        problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, _("on turn {turn}").format(turn=turn))
         if problem:
             return q.wrong(problem)
         stored = list(graph.get_state(config).values.get("messages", []))
         if len(stored) == len(seen) + 1 and len(sent) < len(seen):
             return q.wrong(_ex04_merge_bug(turn, len(stored), len(sent) + 1))
         if not stored or not isinstance(stored[-1], AIMessage):
-            return q.wrong(f"after turn {turn} the thread's last message is not the model's reply: return the reply "
-                           f"in the update too, after the RemoveMessages.")
+            return q.wrong(_("after turn {turn} the thread's last message is not the model's reply: return the reply "
+                             "in the update too, after the RemoveMessages.").format(turn=turn))
         ever += [m.content for m in [human, stored[-1]] if isinstance(m.content, str)]
-        q.call(erase, graph, thread, about=f"(graph, {thread!r}) after turn {turn}")
+        q.call(erase, graph, thread, about=_("(graph, {thread!r}) after turn {turn}").format(thread=thread, turn=turn))
         stored = list(graph.get_state(config).values.get("messages", []))
         if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent) or not stored or stored[-1].content != ever[-1]:
-            return q.wrong(f"after turn {turn} and `erase_history` the thread stores "
-                           f"{short_list([_text_label(m) for m in stored], 5)}; it should store what the model "
-                           f"was sent, {short_list([_text_label(m) for m in sent], 5)}, and the reply. "
-                           f"`erase_history` must write the current state back after deleting the thread.")
+            return q.wrong(_("after turn {turn} and `erase_history` the thread stores "
+                             "{stored}; it should store what the model "
+                             "was sent, {sent}, and the reply. "
+                             "`erase_history` must write the current state back after deleting the thread.").format(
+                turn=turn, stored=short_list([_text_label(m) for m in stored], 5),
+                sent=short_list([_text_label(m) for m in sent], 5)))
         problem = _ex04_leftover(db, thread, ever, stored, turn)
         if problem:
             return q.wrong(problem)
-    return q.correct(f"the thread stores only what the model was sent and its reply ({len(stored)} messages after "
-                     f"{len(EX04_DIALOGUE)} turns, not {2 * len(EX04_DIALOGUE)}), and the SQLite file, read back "
-                     f"after every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. "
-                     f"RemoveMessage changes the current state; erasing takes deleting the thread.")
+    return q.correct(_("the thread stores only what the model was sent and its reply ({count} messages after "
+                       "{turns} turns, not {all}), and the SQLite file, read back "
+                       "after every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. "
+                       "RemoveMessage changes the current state; erasing takes deleting the thread.").format(
+        count=len(stored), turns=len(EX04_DIALOGUE), all=2 * len(EX04_DIALOGUE)))
 
 
 def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[BaseMessage], turn: int) -> str | None:
@@ -383,20 +401,22 @@ def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[
         for text in dropped:
             held = checkpoints_holding(reader, text, thread)
             if held.holding:
-                return (f"after turn {turn} the current state no longer holds {text!r}, but {held.holding} of the "
-                        f"thread's {held.total} checkpoints in the SQLite file still do: RemoveMessage removes a "
-                        f"message from the current state only, and every earlier checkpoint keeps it. "
-                        f"`erase_history` must delete the thread (`erase_thread(graph.checkpointer, thread_id)`) "
-                        f"and write the current state back (`graph.update_state(config, values, as_node=\"chatbot\")`).")
+                return _("after turn {turn} the current state no longer holds {text!r}, but {holding} of the "
+                         "thread's {total} checkpoints in the SQLite file still do: RemoveMessage removes a "
+                         "message from the current state only, and every earlier checkpoint keeps it. "
+                         "`erase_history` must delete the thread (`erase_thread(graph.checkpointer, thread_id)`) "
+                         "and write the current state back (`graph.update_state(config, values, as_node=\"chatbot\")`).").format(
+                    turn=turn, text=text, holding=held.holding, total=held.total)
     finally:
         close_checkpointer(reader)
     for text in dropped:
         copies = file_copies(db, text)
         if copies:
-            return (f"after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
-                    f"({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes "
-                    f"rows, and SQLite keeps the old pages until a checkpoint of the log. Use "
-                    f"`erase_thread(graph.checkpointer, thread_id)`, which also empties the log.")
+            return _("after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
+                     "({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes "
+                     "rows, and SQLite keeps the old pages until a checkpoint of the log. Use "
+                     "`erase_thread(graph.checkpointer, thread_id)`, which also empties the log.").format(
+                turn=turn, text=text, copies=copies)
     return None
 
 
@@ -408,11 +428,11 @@ def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
 
     agent = load_conversation("agent_tools")[1:16]  # lesson 04b's travel agent before its last question
     return [
-        ("a chat with no summary yet", random_conversation(81, turns=5, system=False, tools=False), "", 2),
-        ("a chat that already has a summary", random_conversation(82, turns=4, system=False, tools=False),
+        (_("a chat with no summary yet"), random_conversation(81, turns=5, system=False, tools=False), "", 2),
+        (_("a chat that already has a summary"), random_conversation(82, turns=4, system=False, tools=False),
          "The user's name is Ana. The user likes jazz.", 2),
-        ("lesson 04b's travel agent, whose last turn called tools", agent, "", 2),
-        ("a generated agent run, keep_last=3", random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
+        (_("lesson 04b's travel agent, whose last turn called tools"), agent, "", 2),
+        (_("a generated agent run, keep_last=3"), random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
     ]
 
 
@@ -428,18 +448,18 @@ def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMes
     if not isinstance(last, HumanMessage) or last.content != expected:
         got = describe(last.content if isinstance(last, BaseMessage) else last)
         if isinstance(last, BaseMessage) and last.content == CREATE_SUMMARY_PROMPT and summary:
-            return ("the state already has a summary, so ask the model to *extend* it: "
-                    "`EXTEND_SUMMARY_PROMPT.format(summary=summary)`, not CREATE_SUMMARY_PROMPT.")
+            return _("the state already has a summary, so ask the model to *extend* it: "
+                     "`EXTEND_SUMMARY_PROMPT.format(summary=summary)`, not CREATE_SUMMARY_PROMPT.")
         if summary == "" and isinstance(last, BaseMessage) and isinstance(last.content, str) \
                 and last.content.startswith("This is summary"):
-            return "there is no summary yet, so ask the model to *create* one: CREATE_SUMMARY_PROMPT."
-        return (f"the last message sent to the model should be a HumanMessage with the how-to's prompt "
-                f"({'EXTEND_SUMMARY_PROMPT.format(summary=...)' if summary else 'CREATE_SUMMARY_PROMPT'}); "
-                f"it was {got}.")
+            return _("there is no summary yet, so ask the model to *create* one: CREATE_SUMMARY_PROMPT.")
+        return _("the last message sent to the model should be a HumanMessage with the how-to's prompt "
+                 "({prompt}); it was {got}.").format(
+            prompt='EXTEND_SUMMARY_PROMPT.format(summary=...)' if summary else 'CREATE_SUMMARY_PROMPT', got=got)
     if not same_messages(sent[:-1], messages):
-        return (f"send the model the state's messages, then the prompt: `state[\"messages\"] + "
-                f"[HumanMessage(prompt)]`. It was sent {len(sent) - 1} messages before the prompt instead of "
-                f"{len(messages)}.")
+        return _("send the model the state's messages, then the prompt: `state[\"messages\"] + "
+                 "[HumanMessage(prompt)]`. It was sent {count} messages before the prompt instead of "
+                 "{expected}.").format(count=len(sent) - 1, expected=len(messages))
     return None
 
 
@@ -465,38 +485,42 @@ def _ex04_q5(q, make_summarize_node):
         model = OfflineChatModel(token_counter="approximate")
         node = q.call(factory, model, keep_last=keep_last, about=f"(model, keep_last={keep_last})")
         if not callable(node):
-            return q.wrong(f"`make_summarize_node` should return the node function, but it returned {describe(node)}.")
+            return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
+                name="make_summarize_node", value=describe(node)))
         if is_stub(node):
-            return q.not_attempted(f"the body of `{getattr(node, '__name__', 'node')}` is still `...`: write it.")
+            return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
+                name=getattr(node, '__name__', 'node')))
         state = {"messages": list(messages), "summary": summary}
-        where = f"for {about} ({counts_of(messages)})"
-        out = q.call(node, state, about=where[4:])
+        what = _("{about} ({counts})").format(about=about, counts=counts_of(messages))
+        where = _("for {about}").format(about=what)
+        out = q.call(node, state, about=what)
         if snapshot(state["messages"]) != snapshot(messages) or state["summary"] != summary:
-            return q.wrong(f"{where} your node changed the state it was given. Say what changes in the update "
-                           f"you return instead.")
+            return q.wrong(_("{where} your node changed the state it was given. Say what changes in the update "
+                             "you return instead.").format(where=where))
         if not isinstance(out, Mapping) or "summary" not in out or "messages" not in out:
-            return q.wrong(f"a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours "
-                           f"returned {describe(out)}.")
+            return q.wrong(_("a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours "
+                             "returned {value}.").format(where=where, value=describe(out)))
         if not model.calls:
-            return q.wrong(f"{where} your node did not call `model.invoke`.")
+            return q.wrong(_("{where} your node did not call `model.invoke`.").format(where=where))
         problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
         if problem:
-            return q.wrong(f"{where}: {problem}")
+            return q.wrong(_("{where}: {problem}").format(where=where, problem=problem))
         written = OfflineChatModel(token_counter="approximate").invoke(model.calls[-1]).content
         if out["summary"] != written:
-            return q.wrong(f"{where} the update's \"summary\" is {describe(out['summary'])}; it should be the text "
-                           f"of the model's reply (`response.content`).")
+            return q.wrong(_("{where} the update's \"summary\" is {value}; it should be the text "
+                             "of the model's reply (`response.content`).").format(where=where, value=describe(out['summary'])))
         update = out["messages"]
         update = list(update) if isinstance(update, (list, tuple)) else [update]
         kept = valid_tail(messages, keep_last)
         if not all(isinstance(m, RemoveMessage) for m in update):
             if same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
                     same_messages(update, kept):
-                return q.wrong(f"{where} your node returns the messages to keep under \"messages\". `add_messages` "
-                               f"merges them into the state by id, where they already are, so nothing is "
-                               f"removed. Return `RemoveMessage(id=m.id)` for each older message instead.")
-            return q.wrong(f"{where} the update's \"messages\" should hold only RemoveMessages (the messages to "
-                           f"delete); it holds {describe(update)}.")
+                return q.wrong(_("{where} your node returns the messages to keep under \"messages\". `add_messages` "
+                                 "merges them into the state by id, where they already are, so nothing is "
+                                 "removed. Return `RemoveMessage(id=m.id)` for each older message instead.").format(
+                    where=where))
+            return q.wrong(_("{where} the update's \"messages\" should hold only RemoveMessages (the messages to "
+                             "delete); it holds {value}.").format(where=where, value=describe(update)))
         removed = [m.id for m in update]
         expected = [m.id for m in messages[: len(messages) - len(kept)]]
         if removed == expected or sorted(removed) == sorted(expected):
@@ -504,14 +528,18 @@ def _ex04_q5(q, make_summarize_node):
         naive = [m.id for m in messages[:-keep_last]] if keep_last else [m.id for m in messages]
         if sorted(removed) == sorted(naive):
             orphans = orphaned_tool_messages(messages[-keep_last:])
-            return q.wrong(f"{where} you keep the last {keep_last} messages, "
-                           f"{short_list([_text_label(m) for m in messages[-keep_last:]], 4)}, but "
-                           f"{len(orphans)} tool result(s) among them answer a tool call you delete, and a provider "
-                           f"refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
-                           f"to the human message that starts the turn ({len(kept)} messages here).")
-        return q.wrong(f"{where} you remove {len(removed)} messages and keep {len(messages) - len(set(removed))}; "
-                       f"the node should keep `valid_tail(messages, {keep_last})`, the last {len(kept)}, and remove "
-                       f"the {len(expected)} before them.")
+            return q.wrong(_("{where} you keep the last {keep_last} messages, "
+                             "{tail}, but "
+                             "{orphans} tool result(s) among them answer a tool call you delete, and a provider "
+                             "refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
+                             "to the human message that starts the turn ({kept} messages here).").format(
+                where=where, keep_last=keep_last, tail=short_list([_text_label(m) for m in messages[-keep_last:]], 4),
+                orphans=len(orphans), kept=len(kept)))
+        return q.wrong(_("{where} you remove {removed} messages and keep {count}; "
+                         "the node should keep `valid_tail(messages, {keep_last})`, the last {kept}, and remove "
+                         "the {expected} before them.").format(
+            where=where, removed=len(removed), count=len(messages) - len(set(removed)), keep_last=keep_last,
+            kept=len(kept), expected=len(expected)))
 
     # In the how-to's graph, on the Bob dialogue.
     from langgraph.checkpoint.memory import InMemorySaver
@@ -539,19 +567,23 @@ def _ex04_q5(q, make_summarize_node):
     config = {"configurable": {"thread_id": "check"}}
     for turn, text in enumerate(EX04_Q5_BOB, start=1):
         reply = q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
-                       about=f"turn {turn} ({text!r}) of the how-to's graph")["messages"][-1]
+                       about=_("turn {turn} ({text!r}) of the how-to's graph").format(turn=turn, text=text))["messages"][-1]
         values = graph.get_state(config).values
         stored = len(values.get("messages", []))
         if turn == 4 and (stored != 2 or not values.get("summary")):
-            return q.wrong(f"in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold "
-                           f"a summary and the last 2 messages; it holds {stored} messages and "
-                           f"{'a' if values.get('summary') else 'no'} summary.")
+            if values.get("summary"):
+                return q.wrong(_("in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold "
+                                 "a summary and the last 2 messages; it holds {count} messages and "
+                                 "a summary.").format(count=stored))
+            return q.wrong(_("in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold "
+                             "a summary and the last 2 messages; it holds {count} messages and "
+                             "no summary.").format(count=stored))
         if turn == 5 and "Bob" not in reply.content:
-            return q.wrong(f"in the how-to's graph, turn 5 asks \"what's my name?\" and the answer should come from "
-                           f"the summary, but it was {reply.content!r}.")
-    return q.correct("the node creates or extends the summary with the how-to's prompts, keeps a valid tail "
-                     "(no tool result without its call) and deletes the rest with RemoveMessage; in the how-to's "
-                     "graph, Bob's name survives the summary at turn 4.")
+            return q.wrong(_("in the how-to's graph, turn 5 asks \"what's my name?\" and the answer should come from "
+                             "the summary, but it was {reply!r}.").format(reply=reply.content))
+    return q.correct(_("the node creates or extends the summary with the how-to's prompts, keeps a valid tail "
+                       "(no tool result without its call) and deletes the rest with RemoveMessage; in the how-to's "
+                       "graph, Bob's name survives the summary at turn 4."))
 
 
 EX04_Q5_BOB = ("hi! I'm bob", "what's my name?", "i like the celtics!", "i like how much they win", "what's my name?")

@@ -13,6 +13,7 @@ from course_utils.checks.ex04 import ex04_trim
 from course_utils.checks.claims import EX05_Q4 as EX05_Q4_CLAIM
 from course_utils.checks.kinds import grade_number, counts_of, need_reason, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
+from course_utils.core.i18n import _
 from course_utils.window.sequences import safe_trim_kwargs
 
 ex05 = Exercise("05", "Threshold selection", "05_threshold_selection")
@@ -32,16 +33,16 @@ def _ex05_q1(q, H_max):
     L, S, U, R, M = EX05_Q1.values()
     expected = L - S - U - R - M
     known = {
-        expected + M: "that is B: you forgot the safety margin M (800).",
-        expected + R: "you forgot the reply reserve R (2000).",
-        expected + U: "you forgot the user input U (600).",
-        expected + S: "you forgot the system prompt S (900).",
-        expected + 2 * M: "the margin is taken off, not added.",
-        S + U + R + M: "that is what the fixed parts use; H_max is what is left of L.",
+        expected + M: _("that is B: you forgot the safety margin M (800)."),
+        expected + R: _("you forgot the reply reserve R (2000)."),
+        expected + U: _("you forgot the user input U (600)."),
+        expected + S: _("you forgot the system prompt S (900)."),
+        expected + 2 * M: _("the margin is taken off, not added."),
+        S + U + R + M: _("that is what the fixed parts use; H_max is what is left of L."),
     }
-    return grade_number(q, H_max, "H_max", expected, known, "Take S, U, R and M off L one at a time.",
-                         f"16384 - 900 = 15484; 15484 - 600 = 14884; 14884 - 2000 = 12884; 12884 - 800 = "
-                         f"{expected}. H_max = {expected} tokens.")
+    return grade_number(q, H_max, "H_max", expected, known, _("Take S, U, R and M off L one at a time."),
+                         _("16384 - 900 = 15484; 15484 - 600 = 14884; 14884 - 2000 = 12884; 12884 - 800 = "
+                           "{expected}. H_max = {expected} tokens.").format(expected=expected))
 
 
 @ex05.question(
@@ -57,14 +58,14 @@ def _ex05_q2(q, change):
     new = L - S - U - (R + 1000) - M
     expected = new - (L - S - U - R - M)
     known = {
-        1000: "the sign: more room reserved for the reply leaves *less* for the history, so H_max goes down.",
-        new: f"that is the new H_max ({new}); the question asks for the change (new minus old).",
-        0: "R is one of the terms taken off the limit, so changing it changes H_max.",
-        -2000: "R grows by 1000, so H_max changes by 1000.",
+        1000: _("the sign: more room reserved for the reply leaves *less* for the history, so H_max goes down."),
+        new: _("that is the new H_max ({new}); the question asks for the change (new minus old).").format(new=new),
+        0: _("R is one of the terms taken off the limit, so changing it changes H_max."),
+        -2000: _("R grows by 1000, so H_max changes by 1000."),
     }
-    return grade_number(q, change, "change", expected, known, "change = H_max(R=3000) - H_max(R=2000).",
-                         f"{expected}: H_max shrinks from 12084 to {new}, token for token, because more room is "
-                         f"reserved for the reply.")
+    return grade_number(q, change, "change", expected, known, _("change = H_max(R=3000) - H_max(R=2000)."),
+                         _("{expected}: H_max shrinks from 12084 to {new}, token for token, because more room is "
+                           "reserved for the reply.").format(expected=expected, new=new))
 
 
 def _ex05_reference(messages, fact_id, max_tokens):
@@ -95,12 +96,13 @@ def _ex05_q3_cases():
         ("long_chat", chat, "lc-02", 1000),
         ("long_chat", chat, "lc-10", 2000),
         ("long_chat", chat, "lc-02", 5000),
-        ("the first 31 messages of long_chat", chat[:31], "lc-08", 400),
+        (_("the first 31 messages of long_chat"), chat[:31], "lc-08", 400),
     ]
     for seed in (61, 62):
         messages = random_conversation(seed, turns=9, system=True, tools=seed == 62)
         humans = [m.id for m in messages if isinstance(m, HumanMessage)]
-        cases.append((f"a generated conversation of {counts_of(messages)}", messages, humans[1], 250))
+        cases.append((_("a generated conversation of {counts}").format(counts=counts_of(messages)), messages,
+                      humans[1], 250))
     return cases
 
 
@@ -118,18 +120,20 @@ def _ex05_q3_cases():
 def _ex05_q3(q, cost_and_forgetting):
     fn = q.need_function(cost_and_forgetting, "cost_and_forgetting")
     for what, messages, fact_id, cap in _ex05_q3_cases():
-        about = f"{what}, fact {fact_id!r}, max_tokens={cap}"
+        about = _("{what}, fact {fact_id!r}, max_tokens={cap}").format(what=what, fact_id=fact_id, cap=cap)
         given = list(messages)
         before = snapshot(given)
         got = q.call(fn, given, fact_id, cap, about=about)
         if snapshot(given) != before:
-            return q.wrong(f"for {about}: your function changed the conversation it was given.")
+            return q.wrong(_("for {about}: your function changed the conversation it was given.").format(about=about))
         total, forgotten, report, sent_lists = _ex05_reference(messages, fact_id, cap)
         if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return q.wrong(f"return a pair `(total_sent, forgotten_at)`; for {about} you returned {describe(got)}.")
+            return q.wrong(_("return a pair `(total_sent, forgotten_at)`; for {about} you returned {value}.").format(
+                about=about, value=describe(got)))
         got_total, got_forgotten = got
         if isinstance(got_total, bool) or not isinstance(got_total, int):
-            return q.wrong(f"`total_sent` should be an int, got {describe(got_total)} for {about}.")
+            return q.wrong(_("`total_sent` should be an int, got {value} for {about}.").format(
+                value=describe(got_total), about=about))
         if got_total != total:
             from course_utils.window.growth import replay_growth
 
@@ -137,32 +141,38 @@ def _ex05_q3(q, cost_and_forgetting):
             no_system = replay_growth(messages, "approximate", policy=lambda h: trim_messages(
                 h, max_tokens=cap, token_counter="approximate", strategy="last", start_on="human"))
             if got_total == everything:
-                return q.wrong(f"for {about}: your total, {got_total}, is what sending everything costs; "
-                               f"with the cap each call sends only the trimmed list ({total} in all).")
+                return q.wrong(_("for {about}: your total, {got}, is what sending everything costs; "
+                                 "with the cap each call sends only the trimmed list ({total} in all).").format(
+                    about=about, got=got_total, total=total))
             if got_total == no_system.total_sent_tokens:
-                return q.wrong(f"for {about}: your total leaves out the system prompt: trim with "
-                               f"include_system=True, as the question says.")
+                return q.wrong(_("for {about}: your total leaves out the system prompt: trim with "
+                                 "include_system=True, as the question says.").format(about=about))
             if got_total == sum(r.history_tokens for r in report.rows[-1:]) or got_total == report.rows[-1].sent_tokens:
-                return q.wrong(f"for {about}: {got_total} is one call; add up what every call sends.")
-            return q.wrong(f"for {about}: the total sent should be {total}, you returned {got_total}.")
+                return q.wrong(_("for {about}: {got} is one call; add up what every call sends.").format(
+                    about=about, got=got_total))
+            return q.wrong(_("for {about}: the total sent should be {total}, you returned {got}.").format(
+                about=about, total=total, got=got_total))
         if got_forgotten != forgotten:
             rows = report.rows
             if forgotten is not None and got_forgotten == forgotten - 1:
-                return q.wrong(f"for {about}: off by one: call {forgotten} is the first without {fact_id!r} "
-                               f"(calls are numbered from 1).")
+                return q.wrong(_("for {about}: off by one: call {forgotten} is the first without {fact_id!r} "
+                                 "(calls are numbered from 1).").format(about=about, forgotten=forgotten, fact_id=fact_id))
             if forgotten is not None and got_forgotten == rows[forgotten - 1].ai_index:
-                return q.wrong(f"for {about}: {got_forgotten} is the position of the AIMessage; return the call "
-                               f"number, `row.call`.")
+                return q.wrong(_("for {about}: {got} is the position of the AIMessage; return the call "
+                                 "number, `row.call`.").format(about=about, got=got_forgotten))
             if got_forgotten is None and forgotten is not None:
-                return q.wrong(f"for {about}: the fact is dropped at call {forgotten}, but you say it never is. "
-                               f"Look in what each call *sends* (the trimmed list), not in the stored history.")
+                return q.wrong(_("for {about}: the fact is dropped at call {forgotten}, but you say it never is. "
+                                 "Look in what each call *sends* (the trimmed list), not in the stored history.").format(
+                    about=about, forgotten=forgotten))
             if forgotten is None:
-                return q.wrong(f"for {about}: every call still sends {fact_id!r}: return None for "
-                               f"`forgotten_at`, you returned {describe(got_forgotten)}.")
-            return q.wrong(f"for {about}: {fact_id!r} is first missing from call {forgotten}, you said "
-                           f"{describe(got_forgotten)}.")
-    return q.correct("cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
-                     "and on generated conversations. A lower cap costs less and forgets sooner.")
+                return q.wrong(_("for {about}: every call still sends {fact_id!r}: return None for "
+                                 "`forgotten_at`, you returned {value}.").format(
+                    about=about, fact_id=fact_id, value=describe(got_forgotten)))
+            return q.wrong(_("for {about}: {fact_id!r} is first missing from call {forgotten}, you said "
+                             "{value}.").format(about=about, fact_id=fact_id, forgotten=forgotten,
+                                                value=describe(got_forgotten)))
+    return q.correct(_("cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
+                       "and on generated conversations. A lower cap costs less and forgets sooner."))
 
 
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
@@ -184,87 +194,97 @@ def _ex05_q4(q, plan, why):
     L, S, U, longest, error = EX05_Q4.values()
     q.need(plan, "plan")
     if not isinstance(plan, Mapping):
-        return q.wrong(f"`plan` should be a dict with {', '.join(EX05_Q4_KEYS)}, got {describe(plan)}.")
+        return q.wrong(_("`plan` should be a dict with {keys}, got {value}.").format(
+            keys=', '.join(EX05_Q4_KEYS), value=describe(plan)))
     missing = [k for k in EX05_Q4_KEYS if k not in plan]
     if missing:
-        which = (" (`include_system` says which list you trim: True for the whole list, False for the history "
-                 "alone)" if "include_system" in missing else "")
-        return q.wrong(f"`plan` is missing {missing}{which}.")
+        which = (_(" (`include_system` says which list you trim: True for the whole list, False for the history "
+                   "alone)") if "include_system" in missing else "")
+        return q.wrong(_("`plan` is missing {missing}{which}.").format(missing=missing, which=which))
     for key in EX05_Q4_KEYS:
         if plan[key] is Ellipsis:
-            return q.not_attempted(f"`plan[{key!r}]` is still `...`: fill it in.")
+            return q.not_attempted(_("`plan[{key!r}]` is still `...`: fill it in.").format(key=key))
     R, M, cap = (q.as_int(plan[k], f"plan[{k!r}]") for k in ("reserve", "margin", "max_tokens"))
     whole_list = plan["include_system"]
     if not isinstance(whole_list, bool):
-        return q.wrong(f"`plan['include_system']` should be True (you trim the whole list: system prompt, "
-                       f"history and new input) or False (you trim the history alone), got {describe(whole_list)}.")
+        return q.wrong(_("`plan['include_system']` should be True (you trim the whole list: system prompt, "
+                         "history and new input) or False (you trim the history alone), got {value}.").format(
+            value=describe(whole_list)))
     low_margin = int(L * error + 0.999)
     if R < longest:
-        return q.wrong(f"reserve={R} is less than the longest reply ({longest}): those answers would be cut off "
-                       f"or the call refused.")
+        return q.wrong(_("reserve={R} is less than the longest reply ({longest}): those answers would be cut off "
+                         "or the call refused.").format(R=R, longest=longest))
     if R > 2 * longest:
-        return q.wrong(f"reserve={R} is more than twice the longest reply ({longest}): every token reserved and "
-                       f"never used is taken from the history.")
+        return q.wrong(_("reserve={R} is more than twice the longest reply ({longest}): every token reserved and "
+                         "never used is taken from the history.").format(R=R, longest=longest))
     if M < low_margin:
-        return q.wrong(f"margin={M} does not cover the counter's error: 5% of {L} is {low_margin} tokens.")
+        return q.wrong(_("margin={M} does not cover the counter's error: 5% of {L} is {low} tokens.").format(
+            M=M, L=L, low=low_margin))
     if M > L // 5:
-        return q.wrong(f"margin={M} is over 20% of the window: that much unused room costs history for no gain.")
+        return q.wrong(_("margin={M} is over 20% of the window: that much unused room costs history for no "
+                         "gain.").format(M=M))
     try:
         h_max = history_budget(L, S, U, R, margin=M)
     except ValueError as exc:  # pragma: no cover - the ranges above leave room
         return q.wrong(str(exc))
     whole = h_max + S + U  # = L - R - M: the cap of a list that also holds the system prompt and the new input
     if cap == L:
-        return q.wrong(f"max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
-                       f"for the history alone, S and U) leave.")
+        return q.wrong(_("max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
+                         "for the history alone, S and U) leave.").format(cap=cap))
     if whole_list:
         if cap == h_max:
-            return q.wrong(f"max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
-                           f"the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
-                           f"cap is H_max + S + U = L - R - M = {whole}; with H_max the history gets {S + U} "
-                           f"tokens less than it may use.")
+            return q.wrong(_("max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
+                             "the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
+                             "cap is H_max + S + U = L - R - M = {whole}; with H_max the history gets {SU} "
+                             "tokens less than it may use.").format(cap=cap, S=S, U=U, whole=whole, SU=S + U))
         if cap == L - R:
-            return q.wrong(f"max_tokens={cap} is L - R, without the margin: use L - R - M = {whole}.")
+            return q.wrong(_("max_tokens={cap} is L - R, without the margin: use L - R - M = {whole}.").format(
+                cap=cap, whole=whole))
         if cap > whole:
-            return q.wrong(f"max_tokens={cap} is more than L - R - M = {L} - {R} - {M} = {whole}: a full list "
-                           f"would push the call over the window, into the room kept for the reply.")
+            return q.wrong(_("max_tokens={cap} is more than L - R - M = {L} - {R} - {M} = {whole}: a full list "
+                             "would push the call over the window, into the room kept for the reply.").format(
+                cap=cap, L=L, R=R, M=M, whole=whole))
         if cap < whole:
-            return q.wrong(f"max_tokens={cap} is below L - R - M = {whole} with your own R and M: the model "
-                           f"forgets sooner than it has to. The list holds S and U too, so use L - R - M.")
+            return q.wrong(_("max_tokens={cap} is below L - R - M = {whole} with your own R and M: the model "
+                             "forgets sooner than it has to. The list holds S and U too, so use L - R - M.").format(
+                cap=cap, whole=whole))
     else:
         if cap == whole:
-            return q.wrong(f"max_tokens={cap} is L - R - M, the cap for the whole list with the system prompt and "
-                           f"the new input in it. With include_system=False you trim the history alone, so its cap "
-                           f"is H_max = L - S - U - R - M = {h_max}: {cap} would let the history take the room of "
-                           f"S and U and push the call over the window.")
+            return q.wrong(_("max_tokens={cap} is L - R - M, the cap for the whole list with the system prompt and "
+                             "the new input in it. With include_system=False you trim the history alone, so its cap "
+                             "is H_max = L - S - U - R - M = {h_max}: {cap} would let the history take the room of "
+                             "S and U and push the call over the window.").format(cap=cap, h_max=h_max))
         if cap == L - S - U - R:
-            return q.wrong(f"max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M = {h_max}.")
+            return q.wrong(_("max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M = "
+                             "{h_max}.").format(cap=cap, h_max=h_max))
         if cap > h_max:
-            return q.wrong(f"max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} = {h_max}: a full "
-                           f"history would push the call over the window.")
+            return q.wrong(_("max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} = {h_max}: a full "
+                             "history would push the call over the window.").format(
+                cap=cap, L=L, S=S, U=U, R=R, M=M, h_max=h_max))
         if cap < h_max:
-            return q.wrong(f"max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
-                           f"sooner than it has to. Use H_max.")
+            return q.wrong(_("max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
+                             "sooner than it has to. Use H_max.").format(cap=cap, h_max=h_max))
     start_on = plan["start_on"]
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
-        return q.wrong(f"start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
-                       f"start with one whose tool call was cut. start_on=\"human\" avoids that.")
+        return q.wrong(_("start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
+                         "start with one whose tool call was cut. start_on=\"human\" avoids that.").format(
+            start_on=start_on))
     need_reason(q, why, claim=EX05_Q4_CLAIM)
     from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")
     if whole_list:
         kept = trim_messages(agent, **safe_trim_kwargs(cap, "approximate"))
-        how = (f"max_tokens = L - R - M = {whole} (H_max = {h_max}, plus S and U, which are in the list), so a "
-               f"full list still fits. With it the whole agent_tools conversation ({len(kept)} messages, system "
-               f"prompt included)")
+        how = _("max_tokens = L - R - M = {whole} (H_max = {h_max}, plus S and U, which are in the list), so a "
+                "full list still fits. With it the whole agent_tools conversation ({count} messages, system "
+                "prompt included)").format(whole=whole, h_max=h_max, count=len(kept))
     else:
         kept = trim_messages(agent[1:], max_tokens=cap, token_counter="approximate", strategy="last",
                              start_on="human")
-        how = (f"max_tokens = H_max = {h_max}, so a full history still fits. With it the whole agent_tools "
-               f"history ({len(kept)} messages)")
-    return q.correct(f"R = {R} covers replies up to {longest}, M = {M} covers the 5% counting error, and {how} "
-                     f"is sent without an orphaned ToolMessage.")
+        how = _("max_tokens = H_max = {h_max}, so a full history still fits. With it the whole agent_tools "
+                "history ({count} messages)").format(h_max=h_max, count=len(kept))
+    return q.correct(_("R = {R} covers replies up to {longest}, M = {M} covers the 5% counting error, and {how} "
+                       "is sent without an orphaned ToolMessage.").format(R=R, longest=longest, M=M, how=how))
 
 
 # --- question 5: what a prompt cache serves (lesson 05b, sections 2 and 3) -----------------------------
@@ -332,20 +352,21 @@ def _ex05_q5_cases():
     for name in ("GPT-6.2 Sol", "Claude Haiku 4.5"):
         minimum = model_info(name).caching.min_prefix_tokens
         for run in runs:
-            cases.append((f"spread_chat, {run.strategy} at 3072 tokens, minimum {minimum:,} ({name})",
+            cases.append((_("spread_chat, {strategy} at 3072 tokens, minimum {minimum:,} ({name})").format(
+                strategy=run.strategy, minimum=minimum, name=name),
                           [list(sent) for sent in run.sent], minimum))
     messages = random_conversation(71, turns=6, system=True, tools=False)
     humans = [i for i, m in enumerate(messages) if isinstance(m, _Human)]
     grown = [messages[: i + 1] for i in humans]
-    cases.append(("a generated conversation sent whole every turn, no minimum", grown, 0))
+    cases.append((_("a generated conversation sent whole every turn, no minimum"), grown, 0))
     # A minimum between the calls' sizes: some shared prefixes pass it, some do not.
     records = _ex05_cache_records(grown)
     middle = sorted(c.input_tokens for c in records)[len(records) // 2]
-    cases.append((f"the same calls, minimum {middle}", grown, middle))
+    cases.append((_("the same calls, minimum {middle}").format(middle=middle), grown, middle))
     # A call that repeats an older call's start, not the previous one's.
     a, b = humans[1], humans[2]
-    cases.append(("calls that go back to an older start", [messages[: a + 1], [messages[0], *messages[b:b + 1]],
-                                                              messages[: a + 2]], 0))
+    cases.append((_("calls that go back to an older start"), [messages[: a + 1], [messages[0], *messages[b:b + 1]],
+                                                                messages[: a + 2]], 0))
     return cases
 
 
@@ -367,27 +388,33 @@ def _ex05_q5(q, cached_tokens):
         given = [list(sent) for sent in calls]
         got = q.call(fn, given, minimum, about=about)
         if got is None:
-            return q.wrong(f"`cached_tokens` returned None for {about}: return the number of tokens, an int.")
-        got = q.as_int(got, "what cached_tokens returned")
+            return q.wrong(_("`cached_tokens` returned None for {about}: return the number of tokens, an int.").format(
+                about=about))
+        got = q.as_int(got, _("what cached_tokens returned"))
         expected = _ex05_cache_reference(calls, minimum)
         if got == expected:
             continue
         slips = _ex05_cache_mistakes(calls, minimum)
         if got == slips["no_minimum"]:
-            return q.wrong(f"for {about}: you ignored the minimum. A provider caches nothing shorter than its "
-                           f"minimum prefix: a shared prefix under {minimum:,} tokens is not served ({expected}).")
+            return q.wrong(_("for {about}: you ignored the minimum. A provider caches nothing shorter than its "
+                             "minimum prefix: a shared prefix under {minimum:,} tokens is not served ({expected}).").format(
+                about=about, minimum=minimum, expected=expected))
         if got == slips["whole_call"]:
-            return q.wrong(f"for {about}: you compared the whole call with the minimum. It is the shared "
-                           f"*prefix* that must reach {minimum:,} tokens to be served ({expected}).")
+            return q.wrong(_("for {about}: you compared the whole call with the minimum. It is the shared "
+                             "*prefix* that must reach {minimum:,} tokens to be served ({expected}).").format(
+                about=about, minimum=minimum, expected=expected))
         if got == slips["anywhere"]:
-            return q.wrong(f"for {about}: you counted every message seen before, wherever it is. A cache serves "
-                           f"only a *prefix*: once one message differs, everything after it is new ({expected}).")
+            return q.wrong(_("for {about}: you counted every message seen before, wherever it is. A cache serves "
+                             "only a *prefix*: once one message differs, everything after it is new ({expected}).").format(
+                about=about, expected=expected))
         if got == slips["whole"]:
-            return q.wrong(f"for {about}: you counted whole calls. Only the leading messages an earlier call also "
-                           f"started with are cached ({expected}).")
+            return q.wrong(_("for {about}: you counted whole calls. Only the leading messages an earlier call also "
+                             "started with are cached ({expected}).").format(about=about, expected=expected))
         if got == slips["previous_only"]:
-            return q.wrong(f"for {about}: you compared with the previous call only. A cache keeps every earlier "
-                           f"prefix: take the longest match with any earlier call ({expected}).")
-        return q.wrong(f"for {about}: a cache serves {expected} tokens, you returned {got}.")
-    return q.correct("your count matches the cache rule, minimum included, on sliding and chunked trimming and "
-                     "on generated calls. Run the next cell to compare the two trims for two models.")
+            return q.wrong(_("for {about}: you compared with the previous call only. A cache keeps every earlier "
+                             "prefix: take the longest match with any earlier call ({expected}).").format(
+                about=about, expected=expected))
+        return q.wrong(_("for {about}: a cache serves {expected} tokens, you returned {got}.").format(
+            about=about, expected=expected, got=got))
+    return q.correct(_("your count matches the cache rule, minimum included, on sliding and chunked trimming and "
+                       "on generated calls. Run the next cell to compare the two trims for two models."))
