@@ -193,7 +193,7 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     per_call.xaxis.set_major_locator(call_ticks())
     per_call.set_ylim(0, top * 1.08)
     per_call.set_xlabel(drawn(_("model call")))
-    per_call.set_ylabel(drawn(_("tokens ({counter})").format(counter=report.token_counter)))
+    per_call.set_ylabel(drawn(_("tokens ({counter})").format(counter=translate(report.token_counter))))
     per_call.set_title(drawn(_("tokens per call")))
     per_call.legend(loc="upper left", fontsize=8)
     per_call.grid(alpha=0.3)
@@ -389,7 +389,7 @@ def growth_alt_text(report: GrowthReport, *, upto: int | None = None) -> str:
     if not rows:
         return said(translate("Tokens per call: no model call to show."))
     first, last = rows[0], rows[-1]
-    counter = report.token_counter
+    counter = translate(report.token_counter)  # "exact", "approximate": words in Persian; an encoding stays
     if last.call == first.call:
         head = translate("Tokens at call 1 ({counter} counter): ").format(counter=counter)
         growth = translate("the history holds {tokens:,} tokens").format(tokens=first.history_tokens)
