@@ -81,7 +81,9 @@ def numbers(cell) -> Counter:
         texts = [output.get("text", "")] if output.output_type == "stream" else []
         data = output.get("data", {})
         # HTML entities are not numbers a learner reads: "user&#x27;s" in an English alt text holds no 27.
-        texts += [data.get("text/plain", ""), html.unescape("".join(data.get("text/html", "")))]
+        # An inline figure's base64 PNG is no text: the Persian figure's pixels differ, its digits mean nothing.
+        inline = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]+", "", "".join(data.get("text/html", "")))
+        texts += [data.get("text/plain", ""), html.unescape(inline)]
         if output.output_type == "error":
             texts.append(output.get("evalue", ""))
         for text in texts:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from matplotlib.ticker import MaxNLocator
 
 from course_utils.core.args import check_instance
-from course_utils.core.i18n import _
-from course_utils.pictures.plots import DescribedFigure
+from course_utils.core.i18n import _, translate
+from course_utils.pictures.plots import DescribedFigure, drawn
 from course_utils.core.style import HISTORY_COLOUR, LIMIT_COLOUR, NEUTRAL, SENT_COLOUR
 from course_utils.agentic.subagents import CHILD_NAME, IsolationComparison, break_even, cumulative_tokens
 from course_utils.agentic.tool_selection import SchemaRow
@@ -49,14 +49,15 @@ def windows_figure(comparison: IsolationComparison) -> DescribedFigure:
         seen = set()
         for number, call in enumerate(run.calls, start=1):
             colour, hatch = AGENT_STYLES.get(call.agent, (NEUTRAL, ""))
-            label = None if call.agent in seen else call.agent
+            label = None if call.agent in seen else drawn(translate(call.agent))
             seen.add(call.agent)
             ax.bar(number, call.input_tokens, color=colour, hatch=hatch, edgecolor="white", label=label)
-        ax.set(title=f"{run.name}: {run.total_calls} calls", xlabel="model call, in order", xlim=(0.4, len(run.calls) + 0.6))
+        ax.set(title=drawn(_("{name}: {calls} calls").format(name=translate(run.name), calls=run.total_calls)),
+               xlabel=drawn(_("model call, in order")), xlim=(0.4, len(run.calls) + 0.6))
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize=8, loc="upper left")
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("input tokens of the call")
+    axes[0].set_ylabel(drawn(_("input tokens of the call")))
     return fig
 
 
@@ -81,12 +82,12 @@ def totals_figure(comparison: IsolationComparison) -> DescribedFigure:
     ax = fig.subplots()
     for run, colour, marker in ((comparison.single, SENT_COLOUR, "o"), (comparison.isolated, HISTORY_COLOUR, "s")):
         totals = cumulative_tokens(run)
-        ax.plot(range(1, len(totals) + 1), totals, marker=marker, color=colour, label=run.name)
+        ax.plot(range(1, len(totals) + 1), totals, marker=marker, color=colour, label=drawn(translate(run.name)))
     turns = break_even(comparison.single, comparison.isolated)
     if turns:
-        ax.axvline(turns, color=LIMIT_COLOUR, linestyle="--", label=f"isolation pays from request {turns}")
-    ax.set(xlabel="requests so far", ylabel="tokens of every call (in + out)",
-           title="total cost: one agent against parent + sub-agent")
+        ax.axvline(turns, color=LIMIT_COLOUR, linestyle="--", label=drawn(_("isolation pays from request {turns}").format(turns=turns)))
+    ax.set(xlabel=drawn(_("requests so far")), ylabel=drawn(_("tokens of every call (in + out)")),
+           title=drawn(_("total cost: one agent against parent + sub-agent")))
     ax.set_xticks(range(1, len(comparison.single.requests) + 1))
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
@@ -116,17 +117,17 @@ def schema_figure(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> De
     fig = DescribedFigure(figsize=(9.0, 3.4), dpi=100, layout="constrained")
     fig.alt_text = _("Input tokens per call, tool schemas shaded. {point}").format(point=schema_text(before, after))
     axes = fig.subplots(1, 2, sharey=True)
-    for ax, rows, title in ((axes[0], before, "every tool bound"), (axes[1], after, "LLMToolSelectorMiddleware")):
+    for ax, rows, title in ((axes[0], before, _("every tool bound")), (axes[1], after, "LLMToolSelectorMiddleware")):
         for row in rows:
             hatch = SELECTION_HATCH if row.purpose == "selection" else ""
             ax.bar(row.call, row.schema_tokens, color=SCHEMA_COLOUR, hatch=hatch, edgecolor="white")
             ax.bar(row.call, row.input_tokens - row.schema_tokens, bottom=row.schema_tokens, color=NEUTRAL,
                    hatch=hatch, edgecolor="white")
-        ax.set(title=title, xlabel="model call (dotted: a selector call)")
+        ax.set(title=drawn(title), xlabel=drawn(_("model call (dotted: a selector call)")))
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("input tokens")
+    axes[0].set_ylabel(drawn(_("input tokens")))
     from matplotlib.patches import Patch
 
-    axes[0].legend(handles=[Patch(color=SCHEMA_COLOUR, label="tool schemas"), Patch(color=NEUTRAL, label="everything else")],
-                   fontsize=8, loc="upper left")
+    axes[0].legend(handles=[Patch(color=SCHEMA_COLOUR, label=drawn(_("tool schemas"))),
+                            Patch(color=NEUTRAL, label=drawn(_("everything else")))], fontsize=8, loc="upper left")
     return fig

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 from course_utils.window.memory_costs import MemoryCosts
 from course_utils.agentic.offload import OffloadRun
-from course_utils.pictures.plots import call_ticks, described
+from course_utils.core.i18n import _, translate
+from course_utils.pictures.plots import call_ticks, described, drawn, said
 from course_utils.core.style import HISTORY_COLOUR, NEUTRAL, SENT_COLOUR
 
 
 def memory_costs_alt_text(costs: MemoryCosts) -> str:
-    return (f"Tokens sent per call over a {costs.turns}-turn chat: with the memory in the history the calls grow "
-            f"from {costs.history_calls[0]:,} to {costs.history_calls[-1]:,} tokens ({costs.history_total:,} in "
-            f"all); with the memory in the store they stay between {min(costs.store_calls):,} and "
-            f"{max(costs.store_calls):,} tokens ({costs.store_total:,} in all, counting the "
-            f"{len(costs.store_saves)} extra calls that saved the facts).")
+    return said(translate(
+        "Tokens sent per call over a {turns}-turn chat: with the memory in the history the calls grow from {first:,} "
+        "to {last:,} tokens ({history_total:,} in all); with the memory in the store they stay between {least:,} and "
+        "{most:,} tokens ({store_total:,} in all, counting the {saves} extra calls that saved the facts).").format(
+        turns=costs.turns, first=costs.history_calls[0], last=costs.history_calls[-1], history_total=costs.history_total,
+        least=min(costs.store_calls), most=max(costs.store_calls), store_total=costs.store_total,
+        saves=len(costs.store_saves)))
 
 
 def memory_costs_figure(costs: MemoryCosts):
@@ -34,22 +37,25 @@ def memory_costs_figure(costs: MemoryCosts):
     fig = described(memory_costs_alt_text(costs), figsize=(8.5, 3.4))
     ax = fig.add_subplot()
     turns = range(1, costs.turns + 1)
-    ax.plot(turns, costs.history_calls, color=HISTORY_COLOUR, marker="o", markersize=3, label="memory in the history")
-    ax.plot(turns, costs.store_calls, color=SENT_COLOUR, marker="s", markersize=3, label="memory in the store")
-    ax.set_xlabel("turn (one model call each; the store adds one call per fact saved)")
-    ax.set_ylabel("tokens sent")
+    ax.plot(turns, costs.history_calls, color=HISTORY_COLOUR, marker="o", markersize=3, label=drawn(_("memory in the history")))
+    ax.plot(turns, costs.store_calls, color=SENT_COLOUR, marker="s", markersize=3, label=drawn(_("memory in the store")))
+    ax.set_xlabel(drawn(_("turn (one model call each; the store adds one call per fact saved)")))
+    ax.set_ylabel(drawn(_("tokens sent")))
     ax.xaxis.set_major_locator(call_ticks())
     ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
     ax.legend(frameon=False)
-    ax.set_title("Remembering the user: what each call is sent")
+    ax.set_title(drawn(_("Remembering the user: what each call is sent")))
     fig.tight_layout()
     return fig
 
 
 def offload_alt_text(kept: OffloadRun, offloaded: OffloadRun) -> str:
-    steps = "; ".join(f"after request {i + 1}, {a:,} tokens kept in the history against {b:,} offloaded"
-                      for i, (a, b) in enumerate(zip(kept.tokens, offloaded.tokens)))
-    return f"Tokens the next call is sent: {steps}. The read-back brings the whole result back."
+    steps = translate("; ").join(
+        translate("after request {request}, {kept:,} tokens kept in the history against {offloaded:,} offloaded").format(
+            request=i + 1, kept=a, offloaded=b)
+        for i, (a, b) in enumerate(zip(kept.tokens, offloaded.tokens)))
+    return said(translate("Tokens the next call is sent: {steps}. The read-back brings the whole result back.").format(
+        steps=steps))
 
 
 def offload_figure(kept: OffloadRun, offloaded: OffloadRun):
@@ -61,16 +67,20 @@ def offload_figure(kept: OffloadRun, offloaded: OffloadRun):
     ax = fig.add_subplot()
     n = min(len(kept.tokens), len(offloaded.tokens))
     xs = range(n)
-    ax.bar([x - 0.2 for x in xs], kept.tokens[:n], width=0.4, color=HISTORY_COLOUR, label=kept.name)
-    ax.bar([x + 0.2 for x in xs], offloaded.tokens[:n], width=0.4, color=SENT_COLOUR, label=offloaded.name)
+    ax.bar([x - 0.2 for x in xs], kept.tokens[:n], width=0.4, color=HISTORY_COLOUR, label=drawn(translate(kept.name)))
+    ax.bar([x + 0.2 for x in xs], offloaded.tokens[:n], width=0.4, color=SENT_COLOUR, label=drawn(translate(offloaded.name)))
     for x in xs:
         ax.annotate(f"{offloaded.tokens[x]:,}", (x + 0.2, offloaded.tokens[x]), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(list(xs), [f"request {x + 1}" for x in xs])
-    ax.set_ylabel("tokens in the history")
+    ax.set_xticks(list(xs), [drawn(_("request {number}").format(number=x + 1)) for x in xs])
+    ax.set_ylabel(drawn(_("tokens in the history")))
     ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
     ax.set_ylim(0, max(*kept.tokens[:n], *offloaded.tokens[:n]) * 1.3)  # room for the legend above the bars
     ax.legend(frameon=False, loc="upper left", ncol=2)
-    size = f"{offloaded.offloaded[0].tokens:,}-token" if offloaded.offloaded else "large"
-    ax.set_title(f"A {size} tool result: kept in the history, or offloaded with a pointer")
+    if offloaded.offloaded:
+        heading = _("A {tokens:,}-token tool result: kept in the history, or offloaded with a pointer").format(
+            tokens=offloaded.offloaded[0].tokens)
+    else:
+        heading = _("A large tool result: kept in the history, or offloaded with a pointer")
+    ax.set_title(drawn(heading))
     fig.tight_layout()
     return fig

@@ -25,7 +25,9 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from course_utils.core import i18n
 from course_utils.core.args import check_instance, check_int, check_text
+from course_utils.core.i18n import _, translate
 from course_utils.window.budget import BudgetWorking, OverflowWorking
 from course_utils.window.growth import GrowthReport
 from course_utils.pictures.render import image_html
@@ -54,13 +56,72 @@ class DescribedFigure(Figure):
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         png = figure_png(self)
-        alt = self.alt_text or "figure"  # never an empty alt on a figure that carries information
+        alt = self.alt_text or translate("figure")  # never an empty alt on a figure that carries information
         return {
-            "text/html": image_html(png, alt=alt),
+            # The <img> carries lang and dir in Persian (image.html.j2), so its alt needs no RTL isolate.
+            "text/html": image_html(png, alt=without_rtl_isolates(alt)),
             # Given here, so IPython's inline backend adds no second, differently rendered PNG.
             "image/png": base64.b64encode(png).decode("ascii"),
             "text/plain": alt,
         }
+
+
+def drawn(text: str) -> str:
+    """``text`` ready for matplotlib: unchanged in English; in a right-to-left language every line in an RTL isolate.
+
+    matplotlib (with libraqm) shapes Persian and orders it right to left, but
+    it takes a line's direction from its first strong letter, so
+    "80 token بیش از limit" would start from the left. matplotlib splits a
+    text at line breaks before laying it out, so each line gets its own
+    isolate (U+2067 ... U+2069, drawn as nothing).
+
+    >>> drawn("tokens")
+    'tokens'
+    >>> i18n.set_language("fa"); drawn("a\\nb") == "\\u2067a\\u2069\\n\\u2067b\\u2069"; i18n.set_language("en")
+    True
+    """
+    if i18n.direction() != "rtl":
+        return text
+    lines = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if line.startswith(i18n.RLI) and line.endswith(i18n.PDI) and line.count(i18n.RLI) == 1:
+            line = line[1:-1]
+        lines.append(f"{i18n.RLI}{line}{i18n.PDI}")
+    return "\n".join(lines)
+
+
+def said(text: str) -> str:
+    """A text alternative composed of translated parts, in one RTL isolate in a right-to-left language.
+
+    One isolate around the whole (not one per sentence): two isolated Persian
+    sentences on one printed line would read in the wrong order.
+    """
+    if i18n.direction() != "rtl":
+        return text
+    return f"{i18n.RLI}{text}{i18n.PDI}"
+
+
+def without_rtl_isolates(text: str) -> str:
+    """``text`` without its RTL isolates (U+2067 and the U+2069 closing each): for HTML, whose element has ``dir``.
+
+    Left-to-right isolates (U+2066 ... U+2069) inside stay: they keep an
+    English name or a number left to right inside a Persian sentence.
+
+    >>> without_rtl_isolates("\\u2067a \\u2066b\\u2069 c\\u2069") == "a \\u2066b\\u2069 c"
+    True
+    """
+    out, stack = [], []
+    for char in text:
+        if char in "\u2066\u2067\u2068":
+            stack.append(char)
+            if char == i18n.RLI:
+                continue
+        elif char == i18n.PDI and stack:
+            if stack.pop() == i18n.RLI:
+                continue
+        out.append(char)
+    return "".join(out)
 
 
 def call_ticks() -> MaxNLocator:
@@ -116,36 +177,37 @@ def growth_figure(report: GrowthReport, *, upto: int | None = None, title: str |
     # A long thread (thousands of calls) is drawn from one point per bucket of calls: each bucket's
     # largest value, so no peak is hidden (the text alternative says so); markers only when every call is drawn.
     history, k = _sampled(rows, "history_tokens")
-    sent, _ = _sampled(rows, "sent_tokens")
+    sent = _sampled(rows, "sent_tokens")[0]
     marks = {"marker": "o", "ms": 3} if k == 1 else {}
     per_call.plot([r.call for r in history], [r.history_tokens for r in history], color=HISTORY_COLOUR,
-                  label="history tokens", **marks)
-    per_call.plot([r.call for r in sent], [r.sent_tokens for r in sent], color=SENT_COLOUR, label="tokens sent",
+                  label=drawn(_("history tokens")), **marks)
+    per_call.plot([r.call for r in sent], [r.sent_tokens for r in sent], color=SENT_COLOUR, label=drawn(_("tokens sent")),
                   **({"marker": "s", "ms": 3} if k == 1 else {}))
     # Sized for the whole replay, and for what is sent as well as what is stored:
     # a policy that adds messages (a summary) can send more than the history holds.
     top = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     if report.limit is not None:
-        per_call.axhline(report.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {report.limit}")
+        per_call.axhline(report.limit, color=LIMIT_COLOUR, linestyle="--",
+                         label=drawn(_("limit {limit}").format(limit=report.limit)))
     per_call.set_xlim(0.5, calls + 0.5)
     per_call.xaxis.set_major_locator(call_ticks())
     per_call.set_ylim(0, top * 1.08)
-    per_call.set_xlabel("model call")
-    per_call.set_ylabel(f"tokens ({report.token_counter})")
-    per_call.set_title("tokens per call")
+    per_call.set_xlabel(drawn(_("model call")))
+    per_call.set_ylabel(drawn(_("tokens ({counter})").format(counter=translate(report.token_counter))))
+    per_call.set_title(drawn(_("tokens per call")))
     per_call.legend(loc="upper left", fontsize=8)
     per_call.grid(alpha=0.3)
 
-    total, _ = _sampled(rows, "cumulative_sent_tokens")
+    total = _sampled(rows, "cumulative_sent_tokens")[0]
     cumulative.plot([r.call for r in total], [r.cumulative_sent_tokens for r in total], color="#6d4c41", **marks)
     cumulative.set_xlim(0.5, calls + 0.5)
     cumulative.xaxis.set_major_locator(call_ticks())
     cumulative.set_ylim(0, max(report.rows[-1].cumulative_sent_tokens, 1) * 1.08)
-    cumulative.set_xlabel("model call")
-    cumulative.set_title("cumulative tokens sent")
+    cumulative.set_xlabel(drawn(_("model call")))
+    cumulative.set_title(drawn(_("cumulative tokens sent")))
     cumulative.grid(alpha=0.3)
     if title:
-        fig.suptitle(title)
+        fig.suptitle(drawn(translate(title)))
     return fig
 
 
@@ -181,8 +243,9 @@ def budget_figure(working: BudgetWorking, *, title: str | None = None) -> Figure
         ax.plot([i - 0.6, i + 0.6], [step.before, step.before], color=NEUTRAL, linewidth=0.8, linestyle=":")
     ax.set_xticks(positions, symbols)
     ax.set_ylim(0, working.limit * 1.12)
-    ax.set_ylabel("tokens")
-    ax.set_title(title or f"{working.formula} = {working.budget}", fontsize=10)
+    ax.set_ylabel(drawn(_("tokens")))
+    # The formula is symbols and digits: it stays left to right in every language.
+    ax.set_title(drawn(translate(title)) if title else f"{working.formula} = {working.budget}", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     return fig
 
@@ -197,15 +260,22 @@ def overflow_figure(working: OverflowWorking, *, title: str | None = None) -> Fi
     palette = ["#1e88e5", "#26a69a", "#ffa726", "#8e24aa", "#bdbdbd"]
     for i, (label, tokens) in enumerate(working.parts):
         ax.bar(0, tokens, bottom=bottom, color=palette[i % len(palette)], edgecolor="#212121", linewidth=0.6,
-               label=f"{label} {tokens}")
+               label=drawn(_("{part} {tokens}").format(part=translate(label), tokens=tokens)))
         bottom += tokens
-    ax.axhline(working.limit, color=LIMIT_COLOUR, linestyle="--", label=f"limit {working.limit}")
+    ax.axhline(working.limit, color=LIMIT_COLOUR, linestyle="--", label=drawn(_("limit {limit}").format(limit=working.limit)))
     ax.set_xlim(-0.8, 0.8)
     ax.set_xticks([])
     ax.set_ylim(0, max(working.total, working.limit) * 1.12)
-    ax.set_ylabel("tokens")
-    verdict = f"{working.over} over" if working.over > 0 else f"fits, {-working.over} to spare"
-    ax.set_title(title or f"{working.total} vs {working.limit}: {verdict}", fontsize=10)
+    ax.set_ylabel(drawn(_("tokens")))
+    if title:
+        heading = translate(title)
+    elif working.over > 0:
+        heading = translate("{total} vs {limit}: {over} over").format(total=working.total, limit=working.limit,
+                                                                        over=working.over)
+    else:
+        heading = translate("{total} vs {limit}: fits, {spare} to spare").format(
+            total=working.total, limit=working.limit, spare=-working.over)
+    ax.set_title(drawn(heading), fontsize=10)
     # Beside the axes, not inside: inside, the box covered the dashed limit line.
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
     return fig
@@ -225,8 +295,10 @@ def cumulative_figure(reports: Mapping[str, GrowthReport], *, title: str | None 
     fig = described(cumulative_alt_text(reports), figsize=(5.5, 3.2), dpi=100, layout="constrained")
     ax = fig.subplots()
     for label, report in reports.items():
-        ax.plot(report.column("call"), report.column("cumulative_sent_tokens"), marker="o", ms=3, label=label)
-    ax.set(xlabel="model call", ylabel="cumulative tokens sent", title=title or "cumulative tokens sent")
+        ax.plot(report.column("call"), report.column("cumulative_sent_tokens"), marker="o", ms=3,
+                label=drawn(translate(label)))
+    ax.set(xlabel=drawn(_("model call")), ylabel=drawn(_("cumulative tokens sent")),
+           title=drawn(translate(title) if title else _("cumulative tokens sent")))
     ax.xaxis.set_major_locator(call_ticks())
     ax.legend()
     ax.grid(alpha=0.3)
@@ -253,10 +325,12 @@ def languages_figure(
     ax = fig.subplots()
     for k, kind in enumerate(kinds):
         offset = (k - (len(kinds) - 1) / 2) * width
-        bars = ax.bar([i + offset for i in range(len(counts))], [row[kind] for row in counts.values()], width, label=kind)
+        bars = ax.bar([i + offset for i in range(len(counts))], [row[kind] for row in counts.values()], width,
+                      label=drawn(translate(kind)))
         ax.bar_label(bars, fontsize=8)
-    ax.set_xticks(range(len(counts)), list(counts))
-    ax.set(ylabel="tokens", ymargin=0.1, title=title or "the same text: tokens by way of counting")
+    ax.set_xticks(range(len(counts)), [drawn(translate(language)) for language in counts])
+    ax.set(ylabel=drawn(_("tokens")), ymargin=0.1,
+           title=drawn(translate(title) if title else _("the same text: tokens by way of counting")))
     ax.legend()
     return fig
 
@@ -313,40 +387,47 @@ def growth_alt_text(report: GrowthReport, *, upto: int | None = None) -> str:
     upto = len(report.rows) if upto is None else check_int(upto, "upto", minimum=1)
     rows = report.rows[:upto]
     if not rows:
-        return "Tokens per call: no model call to show."
+        return said(translate("Tokens per call: no model call to show."))
     first, last = rows[0], rows[-1]
-    head = f"Tokens per call, calls 1 to {last.call} ({report.token_counter} counter): "
+    counter = translate(report.token_counter)  # "exact", "approximate": words in Persian; an encoding stays
     if last.call == first.call:
-        head = f"Tokens at call 1 ({report.token_counter} counter): "
-        growth = f"the history holds {first.history_tokens:,} tokens"
+        head = translate("Tokens at call 1 ({counter} counter): ").format(counter=counter)
+        growth = translate("the history holds {tokens:,} tokens").format(tokens=first.history_tokens)
     else:
+        head = translate("Tokens per call, calls 1 to {last} ({counter} counter): ").format(last=last.call, counter=counter)
         step = (last.history_tokens - first.history_tokens) / (last.call - first.call)
-        growth = (f"history tokens grow from {first.history_tokens:,} at call {first.call} to "
-                  f"{last.history_tokens:,} at call {last.call}, about {_about(step):,} a call")
+        growth = translate("history tokens grow from {first:,} at call {first_call} to {last:,} at call {last_call}, "
+                           "about {step:,} a call").format(first=first.history_tokens, first_call=first.call,
+                                                          last=last.history_tokens, last_call=last.call,
+                                                          step=_about(step))
     sentences = []
     if report.limit is None:
-        sentences.append(head + growth + ".")
+        sentences.append(translate("{head}{growth}.").format(head=head, growth=growth))
     else:
         crossing = next((r for r in rows if r.history_tokens > report.limit), None)
-        where = (f"cross the {report.limit:,} limit at call {crossing.call}" if crossing
-                 else f"stay under the {report.limit:,} limit")
-        sentences.append(f"{head}{growth}, and {where}.")
+        where = (translate("cross the {limit:,} limit at call {call}").format(limit=report.limit, call=crossing.call)
+                 if crossing else translate("stay under the {limit:,} limit").format(limit=report.limit))
+        sentences.append(translate("{head}{growth}, and {where}.").format(head=head, growth=growth, where=where))
         over = [r for r in rows if r.over_limit]
         if report.policy is None:
-            sentences.append("Every call sends the whole history, so tokens sent "
-                             + ("cross it too." if over else "stay under it too."))
+            sentences.append(translate("Every call sends the whole history, so tokens sent cross it too.") if over
+                             else translate("Every call sends the whole history, so tokens sent stay under it too."))
         elif over:
-            sentences.append(f"With {report.policy}, tokens sent still go over it on {len(over)} of {len(rows)} calls, "
-                             f"first at call {over[0].call}.")
+            sentences.append(translate("With {policy}, tokens sent still go over it on {over} of {calls} calls, "
+                                       "first at call {first}.").format(policy=translate(report.policy), over=len(over),
+                                                                        calls=len(rows), first=over[0].call))
         else:
             most = max(r.sent_tokens for r in rows)
-            sentences.append(f"With {report.policy}, tokens sent stay under it: at most {most:,}.")
-    sentences.append(f"Cumulative tokens sent reach {last.cumulative_sent_tokens:,} by call {last.call}.")
+            sentences.append(translate("With {policy}, tokens sent stay under it: at most {most:,}.").format(
+                policy=translate(report.policy), most=most))
+    sentences.append(translate("Cumulative tokens sent reach {total:,} by call {call}.").format(
+        total=last.cumulative_sent_tokens, call=last.call))
     k = _sampled(rows, "history_tokens")[1]
     if k > 1:
-        sentences.append(f"With {len(rows):,} calls, the lines are drawn from one point per {k} calls, each the "
-                         "largest value of its calls, so no peak is hidden; the numbers above are from every call.")
-    return " ".join(sentences)
+        sentences.append(translate("With {calls:,} calls, the lines are drawn from one point per {k} calls, each the "
+                                   "largest value of its calls, so no peak is hidden; the numbers above are from "
+                                   "every call.").format(calls=len(rows), k=k))
+    return said(" ".join(sentences))
 
 
 def budget_alt_text(working: BudgetWorking) -> str:
@@ -357,11 +438,14 @@ def budget_alt_text(working: BudgetWorking) -> str:
     'Waterfall: the 4,096-token context limit, minus system prompt 350, user input 180 and reply reserve 700, leaves B = 2,866 tokens for history (70% of the limit).'
     """
     check_instance(working, "working", BudgetWorking, "budget_working")
-    parts = [f"{step.label} {step.tokens:,}" for step in working.steps]
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    parts = [translate("{part} {tokens:,}").format(part=translate(step.label), tokens=step.tokens)
+             for step in working.steps]
+    listed = parts[0] if len(parts) == 1 else translate("{parts} and {last}").format(
+        parts=translate(", ").join(parts[:-1]), last=parts[-1])
     share = round(100 * working.budget / working.limit)
-    return (f"Waterfall: the {working.limit:,}-token context limit, minus {listed}, leaves "
-            f"{working.name} = {working.budget:,} tokens for history ({share}% of the limit).")
+    return said(translate("Waterfall: the {limit:,}-token context limit, minus {listed}, leaves {name} = {budget:,} "
+                          "tokens for history ({share}% of the limit).").format(
+        limit=working.limit, listed=listed, name=working.name, budget=working.budget, share=share))
 
 
 def overflow_alt_text(working: OverflowWorking) -> str:
@@ -372,10 +456,14 @@ def overflow_alt_text(working: OverflowWorking) -> str:
     'Stacked bar: history 700 + prompt 200 + tools 180 = 1,080 tokens, 80 over the 1,000-token limit.'
     """
     check_instance(working, "working", OverflowWorking, "overflow_working")
-    parts = " + ".join(f"{label} {tokens:,}" for label, tokens in working.parts)
-    verdict = (f"{working.over:,} over the {working.limit:,}-token limit" if working.over > 0
-               else f"fits the {working.limit:,}-token limit with {-working.over:,} to spare")
-    return f"Stacked bar: {parts} = {working.total:,} tokens, {verdict}."
+    parts = " + ".join(translate("{part} {tokens:,}").format(part=translate(label), tokens=tokens)
+                       for label, tokens in working.parts)
+    verdict = (translate("{over:,} over the {limit:,}-token limit").format(over=working.over, limit=working.limit)
+               if working.over > 0 else
+               translate("fits the {limit:,}-token limit with {spare:,} to spare").format(limit=working.limit,
+                                                                                          spare=-working.over))
+    return said(translate("Stacked bar: {parts} = {total:,} tokens, {verdict}.").format(
+        parts=parts, total=working.total, verdict=verdict))
 
 
 def _shape(report: GrowthReport) -> str:
@@ -388,15 +476,15 @@ def _shape(report: GrowthReport) -> str:
     sent = report.column("sent_tokens")
     half, third = len(sent) // 2, max(len(sent) // 3, 1)
     if half == 0:
-        return "one call"
+        return translate("one call")
     early, late = sum(sent[:half]) / half, sum(sent[-half:]) / half
     tail = sent[-third:]
     capped = min(tail) > 0 and max(tail) <= 1.15 * min(tail)
     if late <= 1.5 * early:
-        return "rising in a straight line"
+        return translate("rising in a straight line")
     if capped:
-        return "bending upward at first, then straight once each call is capped"
-    return "bending upward (each call sends more)"
+        return translate("bending upward at first, then straight once each call is capped")
+    return translate("bending upward (each call sends more)")
 
 
 def cumulative_alt_text(reports: Mapping[str, GrowthReport]) -> str:
@@ -406,11 +494,12 @@ def cumulative_alt_text(reports: Mapping[str, GrowthReport]) -> str:
     for label, report in reports.items():
         check_instance(report, f"reports[{label!r}]", GrowthReport, "replay_growth")
     ranked = sorted(reports.items(), key=lambda item: -item[1].total_sent_tokens)
-    lines = "; ".join(
-        f"{label}: {report.total_sent_tokens:,} tokens after {report.calls} calls, {_shape(report)}"
+    lines = translate("; ").join(
+        translate("{label}: {total:,} tokens after {calls} calls, {shape}").format(
+            label=translate(label), total=report.total_sent_tokens, calls=report.calls, shape=_shape(report))
         for label, report in ranked
     )
-    return f"Cumulative tokens sent per call, one line per replay: {lines}."
+    return said(translate("Cumulative tokens sent per call, one line per replay: {lines}.").format(lines=lines))
 
 
 def languages_alt_text(counts: Mapping[str, Mapping[str, int]], *, kinds: Sequence[str] = ("exact", "approximate")) -> str:
@@ -421,16 +510,24 @@ def languages_alt_text(counts: Mapping[str, Mapping[str, int]], *, kinds: Sequen
     """
     if not isinstance(counts, Mapping) or not counts:
         raise TypeError(f"counts must be a non-empty mapping of language to token counts, got {counts!r:.80}")
-    rows = "; ".join(f"{language} " + ", ".join(f"{row[kind]:,} {kind}" for kind in kinds)
-                     for language, row in counts.items())
-    text = f"Tokens for the same text by language: {rows}."
+    rows = translate("; ").join(
+        translate("{language} {counts}").format(
+            language=translate(language),
+            counts=translate(", ").join(translate("{tokens:,} {kind}").format(tokens=row[kind], kind=translate(kind))
+                                        for kind in kinds))
+        for language, row in counts.items())
+    text = translate("Tokens for the same text by language: {rows}.").format(rows=rows)
     languages = list(counts)
     kind = kinds[0]
     base = counts[languages[0]][kind]
     if len(languages) > 1 and base > 0:
-        ratios = ", ".join(f"{language} takes {counts[language][kind] / base:.1f} times" for language in languages[1:])
-        text += f" By {kind} count, {ratios} the tokens of {languages[0]}."
-    return text
+        ratios = translate(", ").join(
+            translate("{language} takes {ratio:.1f} times").format(language=translate(language),
+                                                                   ratio=counts[language][kind] / base)
+            for language in languages[1:])
+        text += " " + translate("By {kind} count, {ratios} the tokens of {first}.").format(
+            kind=translate(kind), ratios=ratios, first=translate(languages[0]))
+    return said(text)
 
 
 # --- retention strategies: recall against cost (lesson 05b) -------------------------------------
@@ -497,10 +594,10 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
 
     from course_utils.agentic.retention import STRATEGY_LABELS, CostPoint, describe_cost_recall
 
-    panels = [("with prompt caching", list(points), "cost")]
+    panels = [(_("with prompt caching"), list(points), "cost")]
     if points_without_caching is not None:
-        panels.insert(0, ("without caching", list(points_without_caching), "cost_without_caching"))
-    for _, pts, _ in panels:
+        panels.insert(0, (_("without caching"), list(points_without_caching), "cost_without_caching"))
+    for _label, pts, _attr in panels:
         if not pts:
             raise TypeError("points must be a non-empty list of CostPoint (from retention.price_runs)")
         for i, p in enumerate(pts):
@@ -555,23 +652,29 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
             ax.scatter(xs, ys, s=[size(p.threshold) for p in mine], marker=marker, color=colour,
                        edgecolors="white", linewidths=0.6, zorder=3, gid=f"markers-{strategy}")
             handles.append(Line2D([], [], linestyle=":", linewidth=1, color=colour, marker=marker, markersize=6,
-                                  label=STRATEGY_LABELS.get(strategy, strategy)))
+                                  label=drawn(translate(STRATEGY_LABELS.get(strategy, strategy)))))
         ax.scatter([costs[id(best)]], [best.recall * 100 + offset[id(best)]], s=size(best.threshold) + 150,
                    facecolors="none", edgecolors="black", linewidths=1.4, zorder=5)
         # The best point named in the panel's title, outside the plotting area.
-        ax.set_title(f"{label}\ncircled, cheapest with {best.facts_remembered}/{best.facts_asked} facts: "
-                     f"{STRATEGY_LABELS.get(best.strategy, best.strategy)}\nat {best.threshold} tokens, "
-                     f"${costs[id(best)]:.2f}", fontsize=8.5)
-        ax.set_xlabel("cost, $ per 1,000 conversations")
+        # One message per line: matplotlib lays out each line of a title on its own.
+        ax.set_title(drawn("\n".join([
+            label,
+            _("circled, cheapest with {remembered}/{asked} facts: {strategy}").format(
+                remembered=best.facts_remembered, asked=best.facts_asked,
+                strategy=translate(STRATEGY_LABELS.get(best.strategy, best.strategy))),
+            _("at {threshold} tokens, ${cost:.2f}").format(threshold=best.threshold, cost=costs[id(best)]),
+        ])), fontsize=8.5)
+        ax.set_xlabel(drawn(_("cost, $ per 1,000 conversations")))
         ax.set_yticks([0, 20, 40, 60, 80, 100])
         ax.grid(axis="x", alpha=0.3)
-    axes[0].set_ylabel("facts remembered (%)")
+    axes[0].set_ylabel(drawn(_("facts remembered (%)")))
     sizes = [Line2D([], [], linestyle="none", marker="o", color="#757575", markersize=size(t) ** 0.5,
-                    label=f"threshold {t:,} tokens") for t in (thresholds[0], thresholds[-1])]
+                    label=drawn(_("threshold {threshold:,} tokens").format(threshold=t)))
+             for t in (thresholds[0], thresholds[-1])]
     fig.legend(handles=handles + sizes, fontsize=7.5, loc="lower center", ncol=4 if two else 2, frameon=False,
-               title="shaded corner: as cheap as the circled point and nearly as good;"
-                     + (" " if two else "\n") + "grey bands: one recall level each",
+               title=drawn(_("shaded corner: as cheap as the circled point and nearly as good;")
+                           + (" " if two else "\n") + _("grey bands: one recall level each")),
                title_fontsize=7.5)
     if title:
-        fig.suptitle(title, fontsize=11)
+        fig.suptitle(drawn(translate(title)), fontsize=11)
     return fig

@@ -41,7 +41,7 @@ from course_utils.pictures.a11y import BUDGET_HELP, GROWTH_HELP, TRIM_HELP, desc
 from course_utils.core.args import check_bool, check_choice, check_int, check_text
 from course_utils.window.budget import BudgetWorking, budget_working
 from course_utils.window.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
-from course_utils.pictures.plots import budget_figure, figure_png, growth_figure
+from course_utils.pictures.plots import budget_figure, figure_png, growth_figure, without_rtl_isolates
 from course_utils.pictures.templates import Markup, render_template
 from course_utils.window.tokens import COUNTER_NAMES, check_messages, get_token_counter, tokenizer_status
 from course_utils.pictures.trim_view import RUN_ROWS, trim_region_html, trim_report_html
@@ -144,7 +144,9 @@ class FigureHTML(widgets.HTML):
         png = figure_png(fig)
         alt = getattr(fig, "alt_text", "") or "figure"
         self.png, self.alt = png, alt
-        self.value = render_template("figure.html.j2", image=Markup(render.image_html(png, alt=alt, fit=True)))
+        # The <img> carries lang/dir in Persian: its alt needs no RTL isolate (self.alt keeps the printed form).
+        image = render.image_html(png, alt=without_rtl_isolates(alt), fit=True)
+        self.value = render_template("figure.html.j2", image=Markup(image))
 
     def clear(self) -> None:
         self.png, self.alt, self.value = b"", "", ""
