@@ -30,8 +30,11 @@ inserts one code cell of its own, tagged ``edition-language``::
 
 so ``course_utils`` prints its sentences from the Persian gettext catalogue.
 It is the only code cell not copied from English, and it prints nothing.
-Each Persian markdown cell is wrapped in ``<div dir="rtl" lang="fa">`` (code
-stays left to right).
+Each Persian markdown cell is wrapped in ``<div dir="rtl" lang="fa">``; code
+stays left to right: the builder puts every fenced code block of the prose
+(```python, ```bash, ...) in ``<div dir="ltr">``, and isolates every Mermaid
+label that holds Persian letters between U+2067 and U+2069 (Mermaid lays
+labels out left to right), so translators write plain fences and labels.
 
     python scripts/make_persian_edition.py                 # rebuild every translated lesson
     python scripts/make_persian_edition.py 02 --execute    # rebuild one and run it (stores outputs)
@@ -361,9 +364,102 @@ def _fix_plain(plain: str) -> str:
     return plain.replace("(", RLM + "(").replace(")", ")" + RLM)
 
 
+LTR_OPEN = '<div dir="ltr">'
+#: An opening fence at the start of a line (indent kept), with its info string ("python", "bash", "mermaid").
+FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,})[ \t]*([\w+-]*).*$")
+PERSIAN_LETTER = re.compile(r"[\u0600-\u06FF\uFB50-\uFDFF\uFE70-\uFEFF]")
+#: Right-to-left isolate (U+2067) ... pop directional isolate (U+2069).
+RLI, PDI = "\u2067", "\u2069"
+#: Mermaid labels: a quoted string ("..." in [..], (..), {..}, -- ".." -->, |".."|), or an unquoted |edge label|.
+MERMAID_QUOTED = re.compile(r'"([^"\n]*)"')
+MERMAID_PIPE = re.compile(r"\|([^|\"\n]+)\|")
+MERMAID_BREAK = re.compile(r"(<br\s*/?>)")
+
+
+def isolate_label(label: str) -> str:
+    """A Mermaid label with each line that holds Persian letters in an RTL isolate (U+2067 ... U+2069).
+
+    Mermaid lays a label out left to right, so "4096 کل ظرفیت" would show its
+    number on the wrong side; inside an isolate the line reads right to left.
+    Each ``<br>``-separated line is isolated alone; Latin-only lines and lines
+    already isolated are left as they are.
+
+    >>> isolate_label("4096 کل ظرفیت<br/>model.invoke") == "\u20674096 کل ظرفیت\u2069<br/>model.invoke"
+    True
+    """
+    parts = MERMAID_BREAK.split(label)
+    return "".join(
+        f"{RLI}{part}{PDI}" if i % 2 == 0 and PERSIAN_LETTER.search(part) and RLI not in part else part
+        for i, part in enumerate(parts)
+    )
+
+
+def isolate_mermaid(diagram: str) -> str:
+    """Every label of a Mermaid diagram that holds Persian letters, isolated right to left (comments kept).
+
+    >>> print(isolate_mermaid('A["گفتگو"] -->|بله| B["model"]').replace(RLI, "<").replace(PDI, ">"))
+    A["<گفتگو>"] -->|"<بله>"| B["model"]
+    """
+    lines = []
+    for line in diagram.split("\n"):
+        if not line.lstrip().startswith("%%"):
+            line = MERMAID_QUOTED.sub(lambda m: f'"{isolate_label(m.group(1))}"', line)
+            # An unquoted edge label is quoted, so the isolate characters are plain label text to Mermaid.
+            line = MERMAID_PIPE.sub(
+                lambda m: f'|"{isolate_label(m.group(1))}"|' if PERSIAN_LETTER.search(m.group(1)) else m.group(0),
+                line)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def layout_fences(text: str) -> str:
+    """Fenced blocks of a Persian cell: code in a left-to-right block, Mermaid labels isolated.
+
+    Inside the cell's right-to-left ``<div>`` a fenced code block would be laid
+    out right to left too (a trailing comment or ``...`` jumps to the other
+    side), so every fenced block but Mermaid goes in ``<div dir="ltr">``, with
+    the blank lines Markdown needs around a fence inside HTML. A block a
+    translator already wrapped so is left as it is.
+
+    >>> print(layout_fences("پیش از کد:\\n```python\\nx = 1  # one\\n```"))
+    پیش از کد:
+    <div dir="ltr">
+    <BLANKLINE>
+    ```python
+    x = 1  # one
+    ```
+    <BLANKLINE>
+    </div>
+    """
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        opening = FENCE_OPEN.match(lines[i])
+        if not opening:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent, fence, info = opening.groups()
+        close = re.compile(rf"^[ \t]*{fence}`*[ \t]*$")
+        end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
+        if end is None:
+            raise ValueError(f"unclosed {fence} fence in a Persian block: {lines[i]!r}")
+        block = lines[i:end + 1]
+        i = end + 1
+        if info == "mermaid":
+            out += [block[0], *isolate_mermaid("\n".join(block[1:-1])).split("\n"), block[-1]]
+            continue
+        before = next((line.strip() for line in reversed(out) if line.strip()), "")
+        after = next((line.strip() for line in lines[i:] if line.strip()), "")
+        if before == LTR_OPEN and after == "</div>":
+            out += block  # wrapped by hand already
+        else:
+            out += [f"{indent}{LTR_OPEN}", "", *block, "", f"{indent}</div>"]
+    return "\n".join(out)
+
+
 def wrap(text: str) -> str:
     """A Persian markdown cell: the text inside a right-to-left block (blank lines keep it Markdown)."""
-    return f"{RTL_OPEN}\n\n{isolate_arithmetic(text)}\n\n</div>"
+    return f"{RTL_OPEN}\n\n{isolate_arithmetic(layout_fences(text))}\n\n</div>"
 
 
 def build(source: Path) -> nbformat.NotebookNode:

@@ -125,26 +125,44 @@ def test_glossary_has_the_outlines_terms():
 
 
 def uses(term: str, text: str) -> bool:
-    """Whether English text uses a term, inflected or not: "trimmed" uses trim, "statement" does not use state."""
-    stem = re.escape(term[:-1] + "ie") if term.endswith("y") else re.escape(term)
-    endings = rf"(?:s|es|d|ed|ing|{re.escape(term[-1])}ed|{re.escape(term[-1])}ing)?"
-    return bool(re.search(rf"\b(?:{re.escape(term)}{endings}|{stem}s)\b", text))
+    """Whether English text uses a term as a whole word, the term itself and no inflection of it.
+
+    "states" (the verb) or "stated" is not the term "state", and "statement"
+    is not either; matching inflections made translators write "state" where
+    the English only said "states".
+    """
+    return bool(re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", text))
 
 
-def test_uses_matches_inflections_not_other_words():
-    assert uses("trim", "messages are trimmed") and uses("trim", "trimming") and uses("token", "500 tokens")
-    assert uses("summary", "two summaries") and uses("estimate", "it is estimated")
-    assert not uses("state", "a statement about cost") and not uses("node", "nodejs")
+def test_uses_matches_the_term_as_a_whole_word():
+    assert uses("trim", "we trim the history") and uses("token", "one token, two") and uses("state", "the state.")
+    assert uses("context window", "a model's context window is") and uses("start_on", "set start_on='human'")
+    assert not uses("state", "the table states it") and not uses("state", "as stated") and not uses("state", "a statement")
+    assert not uses("trim", "messages are trimmed") and not uses("node", "nodejs") and not uses("node", "sub-node")
+
+
+def glossary_problems(en: str, fa: str) -> tuple[list[str], list[str]]:
+    """(terms the English uses that the Persian never writes in the glossary's form, forms the glossary rules out)."""
+    missing, avoided = [], []
+    for term, form, nots in glossary():
+        if uses(term, en.lower()) and form not in fa:
+            missing.append(f"{term} -> {form}")
+        avoided += [f"{term}: {bad}" for bad in nots if bad in fa]
+    return missing, avoided
+
+
+def test_the_glossary_check_fails_when_the_persian_never_writes_a_term():
+    english = "We trim the history to the threshold; the node keeps the state."
+    persian = "تاریخچه را تا آستانه کوتاه می‌کنیم؛ node وضعیت را نگه می‌دارد."  # neither "trim" nor "state"
+    assert glossary_problems(english, persian)[0] == ["trim -> trim", "state -> state"]
+    assert glossary_problems(english, persian + " trim و state")[0] == []
+    assert glossary_problems("It states the cost.", "هزینه را می‌گوید.") == ([], [])
+    assert glossary_problems("The conversation.", "این مکالمه") == (["conversation -> گفتگو"], ["conversation: مکالمه"])
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
 def test_prose_uses_the_glossary(source):
-    en, fa = prose(english(source)).lower(), prose(persian(source))
-    missing, avoided = [], []
-    for term, form, nots in glossary():
-        if uses(term, en) and form not in fa:
-            missing.append(f"{term} -> {form}")
-        avoided += [f"{term}: {bad}" for bad in nots if bad in fa]
+    missing, avoided = glossary_problems(prose(english(source)), prose(persian(source)))
     assert not missing, f"English uses these terms but the Persian never writes them so: {missing}"
     assert not avoided, f"forms the glossary rules out: {avoided}"
 
@@ -243,3 +261,109 @@ def test_lesson_05_prints_the_worked_ceiling_5892_in_persian():
     assert "سقف تاریخچه H_max = 5892 token است؛ پس برای trim_messages: max_tokens = 5892 + 500 + 300 = 6692" in fa
     assert "H_max = 5892" in en.splitlines() and "سقف تاریخچه" not in en
     assert "H_max = 5892; trim_messages max_tokens = 5892 + 500 + 300 = 6692" in en
+
+
+FENCE = re.compile(r"^[ \t]*```([\w+-]*)[^\n]*\n.*?^[ \t]*```[ \t]*$", re.M | re.S)
+
+
+def fenced_blocks(markdown: str) -> list[tuple[str, str, str, str]]:
+    """(info string, block, what precedes it, what follows it) for every fenced block of a markdown cell."""
+    return [(m.group(1), m.group(0), markdown[:m.start()], markdown[m.end():]) for m in FENCE.finditer(markdown)]
+
+
+def test_the_builder_puts_fenced_code_left_to_right_once():
+    text = "پیش از کد:\n```python\nx = 1  # one\n```\nو\n<div dir=\"ltr\">\n\n```bash\nls ...\n```\n\n</div>"
+    built = edition.wrap(text)
+    assert built.count('<div dir="ltr">') == 2, built  # the hand-made wrapper is not doubled
+    for info, block, before, after in fenced_blocks(built):
+        assert before.endswith('<div dir="ltr">\n\n') and after.startswith("\n\n</div>"), (info, built)
+    mermaid = edition.wrap("```mermaid\nflowchart LR\n    A[\"x\"]\n```")
+    assert 'dir="ltr"' not in mermaid  # Mermaid is laid out by Mermaid, not by the paragraph
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_code_blocks_in_persian_prose_are_left_to_right(source):
+    """A ```python or ```bash block in a Persian cell sits in <div dir="ltr">, so comments and "..." keep their side."""
+    for cell in persian(source).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for info, block, before, after in fenced_blocks(cell.source):
+            if info == "mermaid":
+                continue
+            assert before.endswith('<div dir="ltr">\n\n') and after.startswith("\n\n</div>"), block[:120]
+
+
+def test_some_persian_lesson_has_a_code_block():
+    """The test above is not vacuous: lesson 04 shows its node's code, lesson 05b a shell line."""
+    blocks = [info for source in SOURCES for cell in persian(source).cells if cell.cell_type == "markdown"
+              for info, *_ in fenced_blocks(cell.source) if info != "mermaid"]
+    assert {"python", "bash"} <= set(blocks), blocks
+
+
+RLI, PDI = "\u2067", "\u2069"
+
+
+def outside_isolates(line: str) -> str:
+    """What a line of a Mermaid diagram shows outside RTL isolates (U+2067 ... U+2069)."""
+    return re.sub(f"{RLI}[^{PDI}]*{PDI}", "", line)
+
+
+def test_mermaid_labels_with_persian_are_isolated():
+    diagram = 'A["4096 کل ظرفیت"] -->|بله| B["state کامل<br/>MessagesState"] -- "نه" --> C["model.invoke"]'
+    built = edition.isolate_mermaid(diagram)
+    assert not re.search(r"[\u0600-\u06FF]", outside_isolates(built)), built
+    assert f'"{RLI}4096 کل ظرفیت{PDI}"' in built and f'|"{RLI}بله{PDI}"|' in built
+    assert f"{RLI}state کامل{PDI}<br/>MessagesState" in built and '["model.invoke"]' in built
+    assert edition.isolate_mermaid(built) == built  # already isolated: left as it is
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_persian_mermaid_labels_read_right_to_left(source):
+    """Mermaid lays labels out left to right: every Persian letter of a diagram sits in an RTL isolate."""
+    for cell in persian(source).cells:
+        for info, block, *_ in fenced_blocks(cell.source) if cell.cell_type == "markdown" else []:
+            if info != "mermaid":
+                continue
+            for line in block.splitlines():
+                if not line.lstrip().startswith("%%"):
+                    assert not re.search(r"[\u0600-\u06FF]", outside_isolates(line)), f"{source.stem}: {line}"
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def local_links(source: Path) -> list[tuple[str, Path]]:
+    """(target as written, the file it names) for every relative link of a built Persian lesson."""
+    links = []
+    for cell in persian(source).cells:
+        if cell.cell_type == "markdown":
+            for target in LINK.findall(cell.source):
+                if "://" not in target and not target.startswith(("#", "mailto:")):
+                    links.append((target, (edition.PERSIAN / target.split("#")[0]).resolve()))
+    return links
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_persian_lessons_link_to_the_persian_edition(source):
+    """A link to a lesson or exercise goes to its Persian counterpart when there is one; every link resolves.
+
+    The one English lesson a Persian lesson may link to is its own English
+    version ("the English version of this lesson").
+    """
+    english_lessons, english_exercises = edition.ENGLISH.resolve(), (ROOT / "exercises").resolve()
+    for target, path in local_links(source):
+        assert path.exists(), f"{source.stem}: {target} names no file"
+        if path.parent == english_lessons and path.suffix == ".ipynb" and path.stem != source.stem:
+            assert not (edition.PERSIAN / path.name).exists(), f"{source.stem}: {target} has a Persian lesson"
+        if path.parent == english_exercises and path.suffix == ".ipynb":
+            assert not (english_exercises / "fa" / path.name).exists(), f"{source.stem}: {target} has a Persian copy"
+
+
+def test_the_course_map_links_every_persian_lesson():
+    """Lesson 00's map names every Persian lesson, and Persian exercises 01-03, by their Persian files."""
+    source = edition.SOURCES / "00_start_here.md"
+    linked = {path for _, path in local_links(source)}
+    lessons = {p.resolve() for p in edition.PERSIAN.glob("0*.ipynb")} - {(edition.PERSIAN / "00_start_here.ipynb").resolve()}
+    assert lessons <= linked, sorted(p.name for p in lessons - linked)
+    exercises = {p.resolve() for p in (ROOT / "exercises" / "fa").glob("0[1-3]_*_exercise.ipynb")}
+    assert len(exercises) == 3 and exercises <= linked
