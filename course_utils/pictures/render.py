@@ -37,6 +37,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils.core.args import check_instance, check_int, check_text
+from course_utils.core.i18n import get_language, translate
 from course_utils.pictures.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.window.budget import BudgetWorking
 from course_utils.window.growth import GrowthReport
@@ -70,6 +71,18 @@ COUNTER_LABELS = {
     "o200k_base": "exact counter (o200k_base)",
     "llama3": "exact counter (llama3)",
 }
+
+
+def counter_label(token_counter: Any) -> str:
+    """How a caption names a token counter, in the current language ("exact counter (cl100k_base)").
+
+    >>> counter_label("dummy")
+    "the reference page's dummy counter (10 tokens a message)"
+    """
+    name = str(token_counter)
+    if name in COUNTER_LABELS:
+        return translate(COUNTER_LABELS[name], "counter")
+    return translate("{name} counter").format(name=name)
 
 
 def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
@@ -132,6 +145,8 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
     scale = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     limit_pct = None if report.limit is None else 100 * report.limit / scale
     body = []
+    over_word = translate("over", "growth bar")  # the word beside a bar over the limit
+    slot = "2.6em" if get_language() == "en" else "3.6em"
     for r in rows:
         over = bool(r.over_limit)
         # Every row's track is as long as every other's (with_word keeps the "over" slot in each
@@ -142,11 +157,11 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
             "call": r.call, "over": over, "sent_tokens": r.sent_tokens,
             "cells": (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens,
                       r.cumulative_sent_tokens),
-            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over)),
+            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over, label=over_word, slot=slot)),
         })
-    caption = COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter")
+    caption = counter_label(report.token_counter)
     if report.limit is not None:
-        caption += f"; limit {report.limit} (black line)"
+        caption += translate("; limit {limit} (black line)").format(limit=report.limit)
     return render_template(
         "growth_table.html.j2", caption=caption, rows=body, over_background=LIMIT_BACKGROUND,
         columns=("call", "messages in history", "history tokens", "messages sent", "tokens sent", "cumulative sent"),
@@ -166,12 +181,12 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
         raise ValueError(f"turn must be between 1 and the number of calls ({len(growth.rows)}), got {turn}")
     check_instance(report, "report", TrimReport, "explain_trim or untrimmed_report")
     row = growth.rows[turn - 1]
-    verdict = "over the limit" if row.over_limit else "within the limit"
+    verdict = translate("over the limit") if row.over_limit else translate("within the limit")
     colour = LIMIT_COLOUR if row.over_limit else STATUS_COLOURS["kept"][0]
     # A long history makes a long table: it scrolls in its own box, so the plot and
     # the controls above it stay in view while the learner moves the turn slider.
     table = trim_report_html(report, preview_chars=preview_chars)
-    region = scroll_region_html(table, label=f"messages call {turn} sends", css_class="growth-turn-report")
+    region = scroll_region_html(table, label=translate("messages call {turn} sends").format(turn=turn), css_class="growth-turn-report")
     return render_template("growth_turn.html.j2", turn=turn, calls=growth.calls, row=row, colour=colour,
                            verdict=verdict, limit=growth.limit, region=Markup(region))
 
@@ -267,12 +282,15 @@ def _token(piece: Any, position: int, total: int) -> dict[str, Any]:
     if piece.whole:
         shown = piece.label.replace("\n", "\u21b5")  # a newline token stays visible as ↵
         style = f"background:{TOKEN_COLOURS[position % 2]};white-space:pre-wrap"
-        spoken = f"token {position + 1} of {total}: {piece.label!r}, id {piece.token_id}"
+        spoken = translate("token {number} of {total}: {label}, id {id}").format(
+            number=position + 1, total=total, label=repr(piece.label), id=piece.token_id)
     else:  # bytes of a character, in hex: read left to right, even inside Persian (dir="ltr")
         shown = piece.label
         style = PARTIAL_TOKEN_STYLE
-        spoken = f"token {position + 1} of {total}: bytes {piece.label} of the character {piece.chars!r}, id {piece.token_id}"
-    title = f"id {piece.token_id}" + ("" if piece.whole else f": bytes {piece.label} of {piece.chars!r}")
+        spoken = translate("token {number} of {total}: bytes {label} of the character {chars}, id {id}").format(
+            number=position + 1, total=total, label=piece.label, chars=repr(piece.chars), id=piece.token_id)
+    title = f"id {piece.token_id}" + ("" if piece.whole else translate(": bytes {label} of {chars}").format(
+        label=piece.label, chars=repr(piece.chars)))
     return {"id": piece.token_id, "whole": piece.whole, "shown": shown, "style": Markup(style), "spoken": spoken,
             "title": title}
 
