@@ -207,3 +207,23 @@ def test_token_view_widget_labels_in_persian():
     assert PERSIAN_LETTER.search(view.left.description) and view.left.value == "cl100k_base"
     assert [code for _, code in view.sample.options][:3] == ["en", "fa", "zh"]
     assert all(PERSIAN_LETTER.search(label) for label, _ in view.sample.options)
+
+
+def test_text_tables_keep_their_aligned_columns_and_gain_a_persian_legend():
+    from course_utils.pictures.render import limits_table, models_table
+    from course_utils.window.thresholds import limits_rows
+
+    rows = limits_rows()
+    for draw in (lambda: limits_table(rows), models_table):
+        en, fa = both(draw)
+        assert fa.startswith(en.rsplit("\n", 1)[0] if draw is models_table else en)  # the same aligned rows
+        legend = fa[len(en.rsplit("\n", 1)[0]):] if draw is models_table else fa[len(en):]
+        assert "ستون‌ها" in legend and all(line.startswith(i18n.RLI) for line in legend.strip("\n").splitlines())
+    assert "prices: US$" in models_table() and "prices: US$" not in in_language("fa", models_table)
+
+
+def test_a_missing_h_max_reads_no_room_in_persian_in_its_column():
+    from course_utils.pictures.render import _padded
+
+    cell = in_language("fa", lambda: _padded(i18n._("no room"), 16))
+    assert cell.endswith(f"{i18n.RLI}جا نیست{i18n.PDI}") and len(cell.replace(i18n.RLI, "").replace(i18n.PDI, "")) == 16

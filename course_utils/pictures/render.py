@@ -37,7 +37,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils.core.args import check_instance, check_int, check_text
-from course_utils.core.i18n import get_language, translate
+from course_utils.core.i18n import PDI, RLI, _, fill, get_language, translate
 from course_utils.pictures.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.window.budget import BudgetWorking
 from course_utils.window.growth import GrowthReport
@@ -208,10 +208,28 @@ def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit
 # --- lesson 05: the models' limits as a text table for print() ------------------------------
 
 
+def _padded(word: str, width: int) -> str:
+    """``word`` right-aligned in ``width`` characters, not counting the RTL isolate a translation comes in."""
+    bare = word.replace(RLI, "").replace(PDI, "")
+    return " " * max(width - len(bare), 0) + word
+
+
+def _legend(text: str) -> list[str]:
+    """In another language than English, the lines naming a text table's columns (whose keys stay English).
+
+    English prints no legend: its headers are words already, and its output stays as it was.
+    """
+    if get_language() == "en":
+        return []
+    return [fill(text, 96)]
+
+
 def limits_table(rows: Sequence[Any]) -> str:
     """``thresholds.limits_rows()`` as a text table: each model, its window, and H_max for each task.
 
     A task whose fixed parts leave no room in a model's window shows "no room".
+    The columns keep their English keys (code names, aligned in a fixed-width
+    font); in another language a legend under the table names each column.
     """
     from course_utils.window.thresholds import LimitsRow  # here, not at the top: thresholds loads LangGraph
 
@@ -225,9 +243,11 @@ def limits_table(rows: Sequence[Any]) -> str:
     header = f"{'model':<25}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>16}" for t in tasks)
     lines = [header, "-" * len(header)]
     for row in rows:
-        cells = [f"{'no room':>16}" if row.h_max.get(task) is None else f"{row.h_max[task]:>16,}" for task in tasks]
+        cells = [_padded(_("no room"), 16) if row.h_max.get(task) is None else f"{row.h_max[task]:>16,}"
+                 for task in tasks]
         lines.append(f"{row.model:<25}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
-    return "\n".join(lines)
+    return "\n".join([*lines, *_legend(_("model and provider; context window: the model's window in tokens; "
+                                          "H_max <task>: the history ceiling for that task, in tokens."))])
 
 
 # --- lesson 05: the models table and the strategies' costs, as text tables -------------------------
@@ -247,7 +267,10 @@ def models_table() -> str:
             f"{m.model:<25}{m.provider:<10}{m.context_window:>10,}{cell(m.max_output_tokens, 8, ',')} {m.tokenizer:<18}"
             f"{cell(m.price_input, 5, 'g')}{cell(m.price_cached_input, 7, 'g')}{cell(m.price_output, 5, 'g')} {m.checked}"
         )
-    return "\n".join([*lines, "prices: US$ per million tokens; '-': not stated by the source read (see models.json)"])
+    return "\n".join([*lines, *_legend(_("model, provider; window and max out: the context window and the longest "
+                                          "reply, in tokens; tokenizer; in, cached, out: prices of input, cached input "
+                                          "and output tokens; checked: the date the source was read.")),
+                       _("prices: US$ per million tokens; '-': not stated by the source read (see models.json)")])
 
 
 def strategy_table(points: Sequence[Any]) -> str:
@@ -266,7 +289,10 @@ def strategy_table(points: Sequence[Any]) -> str:
             f"{p.summaries:>10}{p.input_tokens:>9,}{p.output_tokens:>8,}{p.cached_share:>8.0%}"
             f"{p.cost * 1000:>10.2f}{p.cost_without_caching * 1000:>9.2f}"
         )
-    return "\n".join([*lines, "$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache"])
+    return "\n".join([*lines, *_legend(_("strategy; threshold in tokens; facts: facts remembered of those asked; "
+                                          "summaries written; input and output tokens; cached: share of the input read "
+                                          "from the cache; $ cached and $ plain: the cost with and without caching.")),
+                       _("$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache")])
 
 
 # --- a text cut into tokens (lesson 01's visualiser) -------------------------------
