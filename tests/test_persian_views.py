@@ -133,6 +133,7 @@ def test_growth_explorer_in_persian_labels_its_controls_and_its_turn_in_persian(
     en_html, fa_html = en.static_html(), in_language("fa", fa.static_html)
     assert ' lang="fa" dir="rtl"' in outer_tag(fa_html)
     assert "Tokens sent so far" in en_html and "Tokens sent so far" not in fa_html and "فراخوانی 12 از" in fa_html
+    assert all(label.startswith(i18n.RLI) for label, _ in fa.strategy.options)  # reads RTL in the LTR select
     assert 'aria-label="پیام‌هایی که فراخوانی 12 می‌فرستد"' in fa_html
     assert numbers(fa_html) == numbers(en_html)
 

@@ -39,7 +39,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from course_utils.pictures import render
 from course_utils.pictures.a11y import BUDGET_HELP, GROWTH_HELP, TRIM_HELP, describe_controls, page_script_bundle
 from course_utils.core.args import check_bool, check_choice, check_int, check_text
-from course_utils.core.i18n import translate
+from course_utils.core.i18n import pgettext, translate
 from course_utils.window.budget import BudgetWorking, budget_working
 from course_utils.window.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
 from course_utils.pictures.plots import budget_figure, figure_png, growth_figure
@@ -563,7 +563,8 @@ class GrowthExplorer(StaticHtmlMixin, widgets.VBox):
         self.limit = widgets.IntSlider(value=limit, min=step, max=max_limit, step=step, description=translate("limit", "growth slider"),
                                        style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.limit.add_class("growth-limit")
-        self.strategy = widgets.Dropdown(options=[(translate(label, "growth strategy"), value)
+        # pgettext: a Persian label inside an RTL isolate, so it reads right to left in the (LTR) select.
+        self.strategy = widgets.Dropdown(options=[(pgettext("growth strategy", label), value)
                                                   for label, value in GROWTH_STRATEGIES], value=strategy, description="strategy",
                                          style=LABEL_STYLE)
         self.strategy.add_class("growth-strategy")
