@@ -146,7 +146,6 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
     limit_pct = None if report.limit is None else 100 * report.limit / scale
     body = []
     over_word = translate("over", "growth bar")  # the word beside a bar over the limit
-    slot = "2.6em" if get_language() == "en" else "3.6em"
     for r in rows:
         over = bool(r.over_limit)
         # Every row's track is as long as every other's (with_word keeps the "over" slot in each
@@ -157,7 +156,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
             "call": r.call, "over": over, "sent_tokens": r.sent_tokens,
             "cells": (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens,
                       r.cumulative_sent_tokens),
-            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over, label=over_word, slot=slot)),
+            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over, label=over_word)),
         })
     caption = counter_label(report.token_counter)
     if report.limit is not None:
