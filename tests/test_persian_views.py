@@ -185,6 +185,7 @@ def test_agent_step_line_and_comparison_in_persian(trip_run):
     fa_headers = re.findall(r"<th[^>]*>([^<]*)</th>", fa)
     assert len(fa_headers) == 8 and all(PERSIAN_LETTER.search(h) or h == "token" for h in fa_headers)
     assert "summary calls' input" in en  # a plain apostrophe, as before
+    assert f">\u2066{trip_run.name}\u2069</td>" in fa and f">{trip_run.name}</td>" in en
     assert numbers(fa) == numbers(en)
 
 

@@ -255,7 +255,8 @@ def comparison_html(rows: Sequence[StrategyRow], *, caption: str | None = None) 
         raise TypeError(f"rows must be a non-empty list of StrategyRow (from compare_runs), got {rows!r:.80}")
     for i, row in enumerate(rows):
         check_instance(row, f"rows[{i}]", StrategyRow, "compare_runs")
-    body = [(r.strategy, r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
+    # A strategy's name is English data: isolated left to right in a Persian table ("... (window 100,000)").
+    body = [(_ltr(r.strategy), r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
              r.turns_failed, f"{r.facts_answered}/{r.facts_asked}", r.orphaned_tool_results) for r in rows]
     return render_template("agent_comparison.html.j2", caption=caption, rows=body)
 
