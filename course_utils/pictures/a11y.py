@@ -44,6 +44,7 @@ from importlib import resources
 from dataclasses import dataclass
 
 from course_utils.core.args import check_text
+from course_utils.core.i18n import html_language, translate
 from course_utils.pictures.templates import Markup, render_template
 
 #: Scripts told apart, by the first word of a letter's Unicode name, and the language each stands for here.
@@ -145,12 +146,15 @@ def scroll_region_html(inner: str, *, label: str, max_height: str = "32em", css_
                            css_class=css_class)
 
 
-def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str = "2.6em") -> str:
+def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str = "2.6em",
+              label: str | None = None) -> str:
     """A bar (or any mark) followed by a word saying what its colour means: status never by colour alone.
 
     The word sits in a slot of fixed width (``slot``) whether it is
     ``shown`` or not, so bars in a column of rows where only some carry the
-    word keep one track length, one scale and one limit line.
+    word keep one track length, one scale and one limit line. ``label`` is the word as
+    shown when it is not ``word`` itself (a translation; ``word`` stays the
+    English class name ``growth-<word>``).
 
     >>> 'style="font-weight:bold;color:#c62828">over</span></div></div>' in with_word("<div></div>", "over", "#c62828")
     True
@@ -159,11 +163,13 @@ def with_word(bar: str, word: str, colour: str, *, shown: bool = True, slot: str
     """
     for value, parameter in ((bar, "bar"), (word, "word"), (colour, "colour"), (slot, "slot")):
         check_text(value, parameter)
+    label = word if label is None else check_text(label, "label")
     if not isinstance(shown, bool):
         raise TypeError(f"shown must be True or False, got {type(shown).__name__}: {shown!r:.80}")
     if not re.fullmatch(r"[0-9.]+(em|px|rem)", slot):
         raise ValueError(f"slot must be a CSS length such as '2.6em', got {slot!r}")
-    return render_template("with_word.html.j2", bar=Markup(bar), word=word, colour=colour, shown=shown, slot=slot)
+    return render_template("with_word.html.j2", bar=Markup(bar), word=word, colour=colour, shown=shown, slot=slot,
+                           label=label)
 
 
 # --- descriptions of the widgets' controls (tooltips; a screen reader reads them after the name) -----
@@ -197,7 +203,7 @@ def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
     """Give each named ipywidgets control a description: its tooltip, read out as its aria-description.
 
     ``controls`` maps names to widgets (a widget's ``vars(self)``), ``help_texts``
-    names to words. In the page, :data:`PAGE_SCRIPT` copies the tooltip onto the
+    names to words (English, looked up in the catalogue with context "control help"). In the page, :data:`PAGE_SCRIPT` copies the tooltip onto the
     focusable element as its ``aria-description``; a mouse user sees it on hover.
     """
 
@@ -207,12 +213,20 @@ def describe_controls(controls: dict, help_texts: dict[str, str]) -> None:
         control = controls.get(name)
         if control is None:
             continue
-        control.tooltip = check_text(text, f"help_texts[{name!r}]")
-        if isinstance(control, (ipywidgets.Dropdown, ipywidgets.Checkbox)) and not control.description_allow_html:
+        text = translate(check_text(text, f"help_texts[{name!r}]"), "control help")
+        control.tooltip = text
+        if control.description_allow_html:
+            continue
+        if isinstance(control, (ipywidgets.Dropdown, ipywidgets.Checkbox)):
             # ipywidgets 8.1 draws these two kinds' tooltip only when they have no description:
             # carry it as the title of the description itself (its words, and so the name, unchanged).
             control.description_allow_html = True
             control.description = render_template("control_description.html.j2", tooltip=text,
+                                                  description=control.description)
+        elif html_language() and not control.description.isascii():
+            # A translated label (a slider's "L: context limit"): its language and direction on it.
+            control.description_allow_html = True
+            control.description = render_template("control_description.html.j2", tooltip=None,
                                                   description=control.description)
 
 

@@ -39,7 +39,7 @@ from course_utils.agentic.agents import (
     tokens_by_role,
 )
 from course_utils.window.growth import GrowthReport
-from course_utils.core.i18n import PDI, RLI, _, direction, pgettext
+from course_utils.core.i18n import PDI, RLI, _, direction, pgettext, translate
 from course_utils.pictures.plots import DescribedFigure
 from course_utils.pictures.render import preview
 from course_utils.core.style import LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
@@ -219,29 +219,44 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
     for message in sent.messages:
         role = role_of(message)
         status = "summary" if role == "summary" else "cleared" if role == "cleared tool results" else "sent"
-        rows.append({"role": role, "status": status, "colour": STATUS_TEXT_COLOURS[status], "tokens": one(message),
-                     "text": preview(message.text or "(tool calls)", preview_chars)})
+        rows.append({"role": role, "status": translate(status, "message status"),
+                     "colour": STATUS_TEXT_COLOURS[status], "tokens": one(message),
+                     "text": preview(message.text or translate("(tool calls)"), preview_chars)})
     total = sum(parts.values())
     count = len(sent.messages)
-    caption = (f"Call {call} (turn {sent.turn}) of {run.name}: {count} message{'s' * (count != 1)}, "
-               f"{total - parts['tool schemas'] - parts['reply priming']:,} tokens"
-               + (f", tool schemas {parts['tool schemas']:,}" if sent.tools else "")
-               + (f", reply priming {parts['reply priming']:,}" if parts["reply priming"] else "")
-               + f": {total:,} input tokens"
-               + (f" (the model reported {sent.input_tokens:,})" if sent.input_tokens is not None else "")
-               + (f"; refused: {sent.error}" if sent.error else ""))
+    # Each piece a whole phrase of its own, so a translation can order its words (the run's name and
+    # the error are data: isolated left to right inside a Persian caption by _ltr).
+    caption = (translate("Call {call} (turn {turn}) of {name}: ").format(call=call, turn=sent.turn, name=_ltr(run.name))
+               + (translate("1 message, {tokens:,} tokens") if count == 1 else translate("{count} messages, {tokens:,} tokens")
+                  ).format(count=count, tokens=total - parts['tool schemas'] - parts['reply priming'])
+               + (translate(", tool schemas {tokens:,}").format(tokens=parts['tool schemas']) if sent.tools else "")
+               + (translate(", reply priming {tokens:,}").format(tokens=parts['reply priming'])
+                  if parts["reply priming"] else "")
+               + translate(": {total:,} input tokens").format(total=total)
+               + (translate(" (the model reported {tokens:,})").format(tokens=sent.input_tokens)
+                  if sent.input_tokens is not None else "")
+               + (translate("; refused: {error}").format(error=_ltr(str(sent.error))) if sent.error else ""))
     return render_template("agent_call.html.j2", caption=caption, rows=rows)
 
 
-def comparison_html(rows: Sequence[StrategyRow], *, caption: str = "The same task under each strategy "
-                    "(input tokens counted with the exact counter, cl100k_base)") -> str:
-    """The comparison table of :func:`course_utils.agentic.agents.compare_runs` as HTML, with a caption."""
-    check_text(caption, "caption")
+#: comparison_html's caption unless the caller gives one.
+COMPARISON_CAPTION = "The same task under each strategy (input tokens counted with the exact counter, cl100k_base)"
+
+
+def comparison_html(rows: Sequence[StrategyRow], *, caption: str | None = None) -> str:
+    """The comparison table of :func:`course_utils.agentic.agents.compare_runs` as HTML, with a caption.
+
+    ``caption`` defaults to :data:`COMPARISON_CAPTION`, in the current language.
+    """
+    check_text(caption, "caption", none_ok=True)
+    if caption is None:
+        caption = translate(COMPARISON_CAPTION)
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
         raise TypeError(f"rows must be a non-empty list of StrategyRow (from compare_runs), got {rows!r:.80}")
     for i, row in enumerate(rows):
         check_instance(row, f"rows[{i}]", StrategyRow, "compare_runs")
-    body = [(r.strategy, r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
+    # A strategy's name is English data: isolated left to right in a Persian table ("... (window 100,000)").
+    body = [(_ltr(r.strategy), r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
              r.turns_failed, f"{r.facts_answered}/{r.facts_asked}", r.orphaned_tool_results) for r in rows]
     return render_template("agent_comparison.html.j2", caption=caption, rows=body)
 
@@ -387,8 +402,10 @@ def call_status_line(run: TaskRun, call: int) -> str:
     if call > len(grid):
         raise ValueError(f"call must be between 1 and {len(grid)} (the run's agent calls), got {call}")
     row = grid[call - 1]
-    counts = ", ".join(f"{row.count(s)} {s}" for s in STATUSES[:-1] if row.count(s))
-    return f"{run.name}, call {call} of {len(grid)}: of the {len(row) - row.count('later')} messages so far, {counts}."
+    separator = translate(", ", "list separator")
+    counts = separator.join(f"{row.count(s)} {translate(s, 'message status')}" for s in STATUSES[:-1] if row.count(s))
+    return translate("{name}, call {call} of {calls}: of the {count} messages so far, {counts}.").format(
+        name=_ltr(run.name), call=call, calls=len(grid), count=len(row) - row.count("later"), counts=counts)
 
 
 def _explorer_class():
@@ -419,7 +436,7 @@ def _explorer_class():
             style = {"description_width": "initial"}
             self.strategy = widgets.Dropdown(options=names, value=names[0], description="strategy",
                                              style=style, layout=widgets.Layout(width="32em"))
-            self.call = widgets.IntSlider(value=1, min=1, max=len(runs[0].agent_calls), description="model call",
+            self.call = widgets.IntSlider(value=1, min=1, max=len(runs[0].agent_calls), description=translate("model call"),
                                           style=style, continuous_update=True)
             self.view = widgets.HTML()
             self.view.add_class("agent-step-view")

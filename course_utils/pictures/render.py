@@ -37,6 +37,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils.core.args import check_instance, check_int, check_text
+from course_utils.core.i18n import PDI, RLI, _, fill, get_language, translate
 from course_utils.pictures.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.window.budget import BudgetWorking
 from course_utils.window.growth import GrowthReport
@@ -70,6 +71,18 @@ COUNTER_LABELS = {
     "o200k_base": "exact counter (o200k_base)",
     "llama3": "exact counter (llama3)",
 }
+
+
+def counter_label(token_counter: Any) -> str:
+    """How a caption names a token counter, in the current language ("exact counter (cl100k_base)").
+
+    >>> counter_label("dummy")
+    "the reference page's dummy counter (10 tokens a message)"
+    """
+    name = str(token_counter)
+    if name in COUNTER_LABELS:
+        return translate(COUNTER_LABELS[name], "counter")
+    return translate("{name} counter").format(name=name)
 
 
 def error_html(error: BaseException | str, *, hint: str | None = None) -> str:
@@ -132,6 +145,7 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
     scale = max([max(r.history_tokens, r.sent_tokens) for r in report.rows] + [report.limit or 0, 1])
     limit_pct = None if report.limit is None else 100 * report.limit / scale
     body = []
+    over_word = translate("over", "growth bar")  # the word beside a bar over the limit
     for r in rows:
         over = bool(r.over_limit)
         # Every row's track is as long as every other's (with_word keeps the "over" slot in each
@@ -142,11 +156,11 @@ def growth_table_html(report: GrowthReport, *, upto: int | None = None) -> str:
             "call": r.call, "over": over, "sent_tokens": r.sent_tokens,
             "cells": (r.call, r.history_messages, r.history_tokens, r.sent_messages, r.sent_tokens,
                       r.cumulative_sent_tokens),
-            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over)),
+            "bar": Markup(with_word(bar, "over", LIMIT_COLOUR, shown=over, label=over_word)),
         })
-    caption = COUNTER_LABELS.get(str(report.token_counter), f"{report.token_counter} counter")
+    caption = counter_label(report.token_counter)
     if report.limit is not None:
-        caption += f"; limit {report.limit} (black line)"
+        caption += translate("; limit {limit} (black line)").format(limit=report.limit)
     return render_template(
         "growth_table.html.j2", caption=caption, rows=body, over_background=LIMIT_BACKGROUND,
         columns=("call", "messages in history", "history tokens", "messages sent", "tokens sent", "cumulative sent"),
@@ -166,12 +180,12 @@ def growth_turn_html(growth: GrowthReport, turn: int, report: TrimReport, *, pre
         raise ValueError(f"turn must be between 1 and the number of calls ({len(growth.rows)}), got {turn}")
     check_instance(report, "report", TrimReport, "explain_trim or untrimmed_report")
     row = growth.rows[turn - 1]
-    verdict = "over the limit" if row.over_limit else "within the limit"
+    verdict = translate("over the limit") if row.over_limit else translate("within the limit")
     colour = LIMIT_COLOUR if row.over_limit else STATUS_COLOURS["kept"][0]
     # A long history makes a long table: it scrolls in its own box, so the plot and
     # the controls above it stay in view while the learner moves the turn slider.
     table = trim_report_html(report, preview_chars=preview_chars)
-    region = scroll_region_html(table, label=f"messages call {turn} sends", css_class="growth-turn-report")
+    region = scroll_region_html(table, label=translate("messages call {turn} sends").format(turn=turn), css_class="growth-turn-report")
     return render_template("growth_turn.html.j2", turn=turn, calls=growth.calls, row=row, colour=colour,
                            verdict=verdict, limit=growth.limit, region=Markup(region))
 
@@ -193,10 +207,28 @@ def image_html(png: bytes, *, alt: str = "figure", width: int | None = None, fit
 # --- lesson 05: the models' limits as a text table for print() ------------------------------
 
 
+def _padded(word: str, width: int) -> str:
+    """``word`` right-aligned in ``width`` characters, not counting the RTL isolate a translation comes in."""
+    bare = word.replace(RLI, "").replace(PDI, "")
+    return " " * max(width - len(bare), 0) + word
+
+
+def _legend(text: str) -> list[str]:
+    """In another language than English, the lines naming a text table's columns (whose keys stay English).
+
+    English prints no legend: its headers are words already, and its output stays as it was.
+    """
+    if get_language() == "en":
+        return []
+    return [fill(text, 96)]
+
+
 def limits_table(rows: Sequence[Any]) -> str:
     """``thresholds.limits_rows()`` as a text table: each model, its window, and H_max for each task.
 
     A task whose fixed parts leave no room in a model's window shows "no room".
+    The columns keep their English keys (code names, aligned in a fixed-width
+    font); in another language a legend under the table names each column.
     """
     from course_utils.window.thresholds import LimitsRow  # here, not at the top: thresholds loads LangGraph
 
@@ -210,9 +242,11 @@ def limits_table(rows: Sequence[Any]) -> str:
     header = f"{'model':<25}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>16}" for t in tasks)
     lines = [header, "-" * len(header)]
     for row in rows:
-        cells = [f"{'no room':>16}" if row.h_max.get(task) is None else f"{row.h_max[task]:>16,}" for task in tasks]
+        cells = [_padded(_("no room"), 16) if row.h_max.get(task) is None else f"{row.h_max[task]:>16,}"
+                 for task in tasks]
         lines.append(f"{row.model:<25}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
-    return "\n".join(lines)
+    return "\n".join([*lines, *_legend(_("model and provider; context window: the model's window in tokens; "
+                                          "H_max <task>: the history ceiling for that task, in tokens."))])
 
 
 # --- lesson 05: the models table and the strategies' costs, as text tables -------------------------
@@ -232,7 +266,10 @@ def models_table() -> str:
             f"{m.model:<25}{m.provider:<10}{m.context_window:>10,}{cell(m.max_output_tokens, 8, ',')} {m.tokenizer:<18}"
             f"{cell(m.price_input, 5, 'g')}{cell(m.price_cached_input, 7, 'g')}{cell(m.price_output, 5, 'g')} {m.checked}"
         )
-    return "\n".join([*lines, "prices: US$ per million tokens; '-': not stated by the source read (see models.json)"])
+    return "\n".join([*lines, *_legend(_("model, provider; window and max out: the context window and the longest "
+                                          "reply, in tokens; tokenizer; in, cached, out: prices of input, cached input "
+                                          "and output tokens; checked: the date the source was read.")),
+                       _("prices: US$ per million tokens; '-': not stated by the source read (see models.json)")])
 
 
 def strategy_table(points: Sequence[Any]) -> str:
@@ -251,7 +288,10 @@ def strategy_table(points: Sequence[Any]) -> str:
             f"{p.summaries:>10}{p.input_tokens:>9,}{p.output_tokens:>8,}{p.cached_share:>8.0%}"
             f"{p.cost * 1000:>10.2f}{p.cost_without_caching * 1000:>9.2f}"
         )
-    return "\n".join([*lines, "$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache"])
+    return "\n".join([*lines, *_legend(_("strategy; threshold in tokens; facts: facts remembered of those asked; "
+                                          "summaries written; input and output tokens; cached: share of the input read "
+                                          "from the cache; $ cached and $ plain: the cost with and without caching.")),
+                       _("$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache")])
 
 
 # --- a text cut into tokens (lesson 01's visualiser) -------------------------------
@@ -267,12 +307,15 @@ def _token(piece: Any, position: int, total: int) -> dict[str, Any]:
     if piece.whole:
         shown = piece.label.replace("\n", "\u21b5")  # a newline token stays visible as ↵
         style = f"background:{TOKEN_COLOURS[position % 2]};white-space:pre-wrap"
-        spoken = f"token {position + 1} of {total}: {piece.label!r}, id {piece.token_id}"
+        spoken = translate("token {number} of {total}: {label}, id {id}").format(
+            number=position + 1, total=total, label=repr(piece.label), id=piece.token_id)
     else:  # bytes of a character, in hex: read left to right, even inside Persian (dir="ltr")
         shown = piece.label
         style = PARTIAL_TOKEN_STYLE
-        spoken = f"token {position + 1} of {total}: bytes {piece.label} of the character {piece.chars!r}, id {piece.token_id}"
-    title = f"id {piece.token_id}" + ("" if piece.whole else f": bytes {piece.label} of {piece.chars!r}")
+        spoken = translate("token {number} of {total}: bytes {label} of the character {chars}, id {id}").format(
+            number=position + 1, total=total, label=piece.label, chars=repr(piece.chars), id=piece.token_id)
+    title = f"id {piece.token_id}" + ("" if piece.whole else translate(": bytes {label} of {chars}").format(
+        label=piece.label, chars=repr(piece.chars)))
     return {"id": piece.token_id, "whole": piece.whole, "shown": shown, "style": Markup(style), "spoken": spoken,
             "title": title}
 

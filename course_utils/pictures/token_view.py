@@ -29,6 +29,7 @@ import traitlets
 
 from course_utils.pictures import render
 from course_utils.core.args import check_choice, check_text
+from course_utils.core.i18n import translate
 from course_utils.core.samples import load_conversation
 from course_utils.pictures.templates import Markup, render_template
 from course_utils.window.tokens import ENCODING_NAMES, split_tokens
@@ -93,20 +94,21 @@ class TokenView(StaticHtmlMixin, widgets.VBox):
         initial = text if text is not None else sample_text(sample)
 
         self.sample = widgets.Dropdown(
-            options=[*SAMPLE_LANGUAGES, ("your own text", OWN_TEXT)],
+            options=[*((translate(label, "sample language"), code) for label, code in SAMPLE_LANGUAGES),
+                     (translate("your own text"), OWN_TEXT)],
             value=sample if text is None else OWN_TEXT,
-            description="sample",
+            description=translate("sample", "token view"),
             style=LABEL_STYLE,
         )
         self.sample.add_class("token-sample")
         self.text_box = widgets.Textarea(
-            value=initial, description="text", style=LABEL_STYLE, layout=widgets.Layout(width="98%", height="5em"),
+            value=initial, description=translate("text", "token view"), style=LABEL_STYLE, layout=widgets.Layout(width="98%", height="5em"),
             continuous_update=False,
         )
         self.text_box.add_class("token-text")
-        self.left = widgets.Dropdown(options=list(ENCODING_NAMES), value=left, description="left tokenizer", style=LABEL_STYLE)
+        self.left = widgets.Dropdown(options=list(ENCODING_NAMES), value=left, description=translate("left tokenizer"), style=LABEL_STYLE)
         self.left.add_class("token-left")
-        self.right = widgets.Dropdown(options=list(ENCODING_NAMES), value=right, description="right tokenizer", style=LABEL_STYLE)
+        self.right = widgets.Dropdown(options=list(ENCODING_NAMES), value=right, description=translate("right tokenizer"), style=LABEL_STYLE)
         self.right.add_class("token-right")
         self.output = widgets.HTML(layout=WIDE)
         self.output.add_class("token-output")
@@ -140,9 +142,10 @@ class TokenView(StaticHtmlMixin, widgets.VBox):
         """Cut the text again with both tokenizers and redraw."""
         text = self.text_box.value
         if len(text) > MAX_CHARS:
-            self.error = f"text is {len(text):,} characters long; the visualiser shows at most {MAX_CHARS:,}"
+            self.error = translate("text is {length:,} characters long; the visualiser shows at most {most:,}").format(
+                length=len(text), most=MAX_CHARS)
             self.splits, self.counts = [], {}
-            self.output.value = render.error_html(self.error, hint="Shorten the text, or pick a sample.")
+            self.output.value = render.error_html(self.error, hint=translate("Shorten the text, or pick a sample."))
             return
         self.error = ""
         self.text = text

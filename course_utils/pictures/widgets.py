@@ -39,6 +39,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from course_utils.pictures import render
 from course_utils.pictures.a11y import BUDGET_HELP, GROWTH_HELP, TRIM_HELP, describe_controls, page_script_bundle
 from course_utils.core.args import check_bool, check_choice, check_int, check_text
+from course_utils.core.i18n import pgettext, translate
 from course_utils.window.budget import BudgetWorking, budget_working
 from course_utils.window.growth import GROWTH_STRATEGIES, GrowthReport, growth_trim_kwargs, replay_growth, trim_policy
 from course_utils.pictures.plots import budget_figure, figure_png, growth_figure, without_rtl_isolates
@@ -247,7 +248,7 @@ class TrimExplorer(StaticHtmlMixin, widgets.VBox):
         self.preview_chars = check_int(preview_chars, "preview_chars", minimum=10)
         check_text(title, "title", none_ok=True)
         self.messages = messages
-        self.title = title
+        self.title = None if title is None else translate(title)  # a lesson's own title, when the catalogue has it
         self._totals: dict[str, int] = {}  # all messages counted with each counter, for the slider's range
         self._row_cache: dict = {}  # each message's cells of the table, drawn once (see trim_view)
 
@@ -280,7 +281,7 @@ class TrimExplorer(StaticHtmlMixin, widgets.VBox):
             widgets.HBox([self.strategy, self.token_counter]),
             widgets.HBox([self.allow_partial, self.include_system, self.start_on, self.end_on]),
         ]
-        heading = [widgets.HTML(render_template("widget_title.html.j2", title=title))] if title else []
+        heading = [widgets.HTML(render_template("widget_title.html.j2", title=self.title))] if title else []
         super().__init__(children=[*heading, *controls, self.output])
         self.add_class("trim-explorer")
 
@@ -345,7 +346,7 @@ class TrimExplorer(StaticHtmlMixin, widgets.VBox):
                 self.output.value = render.error_html(self.error) + _conflicts_html(self.conflicts)
             else:
                 self.output.value = render.error_html(
-                    self.error, hint="trim_messages refused these options; change them and the table comes back."
+                    self.error, hint=translate("trim_messages refused these options; change them and the table comes back.")
                 )
             return
         self.error = ""
@@ -355,7 +356,8 @@ class TrimExplorer(StaticHtmlMixin, widgets.VBox):
         # drawn from a cache, so a slider move redraws only the rows whose status changed.
         self.output.value = _counter_note(self.token_counter.value) + trim_region_html(
             trim_report_html(report, preview_chars=self.preview_chars, run_rows=RUN_ROWS, cache=self._row_cache),
-            label=f"trim result: {len(report.rows)} messages, max_tokens {report.max_tokens}",
+            label=translate("trim result: {count} messages, max_tokens {max_tokens}").format(
+                count=len(report.rows), max_tokens=report.max_tokens),
         )
 
     # -- showing -------------------------------------------------------------------------
@@ -442,11 +444,11 @@ class BudgetCalculator(StaticHtmlMixin, widgets.VBox):
             s.add_class(f"budget-{name}")
             return s
 
-        self.limit = slider("limit", limit, "L: context limit")
-        self.system = slider("system", values["system"], "S: system prompt")
-        self.user = slider("user", values["user"], "U: user input")
-        self.reserve = slider("reserve", values["reserve"], "R: reply reserve")
-        self.margin = slider("margin", values["margin"], "M: safety margin")
+        self.limit = slider("limit", limit, translate("L: context limit"))
+        self.system = slider("system", values["system"], translate("S: system prompt"))
+        self.user = slider("user", values["user"], translate("U: user input"))
+        self.reserve = slider("reserve", values["reserve"], translate("R: reply reserve"))
+        self.margin = slider("margin", values["margin"], translate("M: safety margin"))
         self.output = widgets.HTML()
         self.output.add_class("budget-output")
         self.figure = FigureHTML(layout=_image_layout())
@@ -473,7 +475,7 @@ class BudgetCalculator(StaticHtmlMixin, widgets.VBox):
         except ValueError as exc:  # the fixed parts leave no room: explain, do not raise
             self.working, self.budget, self.error = None, None, str(exc)
             self.output.value = render.error_html(
-                self.error, hint="Lower S, U, R or M, or raise L: the history needs at least one token."
+                self.error, hint=translate("Lower S, U, R or M, or raise L: the history needs at least one token.")
             )
             self.figure.clear()
             self.figure.layout.display = "none"
@@ -556,14 +558,16 @@ class GrowthExplorer(StaticHtmlMixin, widgets.VBox):
         if limit > max_limit:
             raise ValueError(f"limit ({limit}) must be at most max_limit ({max_limit})")
 
-        self.turn = widgets.IntSlider(value=turn, min=1, max=calls, step=1, description="turn (model call)",
+        self.turn = widgets.IntSlider(value=turn, min=1, max=calls, step=1, description=translate("turn (model call)"),
                                       style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.turn.add_class("growth-turn")
         step = math.gcd(limit, BUDGET_STEPS["limit"])  # as the budget's L: 64 tokens a key when limit allows
-        self.limit = widgets.IntSlider(value=limit, min=step, max=max_limit, step=step, description="limit",
+        self.limit = widgets.IntSlider(value=limit, min=step, max=max_limit, step=step, description=translate("limit", "growth slider"),
                                        style=SLIDER_LABEL_STYLE, layout=WIDE, continuous_update=False)
         self.limit.add_class("growth-limit")
-        self.strategy = widgets.Dropdown(options=list(GROWTH_STRATEGIES), value=strategy, description="strategy",
+        # pgettext: a Persian label inside an RTL isolate, so it reads right to left in the (LTR) select.
+        self.strategy = widgets.Dropdown(options=[(pgettext("growth strategy", label), value)
+                                                  for label, value in GROWTH_STRATEGIES], value=strategy, description="strategy",
                                          style=LABEL_STYLE)
         self.strategy.add_class("growth-strategy")
         self.token_counter = _counter_dropdown(token_counter, "growth-token-counter")
