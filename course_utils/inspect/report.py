@@ -145,7 +145,7 @@ def report_html(inspection: Inspection, *, source: str, format: str, thread: str
     import jinja2
     from markupsafe import Markup
 
-    from course_utils.pictures.plots import figure_png, growth_figure
+    from course_utils.pictures.plots import figure_png, growth_figure, without_rtl_isolates
     from course_utils.pictures.render import image_html
     from course_utils.pictures.trim_view import trim_table_html
 
@@ -153,7 +153,7 @@ def report_html(inspection: Inspection, *, source: str, format: str, thread: str
     figure = alt = None
     if i.growth is not None:
         fig = growth_figure(i.growth, title=f"{i.model.model}: context window {i.model.context_window:,} tokens")
-        alt = fig.alt_text
+        alt = without_rtl_isolates(fig.alt_text)  # HTML: the page's element carries the direction
         figure = Markup(image_html(figure_png(fig), alt=alt, fit=True))
     counts: dict[str, int] = {}
     for m in i.messages:
