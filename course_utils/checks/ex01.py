@@ -5,6 +5,7 @@ The notebook binds its questions with ``from course_utils.checks import ex01``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import accumulate
 
@@ -23,7 +24,7 @@ from course_utils.checks.kinds import (
     random_costs,
 )
 from course_utils.checks.claims import EX01_Q4
-from course_utils.core.i18n import _, pgettext
+from course_utils.core.i18n import _, pgettext, translate
 from course_utils.checks.machinery import short_list, describe, Exercise
 from course_utils.window.trimming import table_token_counter
 
@@ -184,8 +185,11 @@ def _ex01_q3(q, report, fig, first_over):
     if not isinstance(fig, Figure):
         return q.wrong(_("`fig` should be the Figure `growth_figure(report)` returns, got "
                          "{describe}.").format(describe=describe(fig)))
-    labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
-    if "tokens sent" not in labels or f"limit {EX01_LIMIT}" not in labels:
+    # The figure's labels are in the course's language (an RTL one wraps each in an isolate): accept English or it.
+    labels = {re.sub("[\u2066-\u2069]", "", line.get_label()) for ax in fig.axes for line in ax.get_lines()}
+    sent = {"tokens sent", translate("tokens sent")}
+    limit = {f"limit {EX01_LIMIT}", translate("limit {limit}").format(limit=EX01_LIMIT)}
+    if not labels & sent or not labels & limit:
         return q.wrong(_("`fig` should show the tokens sent per call against the limit: draw it "
                          "with `growth_figure(report)`."))
     first = expected.first_over_limit
