@@ -40,6 +40,8 @@ def execute(path: Path, timeout: int = 300) -> float:
     os.environ["PYTHONPATH"] = netguard.pythonpath(os.environ.get("PYTHONPATH"))  # the kernel starts guarded
     os.environ.pop("COURSE_CHAT_MODEL", None)
     os.environ.pop("COURSE_LANG", None)  # an edition sets its language in the notebook, never from the shell
+    # A master whose check is not correct raises, as under the tests, so a wrong result is never stored.
+    os.environ["COURSE_CHECKS_STRICT"] = "1"
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     )
