@@ -73,13 +73,18 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 # --- building the submissions ----------------------------------------------------------------------
 
 
-def master() -> nbformat.NotebookNode:
-    """The solved exercise with its outputs cleared, as a student would hand it in."""
-    nb = nbformat.read(MASTER, as_version=4)
+def cleared(path: Path) -> nbformat.NotebookNode:
+    """A solved notebook with its outputs cleared, as a student would hand it in."""
+    nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     return nb
+
+
+def master() -> nbformat.NotebookNode:
+    """The solved exercise with its outputs cleared."""
+    return cleared(MASTER)
 
 
 def code_index(nb, startswith: str) -> int:

@@ -20,6 +20,8 @@ import pytest
 from course_utils import grade
 from course_utils.grade.masters import master_calls
 
+from test_grade import cleared
+
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISE = "02_token_budgets_exercise.ipynb"
 PERSIAN_MASTER = ROOT / "exercises" / "fa" / "solutions" / EXERCISE
@@ -29,11 +31,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 def handed_in() -> nbformat.NotebookNode:
     """The Persian master with its outputs cleared: what a student would hand in."""
-    nb = nbformat.read(PERSIAN_MASTER, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    return nb
+    return cleared(PERSIAN_MASTER)
 
 
 def test_the_teachers_calls_are_the_persian_masters_calls():
