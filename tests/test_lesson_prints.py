@@ -1,0 +1,94 @@
+"""What a lesson prints in its own words goes through gettext, so the Persian edition prints it in Persian (issue 23).
+
+The code cells of a Persian lesson are the English ones, so a sentence a code
+cell prints (``print("calls over the limit:", n)``) can only be Persian there
+if the shared code looks it up: ``print(_("calls over the limit:"), n)``, or
+``_("total sent: {sent}").format(sent=n)`` where an f-string would have
+been. Sample conversations, model replies and code names are data, printed
+from variables, and stay as they are.
+
+Two rules, over the English lessons and exercise masters (their Persian
+copies share the code):
+
+- a ``print`` argument that is a literal with words in it is wrapped in ``_()``;
+- every literal wrapped in a notebook has its Persian in the catalogue
+  (the modules' and templates' strings are checked in tests/test_i18n.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PO = ROOT / "course_utils/locale/fa/LC_MESSAGES/course_utils.po"
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "exercises/solutions").glob("*.ipynb"))
+#: Two words of two or more letters: a phrase a learner reads, not a separator, a unit sign or a code name.
+WORDS = re.compile(r"[A-Za-z]{2,}[^A-Za-z{}_.()\[\]=]+[A-Za-z]{2,}")
+
+
+def code_of(cell) -> str:
+    """A code cell's Python, without IPython's %magic and !shell lines (which ast cannot parse)."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
+
+
+def trees(path: Path):
+    for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "code":
+            yield index, ast.parse(code_of(cell))
+
+
+def literal_text(node: ast.AST) -> str | None:
+    """The words of a str literal or an f-string's literal parts; None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return " {} ".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    return None
+
+
+def unwrapped_prints(tree: ast.AST) -> list[str]:
+    """The literal ``print`` arguments with words in them that are not looked up through ``_()``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            for argument in node.args:
+                text = literal_text(argument)
+                if text is not None and WORDS.search(text):
+                    found.append(text)
+    return found
+
+
+def wrapped_literals(tree: ast.AST) -> set[str]:
+    return {node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+
+
+def test_the_rule_sees_an_unwrapped_sentence_and_passes_a_wrapped_one():
+    assert unwrapped_prints(ast.parse('print("calls over the limit:", n)')) == ["calls over the limit:"]
+    assert unwrapped_prints(ast.parse('print(f"total sent: {a} with trimming")')) == ["total sent:  {}  with trimming"]
+    assert unwrapped_prints(ast.parse('print(_("calls over the limit:"), n)')) == []
+    assert unwrapped_prints(ast.parse('print(_("sent {n} tokens").format(n=n))')) == []
+    assert unwrapped_prints(ast.parse('print(x, "-", y, f"{a:,}", "L - R")')) == []  # no phrase in it
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_printed_sentences_go_through_gettext(path):
+    unwrapped = [(index, text) for index, tree in trees(path) for text in unwrapped_prints(tree)]
+    assert not unwrapped, (f"{path.name} prints English the Persian edition cannot translate; wrap it in _() "
+                           f"(from course_utils.core.i18n import _): {unwrapped}")
+
+
+def test_every_sentence_a_notebook_wraps_has_its_persian():
+    from babel.messages.pofile import read_po
+
+    with PO.open("rb") as f:
+        translated = {m.id: m.string for m in read_po(f) if m.id and not m.context and isinstance(m.id, str)}
+    missing = sorted({(path.name, text) for path in NOTEBOOKS for _, tree in trees(path)
+                      for text in wrapped_literals(tree) if not translated.get(text)})
+    assert not missing, f"no Persian in {PO.name} for {missing}"
