@@ -561,3 +561,32 @@ def test_an_unwritable_cache_folder_falls_back_to_a_private_temporary_one(tmp_pa
     assert path is not None and blocker not in path.parents and "verified" in note
     assert hashlib.sha256(path.read_bytes()).hexdigest() == source.sha256
     shutil.rmtree(path.parent)
+
+
+# --- the status in the course's language (issue 23) --------------------------------
+
+
+def test_status_wording_in_english_is_the_note_it_fills():
+    from course_utils.window import vocab
+
+    for key, english in vocab.STATUS_WORDING.items():
+        assert vocab.status_wording(key) == english  # the _() literal and the English template agree
+    for encoding in ("cl100k_base", "o200k_base", "llama3"):
+        status = tokenizer_status(encoding=encoding)
+        assert status.wording is not None and str(status) == status.note
+
+
+def test_status_says_its_sentence_in_persian_when_printed(tmp_path):
+    from course_utils.core import i18n
+
+    status = tokenizer_status()  # loaded once per process, maybe in English before the switch
+    missing = tokenizer_status(tmp_path / "nowhere.tiktoken")
+    i18n.set_language("fa")
+    try:
+        said, said_missing = str(status), str(missing)
+    finally:
+        i18n.set_language("en")
+    assert said.startswith(i18n.RLI) and "شمارش دقیق با cl100k_base" in said
+    assert tokens.CL100K_SHA256[:12] in said and "tiktoken" in said
+    assert "در دسترس نیست" in said_missing and "cannot read" in said_missing  # the reason itself stays as written
+    assert "verified" in status.note and str(status) == status.note  # the note stays English; English again
