@@ -431,6 +431,24 @@ def test_only_examples_5_and_6_differ_and_only_in_the_kept_block():
             assert line.startswith("position 1: ") and "FIRST" in line.split(";")[0] and "SECOND" in line.split(";")[1]
 
 
+def test_the_page_examples_titles_and_differences_read_in_persian():
+    # Lesson 03b prints each example's title and where the library differs; the Persian edition reads them in Persian.
+    from course_utils.core import i18n
+
+    english = [line for check in compare_reference_examples() for line in check.differences]
+    i18n.set_language("fa")
+    try:
+        for example in REFERENCE_EXAMPLES:
+            assert i18n.translate(example.title) != example.title and "token" in i18n.translate(example.title)
+        persian = [line for check in compare_reference_examples() for line in check.differences]
+    finally:
+        i18n.set_language("en")
+    assert len(persian) == len(english) == 2
+    for line in persian:
+        assert line.startswith(i18n.RLI) and "جایگاه 1" in line and "FIRST" in line and "SECOND" in line
+        assert line.index("FIRST") < line.index("SECOND")   # the page's block first, as in English
+
+
 def test_page_style_writes_messages_like_the_page():
     assert page_style(HumanMessage(TEN, id="first")) == f'HumanMessage("{TEN}", id="first")'
     assert page_style(SystemMessage(TEN)) == f'SystemMessage("{TEN}")'

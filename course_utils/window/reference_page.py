@@ -20,6 +20,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
 
+from course_utils.core.i18n import _
+
 
 #: The text of every string message on the reference page (10 tokens with dummy_token_counter).
 REFERENCE_TEXT = "This is a 4 token text. The full message is 10 tokens."
@@ -74,7 +76,7 @@ class ReferenceExample:
 
     number: int
     heading: str  #: the page's heading (Chinese), as printed
-    title: str  #: the heading in English
+    title: str  #: the heading in English (the catalogue has it in Persian: print ``_(example.title)``)
     call: str  #: the call, character for character as printed (it may not even compile)
     kwargs: dict[str, Any]  #: the call's arguments besides messages and token_counter=dummy_token_counter
     printed_text: str  #: the output, as printed
@@ -175,9 +177,10 @@ class ReferenceComparison:
         for i, (printed, message) in enumerate(zip_longest(page, self.library)):
             returned = None if message is None else as_printed(message)
             if printed != returned:
-                page_text = "nothing" if printed is None else page_style(printed)
-                library_text = "nothing" if message is None else page_style(message)
-                lines.append(f"position {i}: the page prints {page_text}; the library returns {library_text}")
+                page_text = _("nothing") if printed is None else page_style(printed)
+                library_text = _("nothing") if message is None else page_style(message)
+                lines.append(_("position {i}: the page prints {page}; the library returns {library}")
+                             .format(i=i, page=page_text, library=library_text))
         return lines
 
 
