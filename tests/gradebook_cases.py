@@ -31,7 +31,7 @@ def _notebook(student, ex, file, status="ok", detail="", questions=()):
 
 
 def class_results() -> list[NotebookResult]:
-    """Every status, a message in Markdown, a hint, answers in English and Persian, an unknown notebook,
+    """Every status, a message in Markdown, a hint, answers in English and Persian, two unknown notebooks,
     a student with two copies of one exercise and one without a submission, and a notebook that stopped."""
     ex03 = "03_trimming_walkthrough_exercise.ipynb"
     ex04 = "04_langgraph_integration_exercise.ipynb"
@@ -60,6 +60,7 @@ def class_results() -> list[NotebookResult]:
                   questions=[(1, "trim by hand", "not run", "`q1.check(kept)` never ran: the notebook stopped first "
                                                             "(crashed).", hint1)]),
         _notebook("carol", "", "notes.ipynb", status="invalid notebook", detail="the file is not valid JSON."),
+        _notebook("gus", "", "scratch.ipynb"),
         _notebook("dara", "04", ex04, status="memory limit", detail="cell 6 raised MemoryError (limit 1024 MB)"),
         _notebook("erin", "04", ex04, status="disk limit",
                   detail="stopped: wrote more than 64 MB (the disk limit) while running cell 6",
