@@ -37,6 +37,7 @@ import html
 import io
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,6 +232,8 @@ def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
             why = r.detail or translate("no checks of a known exercise ran in it (name the file "
                                         "NN_..._exercise.ipynb, or keep its `from course_utils.checks import exNN` "
                                         "line)")
+            if i18n.direction() == "rtl":  # the why (often English) keeps its own direction in a Persian sentence
+                why = f"\u2068{why}\u2069"
             rows.append({**base, "question": "", "title": "", "status": "not run", "hint": "", "answer_text": "",
                          "message": translate("no question could be graded: {why}").format(why=why)})
         for q in r.questions:
@@ -287,6 +290,21 @@ def _escape(value) -> Markup:
     return Markup(html.escape(str(value)))
 
 
+def _left_to_right(text: str) -> bool:
+    """On a right-to-left page: is ``text`` written left to right only (an English message, a code name)?
+
+    Such a cell is laid out left to right, so its closing bracket or full stop stays where it was written.
+
+    >>> with speaking("fa"):
+    ...     _left_to_right("cumulative_sent(messages)"), _left_to_right("trim با دست"), _left_to_right("")
+    (True, False, False)
+    """
+    if i18n.direction() != "rtl":
+        return False
+    kinds = {unicodedata.bidirectional(character) for character in str(text)}
+    return "L" in kinds and not kinds & {"R", "AL", "RLI", "RLE", "RLO"}
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
@@ -305,6 +323,7 @@ def _environment() -> jinja2.Environment:
     environment.globals["HTML_LANG"] = lambda: Markup(i18n.html_language() or ' lang="en"')
     environment.globals["LTR"] = lambda: Markup(' dir="ltr"' if i18n.direction() == "rtl" else "")
     environment.globals["RTL"] = lambda: i18n.direction() == "rtl"
+    environment.globals["LTR_IF"] = lambda text: Markup(' dir="ltr"' if _left_to_right(text) else "")
     environment.filters["h"] = _escape
     environment.filters["spans"] = message_spans
     return environment
