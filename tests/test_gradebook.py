@@ -242,3 +242,14 @@ def test_the_persian_gradebook_in_chromium_reads_right_to_left_and_passes_axe(ch
         assert not serious, describe(axe["violations"])
     finally:
         context.close()
+
+
+def test_every_title_and_first_hint_reaches_the_gradebook_whole_so_its_persian_is_found():
+    """The grader keeps a question's title and first hint through clean_text (400 characters at most); the
+    Persian gradebook looks them up in the catalogue, which needs them whole."""
+    from course_utils.grade.results import clean_text
+
+    for number in range(1, 8):
+        for q in getattr(checks, f"ex{number:02d}").questions:
+            for text in (q.title, *q.hints[:1]):
+                assert clean_text(text) == text, (number, q.number, text[:60])
