@@ -20,7 +20,8 @@ values (``status``, ``notebook_status``: "correct", "not run", ...) are the
 same English keys in every language, as are ``student``, ``exercise``,
 ``file`` and ``question``. Only its prose follows the language: the question
 ``title``, the ``hint`` and the grader's own "no question could be graded"
-``message``. An English gradebook is byte for byte what it was before the
+``message`` (in Persian, its reason is inside Unicode's first-strong isolate,
+U+2068 ... U+2069, so an English reason keeps its order). An English gradebook is byte for byte what it was before the
 gradebook spoke Persian (``tests/data/gradebook/`` holds the proof).
 
 >>> with speaking("fa"):
