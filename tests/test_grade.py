@@ -425,6 +425,7 @@ def test_checks_write_a_record_only_when_the_grader_asks(monkeypatch, tmp_path):
     (["--memory", "10"], "out of range"),
     (["--jobs", "0"], "out of range"),
     (["--out", "{subs}/graded"], "inside SUBMISSIONS_DIR"),
+    (["--lang", "de"], "argument --lang: invalid choice: 'de'"),
 ])
 def test_command_line_is_validated(tmp_path, capsys, args, message):
     subs = tmp_path / "subs"

@@ -7,10 +7,16 @@ names exercise 02 and its title, every question is correct, and the messages
 are the Persian ones (the Persian notebook's language cell sets the language,
 which the grader's fresh check modules keep). A wrong Persian answer's Persian
 feedback is in tests/test_persian_exercises.py, without a kernel.
+
+A teacher of the Persian edition grades with ``--lang fa``: one more kernel,
+through the command line, writes a Persian gradebook page (its CSV keeps the
+English keys). The rest of the Persian gradebook is in tests/test_gradebook.py.
 """
 
 import csv
 import io
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,3 +64,27 @@ def test_a_persian_master_grades_fully_correct(tmp_path):
         ("dara", "02", f"q{n}", "correct") for n in range(1, 5)]
     html = grade.gradebook_html(results, settings, isolation, changed)
     assert "Token budgets" in html and "dara" in html
+    # The same results in a Persian gradebook: its title, statuses and question titles are the Persian edition's.
+    persian = grade.gradebook_html(results, settings, isolation, changed, lang="fa")
+    assert '<html lang="fa" dir="rtl">' in persian and "02 \u00b7 بودجهٔ token" in persian
+    assert persian.count("\u2713 درست</td>") == 4 and ">محاسبهٔ B</td>" in persian
+
+
+def test_grading_with_lang_fa_from_the_command_line_writes_a_persian_page(tmp_path):
+    folder, out = tmp_path / "subs", tmp_path / "out"
+    (folder / "dara").mkdir(parents=True)
+    nbformat.write(handed_in(), folder / "dara" / EXERCISE)
+    (folder / "sina.ipynb").write_text("not a notebook", encoding="utf-8")  # no kernel: an invalid notebook
+    env = {name: value for name, value in os.environ.items() if name != "COURSE_LANG"}  # --lang alone decides
+    command = [sys.executable, "-m", "course_utils.grade", str(folder), "--out", str(out), "--lang", "fa",
+               "--timeout", "90", "--memory", "1024", "--isolation", "process"]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert "each in a separate process" in proc.stderr  # the grader's own lines stay English
+    page = (out / "gradebook.html").read_text(encoding="utf-8")
+    assert page.startswith('<!DOCTYPE html>\n<html lang="fa" dir="rtl">') and "<h1>دفتر نمره</h1>" in page
+    assert "notebook نامعتبر" in page and "به هیچ پرسشی نمره داده نشد" in page and "02 \u00b7 بودجهٔ token" in page
+    with open(out / "gradebook.csv", encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    assert [(r["student"], r["question"], r["status"], r["notebook_status"]) for r in rows] == [
+        ("dara", f"q{n}", "correct", "ok") for n in range(1, 5)] + [("sina", "", "not run", "invalid notebook")]

@@ -1,6 +1,7 @@
 """Grade a folder of submitted exercise notebooks and write a gradebook.
 
     python -m course_utils.grade SUBMISSIONS_DIR [--out DIR] [--timeout S] [--memory MB] [--disk MB] [--jobs N]
+                                 [--lang en|fa]
 
 Every ``.ipynb`` under SUBMISSIONS_DIR is one submission. The student is the
 first folder below SUBMISSIONS_DIR (``alice/03_trimming_walkthrough_exercise.ipynb``),
@@ -18,7 +19,8 @@ print the result with a secret made up only then (see :mod:`.grading_cells`);
 only those results count. The gradebook lists, per student and question:
 correct, wrong, needs review (a written reason for the teacher to read), not
 attempted, error, or not run, with the check's message and the question's
-first hint.
+first hint. ``--lang fa`` writes the gradebook page in Persian (right to
+left); the CSV keeps its English column names and status values.
 
 A notebook that raises, crashes its kernel, loops, runs out of memory, writes
 too much or is not a notebook at all is recorded as such and never stops the run. The

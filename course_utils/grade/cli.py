@@ -8,7 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from course_utils.grade.gradebook import write_gradebook
+from course_utils.core import i18n
+from course_utils.grade.gradebook import speaking, write_gradebook
 from course_utils.grade.grading import grade_folder, Progress
 from course_utils.grade.results import clean_text, NOTEBOOK_STATUSES, Settings
 from course_utils.grade.runner import runner_main
@@ -66,6 +67,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "machine with 2 or more cores, else 1; see TEACHING.md)")
     parser.add_argument("--isolation", choices=("auto", "namespaces", "process"), default="auto",
                         help="auto (default): the strongest that works here; see TEACHING.md")
+    parser.add_argument("--lang", choices=i18n.LANGUAGES, default=i18n.get_language(),
+                        help="the gradebook's language: en or fa (default: %(default)s, the course's language, "
+                             "COURSE_LANG); the CSV's column names and status values stay English in both")
     args = parser.parse_args(argv)
     submissions = args.submissions
     if not submissions.is_dir():
@@ -102,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     settings = Settings(timeout=args.timeout, memory_mb=args.memory, disk_mb=args.disk,
                         jobs=args.jobs or default_jobs(isolation))
-    print(f"Grading {total} notebook(s) in {root}\n  each in {isolation.description};\n"
+    with speaking("en"):  # the grader's own lines are English, whatever the course's language
+        description = isolation.description
+    print(f"Grading {total} notebook(s) in {root}\n  each in {description};\n"
           f"  limits: {settings.timeout:g} s, {settings.memory_mb} MB of memory and {settings.disk_mb} MB of disk "
           f"per notebook, {settings.jobs} at a time"
           + ("" if isolation.protected else "\n  warning: the submissions folder is writable from inside; "
@@ -112,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted: the running notebooks were stopped; no gradebook was written.", file=sys.stderr)
         return 130
-    csv_path, html_path = write_gradebook(args.out, results, settings, isolation, changed)
+    csv_path, html_path = write_gradebook(args.out, results, settings, isolation, changed, lang=args.lang)
     counts = {s: sum(r.status == s for r in results) for s in NOTEBOOK_STATUSES}
     print("Notebooks: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n), file=sys.stderr)
     for relpath in changed:

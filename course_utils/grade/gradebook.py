@@ -4,16 +4,41 @@ The checks write their messages in a small part of Markdown: `code` spans,
 *emphasis* and **strong**. The HTML page renders them (:func:`message_html`);
 the CSV, read in a spreadsheet, gets the plain words (:func:`message_plain`).
 A student's own words (``answer_text``) are shown exactly as written.
+
+**Language.** The gradebook speaks the course's language (``COURSE_LANG``,
+English by default) or the one its ``lang`` argument names ("en" or "fa";
+``python -m course_utils.grade --lang fa``). The language is switched only
+while the gradebook is written, then the caller's is back (:func:`speaking`).
+In Persian the page is ``<html lang="fa" dir="rtl">``: its headings, legend,
+statuses, tooltips, exercise and question titles and the grader's hints are
+Persian, code and numbers stay left to right, and a student's words find
+their own direction (``dir="auto"``). The checks' messages are shown in the
+language the student's notebook ran in (the Persian edition's are Persian).
+
+The CSV is read by spreadsheets and scripts: its column names and its status
+values (``status``, ``notebook_status``: "correct", "not run", ...) are the
+same English keys in every language, as are ``student``, ``exercise``,
+``file`` and ``question``. Only its prose follows the language: the question
+``title``, the ``hint`` and the grader's own "no question could be graded"
+``message`` (in Persian, its reason is inside Unicode's first-strong isolate,
+U+2068 ... U+2069, so an English reason keeps its order). An English gradebook is byte for byte what it was before the
+gradebook spoke Persian (``tests/data/gradebook/`` holds the proof).
+
+>>> with speaking("fa"):
+...     status_word("not run")
+'اجرا نشد'
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import functools
 import html
 import io
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +47,65 @@ from markupsafe import Markup
 
 from course_utils.grade.results import find_exercise, NotebookResult, QUESTION_STATUSES, Settings
 from course_utils.grade.sandbox import Isolation
+from course_utils.core import i18n
+from course_utils.core.i18n import translate
 from course_utils.core.style import STATUS_COLOURS
+
+
+# --- the gradebook's language ------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def speaking(lang: str | None):
+    """The course speaks ``lang`` ("en" or "fa"; None: the current language) inside; the caller's language after.
+
+    >>> with speaking("fa"):
+    ...     i18n.get_language()
+    'fa'
+    >>> i18n.get_language()
+    'en'
+    """
+    if lang is not None and not isinstance(lang, str):
+        raise TypeError(f"lang must be a language code such as 'fa' or None, got {type(lang).__name__}")
+    if lang is not None and lang not in i18n.LANGUAGES:
+        raise ValueError(f"lang must be one of {', '.join(i18n.LANGUAGES)} or None, got {lang!r}")
+    previous = i18n.get_language()
+    i18n.set_language(lang or previous)
+    try:
+        yield
+    finally:
+        i18n.set_language(previous)
+
+
+def _status_words() -> dict[str, str]:
+    """Each status as the page shows it, in the current language (the CSV keeps the English keys)."""
+    return {
+        "correct": translate("correct", "grade status"),
+        "wrong": translate("wrong", "grade status"),
+        "needs review": translate("needs review", "grade status"),
+        "not attempted": translate("not attempted", "grade status"),
+        "error": translate("error", "grade status"),
+        "not run": translate("not run", "grade status"),
+        "ok": translate("ok", "grade status"),
+        "crashed": translate("crashed", "grade status"),
+        "timeout": translate("timeout", "grade status"),
+        "memory limit": translate("memory limit", "grade status"),
+        "disk limit": translate("disk limit", "grade status"),
+        "invalid notebook": translate("invalid notebook", "grade status"),
+    }
+
+
+def status_word(status: str) -> str:
+    """A status as the page shows it, in the current language; a status it does not know, as it is."""
+    return _status_words().get(status, status)
+
+
+def _prose(text: str) -> str:
+    """Text of the course (a question's title, a hint) in the current language; unknown text as it is.
+
+    Empty text stays empty (gettext would answer "" with the catalogue's header).
+    """
+    return translate(text) if text else text
 
 
 # --- the gradebook ---------------------------------------------------------------------------------
@@ -137,19 +220,26 @@ def message_html(text: str) -> Markup:
 
 
 def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
-    """One row per student, exercise and question (one row for a notebook with no known questions)."""
+    """One row per student, exercise and question (one row for a notebook with no known questions).
+
+    The keys and statuses are the CSV's English ones; titles, hints and the
+    grader's own message are in the current language (see the module's doc).
+    """
     rows = []
     for r in results:
         base = {"student": r.submission.student, "exercise": r.exercise or "?", "file": r.submission.relpath,
                 "notebook_status": r.status, "notebook_detail": r.detail}
         if not r.questions:
-            why = r.detail or ("no checks of a known exercise ran in it (name the file NN_..._exercise.ipynb, "
-                               "or keep its `from course_utils.checks import exNN` line)")
+            why = r.detail or translate("no checks of a known exercise ran in it (name the file "
+                                        "NN_..._exercise.ipynb, or keep its `from course_utils.checks import exNN` "
+                                        "line)")
+            if i18n.direction() == "rtl":  # the why (often English) keeps its own direction in a Persian sentence
+                why = f"\u2068{why}\u2069"
             rows.append({**base, "question": "", "title": "", "status": "not run", "hint": "", "answer_text": "",
-                         "message": f"no question could be graded: {why}"})
+                         "message": translate("no question could be graded: {why}").format(why=why)})
         for q in r.questions:
-            rows.append({**base, "question": f"q{q.number}", "title": q.title, "status": q.status,
-                         "message": q.message, "hint": q.hint, "answer_text": q.answer_text})
+            rows.append({**base, "question": f"q{q.number}", "title": _prose(q.title), "status": q.status,
+                         "message": q.message, "hint": _prose(q.hint), "answer_text": q.answer_text})
     return rows
 
 
@@ -162,21 +252,31 @@ def csv_safe(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
-def gradebook_csv(results: list[NotebookResult]) -> str:
+def gradebook_csv(results: list[NotebookResult], lang: str | None = None) -> str:
+    """The gradebook for a spreadsheet: the English column names and statuses in every language (see above)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for row in gradebook_rows(results):
+    with speaking(lang):
+        rows = gradebook_rows(results)
+    for row in rows:
         writer.writerow([csv_safe(message_plain(row[c]) if c in MARKDOWN_COLUMNS else row[c]) for c in CSV_COLUMNS])
     return buffer.getvalue()
 
 
-def _exercise_titles(exercises: list[str]) -> dict[str, str]:
-    titles = {}
-    for ex in exercises:
-        found = find_exercise(ex)
-        titles[ex] = f"{ex} \u00b7 {found.title}" if found else f"exercise {ex}"
-    return titles
+def exercise_title(ex: str) -> str:
+    """The exercise's heading on the page, in the current language: "03 · Trimming walkthrough", or "exercise ?".
+
+    >>> exercise_title("02")
+    '02 · Token budgets'
+    >>> with speaking("fa"):
+    ...     exercise_title("02")
+    '02 · بودجهٔ token'
+    """
+    found = find_exercise(ex)
+    if found:
+        return f"{ex} \u00b7 {translate(found.title, 'exercise title')}"
+    return translate("exercise {number}").format(number=ex)
 
 
 class _Colours(dict):
@@ -191,6 +291,21 @@ def _escape(value) -> Markup:
     return Markup(html.escape(str(value)))
 
 
+def _left_to_right(text: str) -> bool:
+    """On a right-to-left page: is ``text`` written left to right only (an English message, a code name)?
+
+    Such a cell is laid out left to right, so its closing bracket or full stop stays where it was written.
+
+    >>> with speaking("fa"):
+    ...     _left_to_right("cumulative_sent(messages)"), _left_to_right("trim با دست"), _left_to_right("")
+    (True, False, False)
+    """
+    if i18n.direction() != "rtl":
+        return False
+    kinds = {unicodedata.bidirectional(character) for character in str(text)}
+    return "L" in kinds and not kinds & {"R", "AL", "RLI", "RLE", "RLO"}
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
@@ -198,7 +313,18 @@ def _environment() -> jinja2.Environment:
         autoescape=True,  # anything the template forgets to pass through `h` is still escaped
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
+        extensions=["jinja2.ext.i18n"],
     )
+    # The page's own words, as in the course's other templates (course_utils.pictures.templates): looked up
+    # when the page renders, in the language gradebook_html chose. Caller text never goes through these.
+    environment.install_gettext_callables(gettext=translate, ngettext=i18n.ngettext, newstyle=True,
+                                          pgettext=lambda context, message: translate(message, context))
+    # <html lang="en">, or lang and dir for another language; inside a right-to-left page, LTR() keeps code,
+    # numbers and file names left to right and AUTO() lets a student's words find their direction.
+    environment.globals["HTML_LANG"] = lambda: Markup(i18n.html_language() or ' lang="en"')
+    environment.globals["LTR"] = lambda: Markup(' dir="ltr"' if i18n.direction() == "rtl" else "")
+    environment.globals["RTL"] = lambda: i18n.direction() == "rtl"
+    environment.globals["LTR_IF"] = lambda text: Markup(' dir="ltr"' if _left_to_right(text) else "")
     environment.filters["h"] = _escape
     environment.filters["spans"] = message_spans
     return environment
@@ -226,18 +352,20 @@ def _student_rows(results: list[NotebookResult], exercises: list[str],
             if r is None:
                 cells.append({"kind": "absent", "span": len(columns[ex]) + 2})
                 continue
-            cells.append({"kind": "status", "status": r.status, "text": r.status,
-                          "title": f"{r.submission.relpath}: {r.status}. {message_plain(r.detail)}"})
+            cells.append({"kind": "status", "status": r.status, "text": status_word(r.status),
+                          "title": f"{r.submission.relpath}: {status_word(r.status)}. {message_plain(r.detail)}"})
             by_number = {q.number: q for q in r.questions}
             for n in columns[ex]:
                 q = by_number.get(n)
                 if q is None:
                     cells.append({"kind": "blank"})
                     continue
-                tip = f"q{n} ({q.title}): {q.status}. {message_plain(q.message)}" + (
-                    f"\nHint: {message_plain(q.hint)}" if q.hint else "")
-                cells.append({"kind": "status", "status": q.status, "text": f"{COLOURS[q.status][0]} {q.status}",
-                              "title": tip})
+                tip = translate("q{number} ({title}): {status}. {message}").format(
+                    number=n, title=_prose(q.title), status=status_word(q.status), message=message_plain(q.message))
+                if q.hint:
+                    tip += f"\n{translate('Hint', 'check feedback')}: {message_plain(_prose(q.hint))}"
+                cells.append({"kind": "status", "status": q.status,
+                              "text": f"{COLOURS[q.status][0]} {status_word(q.status)}", "title": tip})
             cells.append({"kind": "score", "text": f"{r.correct}/{len(r.questions)}"})
         rows.append({"label": label, "cells": cells})
     return rows
@@ -256,28 +384,30 @@ def _notebook_groups(rows: list[dict[str, str]]) -> list[dict]:
 
 
 def gradebook_html(results: list[NotebookResult], settings: Settings, isolation: Isolation,
-                   changed: list[str]) -> str:
+                   changed: list[str], lang: str | None = None) -> str:
     """A per-student table (each question coloured, its message and hint on hover), then every row in full.
 
-    The page is ``templates/gradebook.html.j2``; this function only gathers what it shows.
+    The page is ``templates/gradebook.html.j2``; this function only gathers what it shows, in ``lang``
+    ("en" or "fa"; None: the course's language), and gives the caller's language back afterwards.
     """
-    exercises = sorted({r.exercise or "?" for r in results})
-    titles = _exercise_titles(exercises)
-    columns = {ex: sorted({q.number for r in results if (r.exercise or "?") == ex for q in r.questions})
-               for ex in exercises}
-    return _template().render(
-        notebooks=len(results),
-        colours=_Colours(COLOURS),
-        legend=QUESTION_STATUSES,
-        changed=changed,
-        exercises=[{"title": titles[ex], "columns": columns[ex]} for ex in exercises],
-        students=_student_rows(results, exercises, columns),
-        notebook_groups=_notebook_groups(gradebook_rows(results)),
-        isolation=isolation.description,
-        timeout=f"{settings.timeout:g}",
-        memory_mb=settings.memory_mb,
-        disk_mb=settings.disk_mb,
-    )
+    with speaking(lang):
+        exercises = sorted({r.exercise or "?" for r in results})
+        columns = {ex: sorted({q.number for r in results if (r.exercise or "?") == ex for q in r.questions})
+                   for ex in exercises}
+        return _template().render(
+            notebooks=len(results),
+            colours=_Colours(COLOURS),
+            words=_status_words(),
+            legend=QUESTION_STATUSES,
+            changed=changed,
+            exercises=[{"title": exercise_title(ex), "columns": columns[ex]} for ex in exercises],
+            students=_student_rows(results, exercises, columns),
+            notebook_groups=_notebook_groups(gradebook_rows(results)),
+            isolation=isolation.description,
+            timeout=f"{settings.timeout:g}",
+            memory_mb=settings.memory_mb,
+            disk_mb=settings.disk_mb,
+        )
 
 
 def _write(path: Path, text: str) -> None:
@@ -287,9 +417,10 @@ def _write(path: Path, text: str) -> None:
 
 
 def write_gradebook(out: Path, results: list[NotebookResult], settings: Settings, isolation: Isolation,
-                    changed: list[str]) -> tuple[Path, Path]:
+                    changed: list[str], lang: str | None = None) -> tuple[Path, Path]:
+    """Write ``gradebook.csv`` and ``gradebook.html`` into ``out``, in ``lang`` (None: the course's language)."""
     out.mkdir(parents=True, exist_ok=True)
     paths = out / "gradebook.csv", out / "gradebook.html"
-    _write(paths[0], gradebook_csv(results))
-    _write(paths[1], gradebook_html(results, settings, isolation, changed))
+    _write(paths[0], gradebook_csv(results, lang))
+    _write(paths[1], gradebook_html(results, settings, isolation, changed, lang))
     return paths

@@ -28,6 +28,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from course_utils.core.i18n import translate
+
 UNPRIVILEGED_USER = "nobody"
 
 #: Folders where other programs leave files and Unix-domain sockets: empty inside the sandbox
@@ -51,13 +53,14 @@ class Isolation:
 
     @property
     def description(self) -> str:
-        who = f"as user {self.user}" if self.uid is not None else (
-            "as root without capabilities" if os.geteuid() == 0 else "under your user")
+        """How a notebook runs, in the course's language (the gradebook's footer names it in the page's)."""
+        who = translate("as user {user}").format(user=self.user) if self.uid is not None else (
+            translate("as root without capabilities") if os.geteuid() == 0 else translate("under your user"))
         if self.namespaces:
-            return (f"own namespaces with bubblewrap (no network at all; every file read-only except its own "
-                    f"temporary folder, a tmpfs of the disk limit; /tmp, /run and home folders hidden; its own "
-                    f"process list) {who}")
-        return f"a separate process {who} (network blocked by a Python-level guard only)"
+            return translate("own namespaces with bubblewrap (no network at all; every file read-only except its "
+                             "own temporary folder, a tmpfs of the disk limit; /tmp, /run and home folders hidden; "
+                             "its own process list) {who}").format(who=who)
+        return translate("a separate process {who} (network blocked by a Python-level guard only)").format(who=who)
 
 
 def bwrap_path() -> str | None:
