@@ -189,6 +189,8 @@ def test_the_persian_csv_keeps_the_english_keys_and_translates_only_titles_hints
         if en["message"].startswith("no question could be graded: "):
             assert fa["message"].startswith("به هیچ پرسشی نمره داده نشد: ")
             assert en["notebook_detail"] == "" or f"\u2068{en['notebook_detail']}\u2069" in fa["message"]
+        elif "never ran: " in en["message"]:  # the grader's own (results.grader_message)
+            assert "never ran" not in fa["message"] and "اجرا نشد" in fa["message"]
         else:
             assert fa["message"] == en["message"]  # a check's message is in the language its notebook ran in
     assert changed == {"title", "message"}  # this class's hints are not the checks' own, so they stay
@@ -253,3 +255,17 @@ def test_every_title_and_first_hint_reaches_the_gradebook_whole_so_its_persian_i
         for q in getattr(checks, f"ex{number:02d}").questions:
             for text in (q.title, *q.hints[:1]):
                 assert clean_text(text) == text, (number, q.number, text[:60])
+
+
+def test_the_graders_never_ran_messages_are_said_in_the_gradebooks_language():
+    """The grader stores its own "never ran" message in English; a Persian gradebook says it in Persian."""
+    from course_utils.grade.results import NEVER_RAN_KEPT, NEVER_RAN_STOPPED, grader_message
+
+    stopped = NEVER_RAN_STOPPED.format(usage="q2.check(kept)", status="timeout")
+    kept = NEVER_RAN_KEPT.format(usage="q1.check(x)")
+    assert grader_message(stopped) == stopped and grader_message(kept) == kept  # English: as stored
+    with speaking("fa"):
+        said = grader_message(stopped), grader_message(kept)
+        assert "`q2.check(kept)`" in said[0] and status_word("timeout") in said[0] and "never ran" not in said[0]
+        assert "`q1.check(x)`" in said[1] and "never ran" not in said[1]
+        assert grader_message("Correct: `kept` agrees.") == "Correct: `kept` agrees."  # a check's message: as it is

@@ -45,7 +45,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from course_utils.grade.results import find_exercise, NotebookResult, QUESTION_STATUSES, Settings
+from course_utils.grade.results import find_exercise, grader_message, NotebookResult, QUESTION_STATUSES, Settings
 from course_utils.grade.sandbox import Isolation
 from course_utils.core import i18n
 from course_utils.core.i18n import translate
@@ -239,7 +239,7 @@ def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
                          "message": translate("no question could be graded: {why}").format(why=why)})
         for q in r.questions:
             rows.append({**base, "question": f"q{q.number}", "title": _prose(q.title), "status": q.status,
-                         "message": q.message, "hint": _prose(q.hint), "answer_text": q.answer_text})
+                         "message": grader_message(q.message), "hint": _prose(q.hint), "answer_text": q.answer_text})
     return rows
 
 
@@ -361,7 +361,8 @@ def _student_rows(results: list[NotebookResult], exercises: list[str],
                     cells.append({"kind": "blank"})
                     continue
                 tip = translate("q{number} ({title}): {status}. {message}").format(
-                    number=n, title=_prose(q.title), status=status_word(q.status), message=message_plain(q.message))
+                    number=n, title=_prose(q.title), status=status_word(q.status),
+                    message=message_plain(grader_message(q.message)))
                 if q.hint:
                     tip += f"\n{translate('Hint', 'check feedback')}: {message_plain(_prose(q.hint))}"
                 cells.append({"kind": "status", "status": q.status,

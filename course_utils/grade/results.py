@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from course_utils.core.i18n import translate
+
 
 NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "disk limit", "invalid notebook")
 QUESTION_STATUSES = ("correct", "wrong", "needs review", "not attempted", "error", "not run")
@@ -92,6 +94,36 @@ def known_questions(exercise: str) -> dict[int, tuple[str, str, str]]:
     return {q.number: (q.title, q.usage, q.hints[0] if q.hints else "") for q in ex.questions}
 
 
+#: The grader's own messages for a question whose check never ran. They are stored in English (the
+#: grading runs in English) and said in the gradebook's language by :func:`grader_message`.
+NEVER_RAN_KEPT = ("`{usage}` never ran: the grader could not keep its answers (the cell where it is called "
+                  "raised an error) or check them; see the notebook's detail.")
+NEVER_RAN_STOPPED = "`{usage}` never ran: the notebook stopped first ({status})."
+
+
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)) + "$")
+
+
+def grader_message(message: str) -> str:
+    """``message`` in the current language when it is one of the grader's own; any other message as it is.
+
+    >>> grader_message("`q2.check(...)` never ran: the notebook stopped first (timeout).")
+    '`q2.check(...)` never ran: the notebook stopped first (timeout).'
+    >>> grader_message("Correct.")
+    'Correct.'
+    """
+    for template in (NEVER_RAN_KEPT, NEVER_RAN_STOPPED):
+        found = _pattern(template).match(message)
+        if found:
+            values = found.groupdict()
+            if "status" in values:
+                values["status"] = translate(values["status"], "grade status")
+            return translate(template).format(**values)
+    return message
+
+
 def question_results(exercise: str, records: list[dict], notebook_status: str) -> tuple[QuestionResult, ...]:
     """One result per question: the last check recorded for it, or 'not run' and why."""
     known = known_questions(exercise)
@@ -107,10 +139,9 @@ def question_results(exercise: str, records: list[dict], notebook_status: str) -
             status, message = last[number]["status"], last[number]["message"]
             answer_text = last[number].get("answer_text", "")
         elif notebook_status in ("ok", "error"):
-            status, message = "not run", (f"`{usage}` never ran: the grader could not keep its answers (the cell "
-                                          f"where it is called raised an error) or check them; see the notebook's detail.")
+            status, message = "not run", NEVER_RAN_KEPT.format(usage=usage)
         else:
-            status, message = "not run", f"`{usage}` never ran: the notebook stopped first ({notebook_status})."
+            status, message = "not run", NEVER_RAN_STOPPED.format(usage=usage, status=notebook_status)
         results.append(QuestionResult(number, clean_text(title), status, clean_text(message),
                                       "" if status == "correct" else clean_text(hint), clean_text(answer_text)))
     return tuple(results)
