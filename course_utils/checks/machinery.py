@@ -30,7 +30,7 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.core.i18n import _, get_language, pgettext
+from course_utils.core.i18n import _, direction, get_language, pgettext
 from course_utils.core.style import STATUS_COLOURS
 from course_utils.pictures.templates import Markup, render_template
 
@@ -225,7 +225,7 @@ def learner_line(exc: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not any(s in f.filename for s in skip)]
     if not frames or not frames[-1].line:
         return ""
-    return f" (at `{frames[-1].line.strip()}` in {frames[-1].name})"
+    return _(" (at `{line}` in {name})").format(line=frames[-1].line.strip(), name=frames[-1].name)
 
 
 def describe(value: Any, limit: int = 70) -> str:
@@ -235,10 +235,10 @@ def describe(value: Any, limit: int = 70) -> str:
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, BaseMessage) for v in value):
         return "[" + ", ".join(message_label(v) for v in value) + "]"
     if callable(value) and hasattr(value, "__name__"):
-        return f"function {value.__name__}"
+        return _("function {name}").format(name=value.__name__)
     text = repr(value)
     if re.search(r"0x[0-9a-fA-F]{6,}", text):
-        text = f"a {type(value).__name__} object"
+        text = _("a {type} object").format(type=type(value).__name__)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -273,15 +273,61 @@ def message_ids(messages: Sequence[BaseMessage]) -> list[str]:
     return [message_label(m) for m in messages]
 
 
+#: Unicode's left-to-right isolate (U+2066); :data:`course_utils.core.i18n.PDI` ends it.
+LRI = "\u2066"
+
+
+def ltr(text: str) -> str:
+    """``text`` inside a left-to-right isolate when the course speaks a right-to-left language, else unchanged.
+
+    For Latin pieces of a Persian message that must keep their own order: a
+    list of numbers ("0, 1, 2" would read "2 ,1 ,0" in a right-to-left line),
+    LangChain's message types.
+
+    >>> ltr("0, 1, 2")
+    '0, 1, 2'
+    """
+    return f"{LRI}{text}\u2069" if direction() == "rtl" else text
+
+
 def short_list(items: Sequence[Any], limit: int = 8) -> str:
     """A list for a message: the first ``limit`` items, then how many there are in all.
+
+    In a right-to-left language the items keep left to right (:func:`ltr`)
+    and the count is said in the language.
 
     >>> short_list(range(10), 3)
     '[0, 1, 2, ... (10 in all)]'
     """
     items = list(items)
-    shown = ", ".join(str(i) for i in items[:limit])
-    return f"[{shown}, ... ({len(items)} in all)]" if len(items) > limit else f"[{shown}]"
+    shown = ltr(", ".join(str(i) for i in items[:limit]))
+    if len(items) > limit:
+        return _("[{shown}, ... ({count} in all)]").format(shown=shown, count=len(items))
+    return f"[{shown}]"
+
+
+#: What ``inspect.Signature.bind`` says when a learner calls ``check`` with the wrong answers, in the course's
+#: language (the English is Python's own words).
+_BINDING_PROBLEMS = (
+    (r"missing a required argument: (.+)", "missing a required argument: {name}"),
+    (r"too many positional arguments", "too many positional arguments"),
+    (r"multiple values for argument (.+)", "multiple values for argument {name}"),
+    (r"got an unexpected keyword argument (.+)", "got an unexpected keyword argument {name}"),
+)
+
+
+def binding_problem(exc: TypeError) -> str:
+    """Python's reason a call did not fit ``check``'s answers, in the course's language (else as Python says it).
+
+    >>> binding_problem(TypeError("missing a required argument: 'why'"))
+    "missing a required argument: 'why'"
+    """
+    text = str(exc)
+    for pattern, message in _BINDING_PROBLEMS:
+        match = re.fullmatch(pattern, text)
+        if match:
+            return _(message).format(name=match.group(1) if match.groups() else "")
+    return text
 
 
 class Question:
@@ -437,7 +483,7 @@ class Question:
         try:
             self._signature.bind(None, *args, **kwargs)
         except TypeError as exc:
-            result = self.error(_("call it as `{usage}` ({exc}).").format(usage=self.usage, exc=exc))
+            result = self.error(_("call it as `{usage}` ({exc}).").format(usage=self.usage, exc=binding_problem(exc)))
         else:
             result = self.did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
         write_record(self, result)
