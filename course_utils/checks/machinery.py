@@ -452,7 +452,7 @@ class Question:
             if specific:
                 self.stop(self.error(specific))
             self.stop(self.error(_("`{name}` raised {error}: {exc}{where}{line}.").format(
-                name=name, error=type(exc).__name__, exc=exc, where=where, line=learner_line(exc))))
+                name=name, error=type(exc).__name__, exc=ltr(str(exc)), where=where, line=learner_line(exc))))
         if value is Ellipsis:
             self.stop(self.not_attempted(_("`{name}` returned `...`: write its body.").format(name=name)))
         return value
@@ -507,7 +507,7 @@ class Question:
             result = stop.result
         except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
             result = self.error(_("the check could not use your answer: {error}: {exc}{line}.").format(
-                error=type(exc).__name__, exc=exc, line=learner_line(exc)))
+                error=type(exc).__name__, exc=ltr(str(exc)), line=learner_line(exc)))
         if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
             result = self.error(_("the check returned {value} instead of a result.").format(value=describe(result)))
         if self._answer_text is not None and result.answer_text is None:
