@@ -198,9 +198,9 @@ def test_counts_and_lists_in_persian(persian):
     assert counts == "7 پیام (\u20661 system, 2 human, 3 ai, 1 tool\u2069)"
     listed = ISOLATES.sub("", machinery.short_list(range(10), 3))
     assert listed == "[0, 1, 2, ...] (روی هم 10)"
-    # the numbers keep their order in a right-to-left line: they sit in a left-to-right isolate
-    assert "\u20660, 1, 2\u2069" in machinery.short_list(range(10), 3)
-    assert machinery.short_list(["h1", "a1"]) == "[\u2066h1, a1\u2069]"
+    # the list keeps its order and its brackets pair in a right-to-left line: it sits in a left-to-right isolate
+    assert "\u2066[0, 1, 2, ...]\u2069" in machinery.short_list(range(10), 3)
+    assert machinery.short_list(["h1", "a1"]) == "\u2066[h1, a1]\u2069"
     assert ISOLATES.sub("", machinery.describe(object())) == "یک شیء object"
     assert ISOLATES.sub("", machinery.describe(len)) == "تابع len"
     for problem in ("missing a required argument: 'why'", "too many positional arguments",

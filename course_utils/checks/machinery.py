@@ -293,17 +293,20 @@ def ltr(text: str) -> str:
 def short_list(items: Sequence[Any], limit: int = 8) -> str:
     """A list for a message: the first ``limit`` items, then how many there are in all.
 
-    In a right-to-left language the items keep left to right (:func:`ltr`)
-    and the count is said in the language.
+    In a right-to-left language the bracketed list keeps left to right
+    (:func:`ltr`: brackets and all, or they would pair wrongly) and the count
+    is said in the language, after it: a translation writes ``{listed}``, the
+    list already in its brackets, where English writes ``[{shown}, ...``.
 
     >>> short_list(range(10), 3)
     '[0, 1, 2, ... (10 in all)]'
     """
     items = list(items)
-    shown = ltr(", ".join(str(i) for i in items[:limit]))
+    shown = ", ".join(str(i) for i in items[:limit])
     if len(items) > limit:
-        return _("[{shown}, ... ({count} in all)]").format(shown=shown, count=len(items))
-    return f"[{shown}]"
+        return _("[{shown}, ... ({count} in all)]").format(shown=shown, listed=ltr(f"[{shown}, ...]"),
+                                                           count=len(items))
+    return ltr(f"[{shown}]")
 
 
 #: What ``inspect.Signature.bind`` says when a learner calls ``check`` with the wrong answers, in the course's
