@@ -241,3 +241,20 @@ def test_messages_list_reads_as_one_persian_line_indented_on_the_right(persian):
     html = trim_view.messages_list_html(_conversation()[:3], heading="فهرست <من>")
     assert "<b>فهرست &lt;من&gt; (3 پیام):</b>" in html
     assert "<b>trim_messages برگرداند []</b>" in trim_view.messages_list_html([])
+
+
+def test_a_list_of_ids_in_a_persian_message_reads_left_to_right(persian):
+    """In a right-to-left line the brackets of ['h3', 'a3'] would pair with the Persian around them: it is isolated."""
+    from course_utils.checks import ex03
+
+    result = ex03.q1.check(["x9"])  # "['x9'] are not ids of this conversation; use ['h1', 'a1', ...]"
+    assert result.lang == "fa" and "\u2066['x9']\u2069" in result.message, result.message
+    assert "\u2066['h1', 'a1', 'h2', 'a2', 'h3', 'a3']\u2069" in result._repr_html_().replace("&#x27;", "'")
+    # code spans are left as they are (the box shows them left to right already)
+    assert machinery.isolate_lists("با `x[0]` و [1, 2]") == "با `x[0]` و \u2066[1, 2]\u2069"
+
+
+def test_english_lists_are_not_isolated():
+    from course_utils.checks import ex03
+
+    assert ex03.q1.check(["x9"]).message.startswith("['x9'] are not")

@@ -94,6 +94,29 @@ def shown_language(text: str) -> str:
     return "fa" if get_language() == "fa" and _ARABIC_SCRIPT.search(text) else "en"
 
 
+#: A bracketed Latin list in a message ("['h2', 'a2']", "[at-01, ...]"): no Persian, no isolate, no code span inside.
+_LATIN_LIST = re.compile("(?<!\u2066)\\[[^\\[\\]`\n\u0600-\u06ff\u2066-\u2069]*\\]")
+
+
+def isolate_lists(text: str) -> str:
+    """A Persian message with each bracketed Latin list in a left-to-right isolate (outside `code` spans).
+
+    In a right-to-left line the brackets of "['h2', 'a2']" pair with the
+    Persian around them and show reversed; isolated, the list reads as
+    Python prints it. English messages are never passed here.
+
+    >>> isolate_lists("شما ['h2', 'a2'] را نگه داشتید") == "شما \u2066['h2', 'a2']\u2069 را نگه داشتید"
+    True
+    """
+    return "".join(part if i % 2 else _LATIN_LIST.sub(lambda m: ltr_always(m.group(0)), part)
+                   for i, part in enumerate(re.split(r"(`[^`]+`)", text)))
+
+
+def ltr_always(text: str) -> str:
+    """``text`` in a left-to-right isolate (U+2066 ... U+2069), whatever the course's language."""
+    return f"\u2066{text}\u2069"
+
+
 def label_of(kind: str) -> str:
     """The label of a kind of feedback in the course's language: "Correct", "Not quite", ... (see :data:`LABELS`)."""
     return pgettext("check feedback", LABELS[kind])
@@ -136,6 +159,8 @@ class CheckResult:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
         if self.lang not in LANGUAGE_ATTRIBUTES:
             raise ValueError(f"lang must be one of {sorted(LANGUAGE_ATTRIBUTES)}, got {self.lang!r}")
+        if self.lang == "fa":
+            object.__setattr__(self, "message", isolate_lists(self.message))
 
     @property
     def correct(self) -> bool:
