@@ -112,9 +112,13 @@ def isolate_lists(text: str) -> str:
                    for i, part in enumerate(re.split(r"(`[^`]+`)", text)))
 
 
+#: Unicode's left-to-right isolate (U+2066); :data:`course_utils.core.i18n.PDI` (U+2069) ends it.
+LRI = "\u2066"
+
+
 def ltr_always(text: str) -> str:
     """``text`` in a left-to-right isolate (U+2066 ... U+2069), whatever the course's language."""
-    return f"\u2066{text}\u2069"
+    return f"{LRI}{text}\u2069"
 
 
 def label_of(kind: str) -> str:
@@ -298,10 +302,6 @@ def message_ids(messages: Sequence[BaseMessage]) -> list[str]:
     return [message_label(m) for m in messages]
 
 
-#: Unicode's left-to-right isolate (U+2066); :data:`course_utils.core.i18n.PDI` ends it.
-LRI = "\u2066"
-
-
 def ltr(text: str) -> str:
     """``text`` inside a left-to-right isolate when the course speaks a right-to-left language, else unchanged.
 
@@ -312,7 +312,7 @@ def ltr(text: str) -> str:
     >>> ltr("0, 1, 2")
     '0, 1, 2'
     """
-    return f"{LRI}{text}\u2069" if direction() == "rtl" else text
+    return ltr_always(text) if direction() == "rtl" else text
 
 
 def short_list(items: Sequence[Any], limit: int = 8) -> str:
