@@ -10,7 +10,7 @@ import random
 from course_utils.checks.claims import EX02_Q4
 from course_utils.checks.kinds import choice_question, grade_number
 from course_utils.core.i18n import _, pgettext
-from course_utils.checks.machinery import learner_line, describe, Exercise
+from course_utils.checks.machinery import learner_line, describe, ltr, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
 
@@ -83,7 +83,7 @@ def _ex02_q2(q, budget):
         except ValueError as exc:
             if expected is not None:
                 return q.wrong(_("`{about}` raised ValueError ({exc}), but it leaves {expected} "
-                                 "tokens for the history: only raise when nothing is left.").format(about=about, exc=exc, expected=expected))
+                                 "tokens for the history: only raise when nothing is left.").format(about=about, exc=ltr(str(exc)), expected=expected))
             if not str(exc).strip():
                 return q.wrong(_("`{about}` raised ValueError with no message: say what is wrong, "
                                  "e.g. the sum of the parts and the limit.").format(about=about))
@@ -93,7 +93,7 @@ def _ex02_q2(q, budget):
             return q.not_attempted(_("`budget` still raises NotImplementedError: write its body."))
         except Exception as exc:  # noqa: BLE001
             return q.error(_("`{about}` raised {error}: {exc}{learner_line}. Raise ValueError "
-                             "(only) when there is no room.").format(about=about, error=type(exc).__name__, exc=exc, learner_line=learner_line(exc)))
+                             "(only) when there is no room.").format(about=about, error=type(exc).__name__, exc=ltr(str(exc)), learner_line=learner_line(exc)))
         if got is Ellipsis:
             return q.not_attempted(_("`budget` returned `...`: write its body."))
         if isinstance(got, bool) or not isinstance(got, (int, float)):

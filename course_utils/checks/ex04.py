@@ -32,7 +32,7 @@ from course_utils.checks.kinds import (
     snapshot,
     random_conversation,
 )
-from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
+from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, ltr, Exercise
 from course_utils.core.i18n import _
 from course_utils.agentic.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
 from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
@@ -136,7 +136,7 @@ def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
     return _("for {about}, your node sent the model an empty list, and the model refused it ({exc}). Your trim kept "
              "nothing: is the max_tokens you pass smaller than the one given, or did start_on (or end_on) drop "
              "every message? Trim with `max_tokens=max_tokens`, `strategy=\"last\"`, `start_on=\"human\"` and "
-             "`include_system=True`.").format(about=about, exc=exc)
+             "`include_system=True`.").format(about=about, exc=ltr(str(exc)))
 
 
 def _text_label(message: BaseMessage) -> str:

@@ -17,7 +17,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
 from course_utils.checks.claims import EX06_Q3
 from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
-from course_utils.checks.machinery import Exercise, describe, quote
+from course_utils.checks.machinery import Exercise, describe, ltr, quote
 from course_utils.checks.spies import watching
 from course_utils.core.i18n import _, pgettext
 from course_utils.window.sequences import orphaned_tool_messages
@@ -89,7 +89,7 @@ def _ex06_q1(q, middleware):
     if row.turns_failed:
         turn = run.failed_turns[0]
         shown, whole = quote(turn.error)
-        return q.wrong(_("turn {number} failed: {shown}").format(number=turn.number, shown=shown), details=whole)
+        return q.wrong(_("turn {number} failed: {shown}").format(number=turn.number, shown=ltr(shown)), details=whole)
     if row.largest_call > EX06_BUDGET:
         worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
         advice = (_("lower the trigger (or the trim's max_tokens)") if middleware else

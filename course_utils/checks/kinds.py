@@ -24,9 +24,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from course_utils.checks.machinery import CheckResult, Exercise, Question, describe
+from course_utils.checks.machinery import CheckResult, Exercise, Question, describe, ltr
 from course_utils.checks.reasons import Claim, judge
-from course_utils.core.i18n import _
+from course_utils.core.i18n import _, ngettext
 
 
 def grade_number(q: Question, value: Any, name: str, expected: int, known: Mapping[int, str], general: str,
@@ -237,6 +237,12 @@ def learner_message_list(q: Question, value: Any, name: str) -> list[BaseMessage
 
 
 def counts_of(messages: Sequence[BaseMessage]) -> str:
-    """A short description of a list of messages: "8 messages (3 human, 3 ai, 2 tool)"."""
+    """A short description of a list of messages: "8 messages (3 human, 3 ai, 2 tool)".
+
+    The types are LangChain's names (``message.type``): they stay Latin, left
+    to right in a right-to-left language (:func:`~course_utils.checks.machinery.ltr`).
+    """
     kinds = Counter(m.type for m in messages)  # in order of first appearance
-    return f"{len(messages)} messages (" + ", ".join(f"{v} {k}" for k, v in kinds.items()) + ")"
+    listed = ltr(", ".join(f"{v} {k}" for k, v in kinds.items()))
+    return ngettext("{count} message ({kinds})", "{count} messages ({kinds})", len(messages)).format(
+        count=len(messages), kinds=listed)

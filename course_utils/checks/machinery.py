@@ -30,7 +30,7 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
-from course_utils.core.i18n import _, get_language, pgettext
+from course_utils.core.i18n import _, direction, get_language, pgettext
 from course_utils.core.style import STATUS_COLOURS
 from course_utils.pictures.templates import Markup, render_template
 
@@ -94,6 +94,33 @@ def shown_language(text: str) -> str:
     return "fa" if get_language() == "fa" and _ARABIC_SCRIPT.search(text) else "en"
 
 
+#: A bracketed Latin list in a message ("['h2', 'a2']", "[at-01, ...]"): no Persian, no isolate, no code span inside.
+_LATIN_LIST = re.compile("(?<!\u2066)\\[[^\\[\\]`\n\u0600-\u06ff\u2066-\u2069]*\\]")
+
+
+def isolate_lists(text: str) -> str:
+    """A Persian message with each bracketed Latin list in a left-to-right isolate (outside `code` spans).
+
+    In a right-to-left line the brackets of "['h2', 'a2']" pair with the
+    Persian around them and show reversed; isolated, the list reads as
+    Python prints it. English messages are never passed here.
+
+    >>> isolate_lists("شما ['h2', 'a2'] را نگه داشتید") == "شما \u2066['h2', 'a2']\u2069 را نگه داشتید"
+    True
+    """
+    return "".join(part if i % 2 else _LATIN_LIST.sub(lambda m: ltr_always(m.group(0)), part)
+                   for i, part in enumerate(re.split(r"(`[^`]+`)", text)))
+
+
+#: Unicode's left-to-right isolate (U+2066); :data:`course_utils.core.i18n.PDI` (U+2069) ends it.
+LRI = "\u2066"
+
+
+def ltr_always(text: str) -> str:
+    """``text`` in a left-to-right isolate (U+2066 ... U+2069), whatever the course's language."""
+    return f"{LRI}{text}\u2069"
+
+
 def label_of(kind: str) -> str:
     """The label of a kind of feedback in the course's language: "Correct", "Not quite", ... (see :data:`LABELS`)."""
     return pgettext("check feedback", LABELS[kind])
@@ -136,6 +163,8 @@ class CheckResult:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
         if self.lang not in LANGUAGE_ATTRIBUTES:
             raise ValueError(f"lang must be one of {sorted(LANGUAGE_ATTRIBUTES)}, got {self.lang!r}")
+        if self.lang == "fa":
+            object.__setattr__(self, "message", isolate_lists(self.message))
 
     @property
     def correct(self) -> bool:
@@ -225,7 +254,7 @@ def learner_line(exc: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not any(s in f.filename for s in skip)]
     if not frames or not frames[-1].line:
         return ""
-    return f" (at `{frames[-1].line.strip()}` in {frames[-1].name})"
+    return _(" (at `{line}` in {name})").format(line=frames[-1].line.strip(), name=frames[-1].name)
 
 
 def describe(value: Any, limit: int = 70) -> str:
@@ -235,10 +264,10 @@ def describe(value: Any, limit: int = 70) -> str:
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, BaseMessage) for v in value):
         return "[" + ", ".join(message_label(v) for v in value) + "]"
     if callable(value) and hasattr(value, "__name__"):
-        return f"function {value.__name__}"
+        return _("function {name}").format(name=value.__name__)
     text = repr(value)
     if re.search(r"0x[0-9a-fA-F]{6,}", text):
-        text = f"a {type(value).__name__} object"
+        text = _("a {type} object").format(type=type(value).__name__)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -273,15 +302,60 @@ def message_ids(messages: Sequence[BaseMessage]) -> list[str]:
     return [message_label(m) for m in messages]
 
 
+def ltr(text: str) -> str:
+    """``text`` inside a left-to-right isolate when the course speaks a right-to-left language, else unchanged.
+
+    For Latin pieces of a Persian message that must keep their own order: a
+    list of numbers ("0, 1, 2" would read "2 ,1 ,0" in a right-to-left line),
+    LangChain's message types.
+
+    >>> ltr("0, 1, 2")
+    '0, 1, 2'
+    """
+    return ltr_always(text) if direction() == "rtl" else text
+
+
 def short_list(items: Sequence[Any], limit: int = 8) -> str:
     """A list for a message: the first ``limit`` items, then how many there are in all.
+
+    In a right-to-left language the bracketed list keeps left to right
+    (:func:`ltr`: brackets and all, or they would pair wrongly) and the count
+    is said in the language, after it: a translation writes ``{listed}``, the
+    list already in its brackets, where English writes ``[{shown}, ...``.
 
     >>> short_list(range(10), 3)
     '[0, 1, 2, ... (10 in all)]'
     """
     items = list(items)
     shown = ", ".join(str(i) for i in items[:limit])
-    return f"[{shown}, ... ({len(items)} in all)]" if len(items) > limit else f"[{shown}]"
+    if len(items) > limit:
+        return _("[{shown}, ... ({count} in all)]").format(shown=shown, listed=ltr(f"[{shown}, ...]"),
+                                                           count=len(items))
+    return ltr(f"[{shown}]")
+
+
+#: What ``inspect.Signature.bind`` says when a learner calls ``check`` with the wrong answers, in the course's
+#: language (the English is Python's own words).
+_BINDING_PROBLEMS = (
+    (r"missing a required argument: (.+)", "missing a required argument: {name}"),
+    (r"too many positional arguments", "too many positional arguments"),
+    (r"multiple values for argument (.+)", "multiple values for argument {name}"),
+    (r"got an unexpected keyword argument (.+)", "got an unexpected keyword argument {name}"),
+)
+
+
+def binding_problem(exc: TypeError) -> str:
+    """Python's reason a call did not fit ``check``'s answers, in the course's language (else as Python says it).
+
+    >>> binding_problem(TypeError("missing a required argument: 'why'"))
+    "missing a required argument: 'why'"
+    """
+    text = str(exc)
+    for pattern, message in _BINDING_PROBLEMS:
+        match = re.fullmatch(pattern, text)
+        if match:
+            return _(message).format(name=match.group(1) if match.groups() else "")
+    return text
 
 
 class Question:
@@ -406,7 +480,7 @@ class Question:
             if specific:
                 self.stop(self.error(specific))
             self.stop(self.error(_("`{name}` raised {error}: {exc}{where}{line}.").format(
-                name=name, error=type(exc).__name__, exc=exc, where=where, line=learner_line(exc))))
+                name=name, error=type(exc).__name__, exc=ltr(str(exc)), where=where, line=learner_line(exc))))
         if value is Ellipsis:
             self.stop(self.not_attempted(_("`{name}` returned `...`: write its body.").format(name=name)))
         return value
@@ -437,7 +511,7 @@ class Question:
         try:
             self._signature.bind(None, *args, **kwargs)
         except TypeError as exc:
-            result = self.error(_("call it as `{usage}` ({exc}).").format(usage=self.usage, exc=exc))
+            result = self.error(_("call it as `{usage}` ({exc}).").format(usage=self.usage, exc=binding_problem(exc)))
         else:
             result = self.did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
         write_record(self, result)
@@ -461,7 +535,7 @@ class Question:
             result = stop.result
         except Exception as exc:  # noqa: BLE001 - a check must not crash the notebook
             result = self.error(_("the check could not use your answer: {error}: {exc}{line}.").format(
-                error=type(exc).__name__, exc=exc, line=learner_line(exc)))
+                error=type(exc).__name__, exc=ltr(str(exc)), line=learner_line(exc)))
         if not isinstance(result, CheckResult):  # pragma: no cover - a checker bug
             result = self.error(_("the check returned {value} instead of a result.").format(value=describe(result)))
         if self._answer_text is not None and result.answer_text is None:

@@ -37,7 +37,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
-from course_utils.core.i18n import translate
+from course_utils.core.i18n import direction, ngettext, translate
 from course_utils.core.args import check_bool, check_instance, check_int, check_text
 from course_utils.pictures.a11y import lang_attrs
 from course_utils.core.style import LIMIT_COLOUR, STATUS_COLOURS
@@ -323,7 +323,7 @@ def messages_list_html(
     messages: Sequence[BaseMessage],
     *,
     preview_chars: int | None = 200,
-    heading: str = "trim_messages returned",
+    heading: str | None = None,
     max_items: int | None = None,
     text: bool = True,
 ) -> str:
@@ -333,7 +333,10 @@ def messages_list_html(
     table does), then its class, then its text (in its own
     direction), then the tool call it makes or answers, so a learner can
     compare it with ``print(trim_messages(...))``. ``preview_chars=None``
-    shows every character; ``heading`` names the list (e.g. "sent to the model").
+    shows every character; ``heading`` names the list (e.g. "sent to the model"; None: "trim_messages
+    returned", in the course's language). The heading is the caller's text, shown as given: a caller writing
+    for the Persian edition passes Persian (``translate("...")``). With the count it makes one line in the
+    course's language: "trim_messages returned 5 messages:", in Persian "... (5 پیام):".
     ``max_items`` draws at most that many lines (half from each end, the
     number left out said between them); ``text=False`` leaves the text out.
 
@@ -343,7 +346,7 @@ def messages_list_html(
     """
     messages = check_messages(messages)
     preview_chars = check_int(preview_chars, "preview_chars", minimum=1, none_ok=True)
-    heading = check_text(heading, "heading")
+    heading = translate("trim_messages returned") if heading is None else check_text(heading, "heading")
     max_items = check_int(max_items, "max_items", minimum=2, none_ok=True)
     text_shown = check_bool(text, "text")
     items = []
@@ -364,7 +367,11 @@ def messages_list_html(
             extra = f" tool_call_id={message.tool_call_id!r}"
         items.append({"gap": 0, "id": message.id, "cls": type(message).__name__, "text": text,
                       "lang": Markup(lang_attrs(text)), "extra": extra})
-    return render_template("messages_list.html.j2", heading=heading, count=len(messages), items=items)
+    # The heading and the count as one line of the course's language; the list's indent on the side its bullets are.
+    line = ngettext("{heading} {count} message:", "{heading} {count} messages:", len(messages)).format(
+        heading=heading, count=len(messages))
+    return render_template("messages_list.html.j2", heading=heading, line=line, count=len(messages), items=items,
+                           indent="right" if direction() == "rtl" else "left")
 
 
 def trim_report_html(
