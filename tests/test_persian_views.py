@@ -211,17 +211,35 @@ def test_token_view_widget_labels_in_persian():
     assert all(PERSIAN_LETTER.search(label) for label, _ in view.sample.options)
 
 
-def test_text_tables_keep_their_aligned_columns_and_gain_a_persian_legend():
-    from course_utils.pictures.render import limits_table, models_table
+def test_text_tables_in_persian_have_persian_headers_and_run_right_to_left():
+    from collections import Counter
+
+    from course_utils.agentic.retention import CostPoint
+    from course_utils.core.columns import LRI, visible_width
+    from course_utils.pictures.render import limits_table, models_table, strategy_table
     from course_utils.window.thresholds import limits_rows
 
     rows = limits_rows()
-    for draw in (lambda: limits_table(rows), models_table):
+    points = [CostPoint("trim", 512, 0.2, 1, 5, 0.03587, 0.03587, 0.0, 0, 16746, 3825),
+              CostPoint("summarise", 4096, 1.0, 5, 5, 0.07908, 0.19355, 0.81, 1, 77248, 3905)]
+    cases = ((lambda: limits_table(rows), [r.model for r in rows], "context window", 0),
+             (models_table, None, "max out", 1),
+             (lambda: strategy_table(points), None, "summaries", 1))
+    for draw, first, english_key, footnotes in cases:
         en, fa = both(draw)
-        assert fa.startswith(en.rsplit("\n", 1)[0] if draw is models_table else en)  # the same aligned rows
-        legend = fa[len(en.rsplit("\n", 1)[0]):] if draw is models_table else fa[len(en):]
-        assert "ستون‌ها" in legend and all(line.startswith(i18n.RLI) for line in legend.strip("\n").splitlines())
+        header, rule, *body = fa.splitlines()
+        assert english_key in en and english_key not in header and PERSIAN_LETTER.search(header)
+        assert "ستون‌ها" not in fa  # no legend naming English keys: the headers are Persian
+        assert len(fa.splitlines()) == len(en.splitlines())  # header, rule, one line a row (and a footnote)
+        table = [header, *body[:len(body) - footnotes]]
+        assert all(line.startswith(LRI) for line in table) and set(rule) == {"-"}
+        assert len({visible_width(line) for line in [*table, rule]}) == 1  # the columns line up
+        if first:  # the first English column is at the right end of each Persian line
+            assert all(line.rstrip(i18n.PDI).endswith(model) for line, model in zip(table[1:], first, strict=True))
+        assert Counter(re.findall(r"\d+", fa)) == Counter(re.findall(r"\d+", en))  # the same numbers
     assert "prices: US$" in models_table() and "prices: US$" not in in_language("fa", models_table)
+    label = in_language("fa", lambda: strategy_table(points)).splitlines()[2]
+    assert "trim" in label and PERSIAN_LETTER.search(label)  # the strategy's label is translated too
 
 
 def test_a_missing_h_max_reads_no_room_in_persian_in_its_column():

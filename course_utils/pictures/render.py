@@ -37,7 +37,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 
 from course_utils.core.args import check_instance, check_int, check_text
-from course_utils.core.i18n import PDI, RLI, _, fill, get_language, translate
+from course_utils.core.columns import text_table, visible_width
+from course_utils.core.i18n import PDI, RLI, _, get_language, pgettext, translate
 from course_utils.pictures.a11y import lang_attrs, scroll_region_html, with_word
 from course_utils.window.budget import BudgetWorking
 from course_utils.window.growth import GrowthReport
@@ -213,22 +214,22 @@ def _padded(word: str, width: int) -> str:
     return " " * max(width - len(bare), 0) + word
 
 
-def _legend(text: str) -> list[str]:
-    """In another language than English, the lines naming a text table's columns (whose keys stay English).
+def _translated_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A text table in the course's language other than English: translated headers, columns right to left.
 
-    English prints no legend: its headers are words already, and its output stays as it was.
+    ``columns.text_table`` lays it out (each cell isolated, the first column at
+    the right); a rule of dashes as wide as the header goes under it, as in English.
     """
-    if get_language() == "en":
-        return []
-    return [fill(text, 96)]
+    lines = text_table(rows, header=header).splitlines()
+    return [lines[0], "-" * visible_width(lines[0]), *lines[1:]]
 
 
 def limits_table(rows: Sequence[Any]) -> str:
     """``thresholds.limits_rows()`` as a text table: each model, its window, and H_max for each task.
 
     A task whose fixed parts leave no room in a model's window shows "no room".
-    The columns keep their English keys (code names, aligned in a fixed-width
-    font); in another language a legend under the table names each column.
+    In another language the headers are translated and the columns run right
+    to left (``columns.text_table``); English keeps its layout byte for byte.
     """
     from course_utils.window.thresholds import LimitsRow  # here, not at the top: thresholds loads LangGraph
 
@@ -239,14 +240,20 @@ def limits_table(rows: Sequence[Any]) -> str:
     for i, row in enumerate(rows):
         check_instance(row, f"rows[{i}]", LimitsRow, "thresholds.limits_rows")
     tasks = list(rows[0].h_max)
+    if get_language() != "en":
+        header = [pgettext("limits table", "model"), pgettext("limits table", "provider"),
+                  pgettext("limits table", "context window"), *(f"H_max {t}" for t in tasks)]
+        return "\n".join(_translated_table(header, [
+            [row.model, row.provider, f"{row.context_window:,}",
+             *(_("no room") if row.h_max.get(t) is None else f"{row.h_max[t]:,}" for t in tasks)]
+            for row in rows]))
     header = f"{'model':<25}{'provider':<12}{'context window':>15}" + "".join(f"{'H_max ' + t:>16}" for t in tasks)
     lines = [header, "-" * len(header)]
     for row in rows:
         cells = [_padded(_("no room"), 16) if row.h_max.get(task) is None else f"{row.h_max[task]:>16,}"
                  for task in tasks]
         lines.append(f"{row.model:<25}{row.provider:<12}{row.context_window:>15,}" + "".join(cells))
-    return "\n".join([*lines, *_legend(_("model and provider; context window: the model's window in tokens; "
-                                          "H_max <task>: the history ceiling for that task, in tokens."))])
+    return "\n".join(lines)
 
 
 # --- lesson 05: the models table and the strategies' costs, as text tables -------------------------
@@ -259,6 +266,16 @@ def models_table() -> str:
     def cell(value, width, spec=""):
         return f"{'-' if value is None else format(value, spec):>{width}}"
 
+    footnote = _("prices: US$ per million tokens; '-': not stated by the source read (see models.json)")
+    if get_language() != "en":
+        header = [pgettext("models table", "model"), pgettext("models table", "provider"),
+                  pgettext("models table", "window"), pgettext("models table", "max out"), "tokenizer",
+                  pgettext("models table", "in"), pgettext("models table", "cached"),
+                  pgettext("models table", "out"), pgettext("models table", "checked")]
+        return "\n".join([*_translated_table(header, [
+            [m.model, m.provider, f"{m.context_window:,}", cell(m.max_output_tokens, 0, ","), m.tokenizer,
+             cell(m.price_input, 0, "g"), cell(m.price_cached_input, 0, "g"), cell(m.price_output, 0, "g"), m.checked]
+            for m in MODELS]), footnote])
     header = f"{'model':<25}{'provider':<10}{'window':>10}{'max out':>8} {'tokenizer':<18}{'in':>5}{'cached':>7}{'out':>5} checked"
     lines = [header, "-" * len(header)]
     for m in MODELS:
@@ -266,10 +283,7 @@ def models_table() -> str:
             f"{m.model:<25}{m.provider:<10}{m.context_window:>10,}{cell(m.max_output_tokens, 8, ',')} {m.tokenizer:<18}"
             f"{cell(m.price_input, 5, 'g')}{cell(m.price_cached_input, 7, 'g')}{cell(m.price_output, 5, 'g')} {m.checked}"
         )
-    return "\n".join([*lines, *_legend(_("model, provider; window and max out: the context window and the longest "
-                                          "reply, in tokens; tokenizer; in, cached, out: prices of input, cached input "
-                                          "and output tokens; checked: the date the source was read.")),
-                       _("prices: US$ per million tokens; '-': not stated by the source read (see models.json)")])
+    return "\n".join([*lines, footnote])
 
 
 def strategy_table(points: Sequence[Any]) -> str:
@@ -280,6 +294,18 @@ def strategy_table(points: Sequence[Any]) -> str:
         raise TypeError(f"points must be a non-empty list of CostPoint (from retention.price_runs), got {points!r:.80}")
     for i, p in enumerate(points):
         check_instance(p, f"points[{i}]", CostPoint, "retention.price_runs")
+    footnote = pgettext("strategy table", "$: US dollars per 1,000 such conversations; "
+                                          "cached: share of input tokens read from the prompt cache")
+    if get_language() != "en":
+        header = [pgettext("strategy table", "strategy"), pgettext("strategy table", "threshold"),
+                  pgettext("strategy table", "facts"), pgettext("strategy table", "summaries"),
+                  pgettext("strategy table", "input"), pgettext("strategy table", "output"),
+                  pgettext("strategy table", "cached"), pgettext("strategy table", "$ cached"),
+                  pgettext("strategy table", "$ plain")]
+        return "\n".join([*_translated_table(header, [
+            [_(STRATEGY_LABELS.get(p.strategy, p.strategy)), str(p.threshold), f"{p.facts_remembered}/{p.facts_asked}",
+             str(p.summaries), f"{p.input_tokens:,}", f"{p.output_tokens:,}", f"{p.cached_share:.0%}",
+             f"{p.cost * 1000:.2f}", f"{p.cost_without_caching * 1000:.2f}"] for p in points]), footnote])
     header = f"{'strategy':<30}{'threshold':>9}{'facts':>7}{'summaries':>10}{'input':>9}{'output':>8}{'cached':>8}{'$ cached':>10}{'$ plain':>9}"
     lines = [header, "-" * len(header)]
     for p in points:
@@ -288,10 +314,7 @@ def strategy_table(points: Sequence[Any]) -> str:
             f"{p.summaries:>10}{p.input_tokens:>9,}{p.output_tokens:>8,}{p.cached_share:>8.0%}"
             f"{p.cost * 1000:>10.2f}{p.cost_without_caching * 1000:>9.2f}"
         )
-    return "\n".join([*lines, *_legend(_("strategy; threshold in tokens; facts: facts remembered of those asked; "
-                                          "summaries written; input and output tokens; cached: share of the input read "
-                                          "from the cache; $ cached and $ plain: the cost with and without caching.")),
-                       _("$: US dollars per 1,000 such conversations; cached: share of input tokens read from the prompt cache")])
+    return "\n".join([*lines, footnote])
 
 
 # --- a text cut into tokens (lesson 01's visualiser) -------------------------------

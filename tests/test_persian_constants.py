@@ -1,0 +1,43 @@
+"""Course text a lesson prints from a constant or a data file has its Persian (issue 23).
+
+Lessons 04b and 05 print ``_(LOSS_RULE)``, ``_(MODELS_NOTE)`` and
+``_(row.note)``, and lesson 05b prints ``pgettext("fact", name)``: the
+message is a variable, so tests/test_lesson_prints.py cannot see it. When the
+English text changes (LOSS_RULE is a paragraph of the summaries module's
+docstring), the catalogue's entry no longer matches and the Persian lesson
+would silently print English: these tests fail instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from course_utils.core import i18n
+
+PERSIAN_LETTER = re.compile(r"[\u0600-\u06ff]")
+
+
+@pytest.fixture
+def persian():
+    i18n.set_language("fa")
+    yield
+    i18n.set_language("en")
+
+
+def test_the_constants_lessons_print_have_their_persian(persian):
+    from course_utils.model.summaries import LOSS_RULE
+    from course_utils.window.models import MODELS, MODELS_NOTE
+
+    tiered = [row.note for row in MODELS if "double" in row.note]  # the note lesson 05 prints
+    assert tiered
+    for text in (LOSS_RULE, MODELS_NOTE, *tiered):
+        assert PERSIAN_LETTER.search(i18n._(text)), f"no Persian for {text[:60]!r}..."
+
+
+def test_every_fact_of_the_spread_chat_has_a_persian_name(persian):
+    from course_utils.core.samples import load_sample
+
+    for fact in load_sample("spread_chat").facts:
+        assert PERSIAN_LETTER.search(i18n.pgettext("fact", fact["fact"])), fact["fact"]
