@@ -42,7 +42,7 @@ from course_utils.agentic.agents import (
 )
 from course_utils.window.growth import GrowthReport
 from course_utils.core.i18n import PDI, RLI, _, direction, fill, get_language, pgettext, translate
-from course_utils.pictures.plots import DescribedFigure
+from course_utils.pictures.plots import DescribedFigure, drawn
 from course_utils.pictures.render import preview
 from course_utils.core.style import LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
 from course_utils.pictures.templates import Markup, render_template
@@ -127,11 +127,12 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
             bottom = [b + h for b, h in zip(bottom, heights)]
     for r in rows:
         if r.error:
-            ax.annotate("refused", (r.call, r.tokens), ha="center", va="bottom", fontsize=8, color="#b71c1c")
+            ax.annotate(drawn(_("refused")), (r.call, r.tokens), ha="center", va="bottom", fontsize=8, color="#b71c1c")
     if limit is not None:
-        ax.axhline(limit, color=LIMIT_COLOUR, linestyle="--", label=f"context window {limit}")
-    ax.set_xticks(x, [f"{r.call}\nturn {r.turn}" for r in rows], fontsize=8)
-    ax.set(xlabel="model call", ylabel="input tokens", title=title or "what each model call was sent, by role")
+        ax.axhline(limit, color=LIMIT_COLOUR, linestyle="--", label=drawn(_("context window {limit}").format(limit=limit)))
+    ax.set_xticks(x, [f"{r.call}\n" + drawn(_("turn {turn}").format(turn=r.turn)) for r in rows], fontsize=8)
+    ax.set(xlabel=drawn(_("model call")), ylabel=drawn(_("input tokens")),
+           title=drawn(title or _("what each model call was sent, by role")))
     ax.legend(loc="upper left", fontsize=8, ncols=2)
     ax.grid(axis="y", alpha=0.3)
     return fig
@@ -168,7 +169,7 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
     ax.imshow(codes, cmap=ListedColormap([STATUS_COLOURS[s] for s in STATUSES]), vmin=0, vmax=len(STATUSES) - 1,
               aspect="auto", interpolation="nearest")
     ax.set_xticks(range(len(messages)), [ROLE_LETTERS[role_of(m)] for m in messages], fontsize=8)
-    ax.set_yticks(range(len(grid)), [f"call {i + 1} (turn {c.turn})"
+    ax.set_yticks(range(len(grid)), [drawn(_("call {call} (turn {turn})").format(call=i + 1, turn=c.turn))
                                      for i, c in enumerate(run.agent_calls)], fontsize=8)
     ax.set_xticks([i - 0.5 for i in range(len(messages) + 1)], minor=True)
     ax.set_yticks([i - 0.5 for i in range(len(grid) + 1)], minor=True)
@@ -179,11 +180,12 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
                         color="black" if status in ("cleared", "summarised") else "white")
     ax.grid(which="minor", color="#e0e0e0", linewidth=0.6)
     ax.tick_params(which="minor", length=0)
-    ax.set_xlabel("messages of the task, in order (S system, H human, C ai tool calls, T tool result, A ai text, Σ summary)",
-                  fontsize=8)
-    ax.set_title(title or f"{run.name}: what each model call was sent")
+    ax.set_xlabel(drawn(_("messages of the task, in order (S system, H human, C ai tool calls, T tool result, "
+                          "A ai text, Σ summary)")), fontsize=8)
+    ax.set_title(drawn(title or _("{name}: what each model call was sent").format(name=run_label(run.name))))
     used = [s for s in STATUSES if any(s in row for row in grid)]
-    labels = [f"{s} ({STATUS_MARKS[s]})" if s in STATUS_MARKS else s for s in used]
+    labels = [drawn(f"{translate(s, 'message status')} ({STATUS_MARKS[s]})" if s in STATUS_MARKS
+                    else translate(s, "message status")) for s in used]
     ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor=NEUTRAL, label=label)
                        for s, label in zip(used, labels)],
               loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=len(used), fontsize=8, frameon=False)
