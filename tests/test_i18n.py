@@ -336,7 +336,7 @@ def test_lesson_06b_and_a1_sentences_in_persian_with_the_english_numbers(persian
     assert fa.splitlines()[0].startswith("فرستادن همه چیز در آخرین فراخوانی شکست می\u200cخورد (2,124 token")
     assert "(6,761, 6,771, 6,781)" in fa and numbers(fa) == numbers(en)
     fa, en = both(lambda: facts_text({"send everything": everything}))
-    assert (fa, en) == ("\u2067\u2066send everything\u2069: 1 از 2 واقعیت\u2069", "send everything: 1/2 facts")
+    assert (fa, en) == ("\u2067\u2066\u2067فرستادن همه چیز\u2069\u2069: 1 از 2 واقعیت\u2069", "send everything: 1/2 facts")  # run_label
 
     loaded = load_conversation_source(sample_file("langchain"))
     fa, en = both(lambda: "\n".join(summary_lines(inspect_messages(loaded.messages, "Claude Haiku 4.5", 600))))

@@ -168,7 +168,7 @@ def test_agent_call_table_in_persian(trip_run):
     assert fa_headers == ["نقش", "وضعیت", "token", "متن"]
     assert "ارسال‌شده" in fa and ">sent<" in en and ">sent<" not in fa
     assert "input tokens" in en and "input tokens" not in fa and "token ورودی" in fa
-    assert "\u2066send everything\u2069" in fa  # the run's name: data, isolated left to right
+    assert "\u2067فرستادن همه چیز\u2069" in fa and "send everything" not in fa  # the run's label, from the catalogue (run_label)
     assert numbers(fa) == numbers(en)
     assert "text-align:right;padding" in fa or "text-align:right" in fa
 
@@ -185,8 +185,26 @@ def test_agent_step_line_and_comparison_in_persian(trip_run):
     fa_headers = re.findall(r"<th[^>]*>([^<]*)</th>", fa)
     assert len(fa_headers) == 8 and all(PERSIAN_LETTER.search(h) or h == "token" for h in fa_headers)
     assert "summary calls' input" in en  # a plain apostrophe, as before
-    assert f">\u2066{trip_run.name}\u2069</td>" in fa and f">{trip_run.name}</td>" in en
+    assert ">\u2067فرستادن همه چیز\u2069</td>" in fa and f">{trip_run.name}</td>" in en  # the run's label (run_label)
     assert numbers(fa) == numbers(en)
+
+
+def test_run_labels_and_the_reuse_table_in_persian(trip_run):
+    """Lesson 06's strategy names read in Persian where a run is shown; the keys stay English; the numbers too."""
+    from course_utils.agentic.agent_strategies import STRATEGIES, facts_text, run_label
+    from course_utils.pictures.agent_views import reuse_table
+
+    labels = in_language("fa", lambda: [run_label(name) for name in STRATEGIES])
+    assert all(PERSIAN_LETTER.search(label) for label in labels) and len(set(labels)) == len(STRATEGIES)
+    assert [run_label(name) for name in STRATEGIES] == list(STRATEGIES)  # English: the names themselves
+    assert in_language("fa", lambda: run_label("my own run")) == "\u2066my own run\u2069"  # no Persian: data, LTR
+    assert "\u2067فرستادن همه چیز\u2069\u2069: " in in_language("fa", lambda: facts_text({"send everything": trip_run}))
+    en, fa = both(lambda: reuse_table([trip_run]))
+    assert en.splitlines()[0] == f"{'strategy':<58} {'sent':>6} {'cacheable':>9} {'uncached':>8} {'rewrites':>8} {'facts':>5}"
+    assert en.splitlines()[1].startswith(f"{'send everything':<58} ")
+    row = fa.splitlines()[1]  # the numbers first, aligned as in English; the Persian label last, right to left
+    assert row.endswith("  \u2067فرستادن همه چیز\u2069") and row.split("  \u2067")[0] == en.splitlines()[1][59:]
+    assert PERSIAN_LETTER.search(fa.splitlines()[-1]) and numbers(fa) == numbers(en)
 
 
 def test_token_comparison_in_persian():

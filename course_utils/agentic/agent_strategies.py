@@ -48,7 +48,7 @@ from course_utils.agentic.agents import (
     run_task,
 )
 from course_utils.model.chat import get_chat_model
-from course_utils.core.i18n import _
+from course_utils.core.i18n import PDI, RLI, _, direction
 from course_utils.window.tokens import exact_counter
 
 #: Lesson 06's context window, in tokens (cl100k_base, the "exact" counter).
@@ -70,6 +70,34 @@ STRATEGIES = (
     "@wrap_model_call trim (1000)",
     "prebuilt agent, pre_model_hook (1000)",
 )
+
+
+#: Unicode's left-to-right isolate (U+2066); ``PDI`` ends it.
+LRI = "\u2066"
+
+
+def run_label(name: str) -> str:
+    """A run's name as a learner reads it: its translation where the catalogue has one, else the name itself.
+
+    The name stays the run's key (``run_strategies()["send everything"]``);
+    only what is shown changes. Lesson 06's strategy names have Persian in
+    the catalogue. In a right-to-left language a name without a translation
+    (English data) comes isolated left to right and a translation right to
+    left (as ``_()`` gives it), so brackets and digits stay in place inside a
+    sentence of either direction; a name looked up already with ``_()`` is
+    shown as it is.
+
+    >>> run_label("send everything")
+    'send everything'
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a run's name (a string), got {type(name).__name__}: {name!r:.80}")
+    if RLI in name:
+        return name
+    label = _(name)  # a translation comes in its right-to-left isolate
+    if label != name or direction() != "rtl":
+        return label
+    return f"{LRI}{name}{PDI}"
 
 
 def _trim(messages: Sequence[Any]) -> list[Any]:
@@ -178,7 +206,7 @@ def facts_text(runs: Mapping[str, TaskRun]) -> str:
         raise TypeError(f"runs must be a dict of runs by name (as run_strategies returns), got {type(runs).__name__}")
     return "\n".join(
         _("{name}: {answered}/{asked} facts").format(
-            name=name, answered=check_instance(run, "runs", TaskRun, "run_task").facts_answered, asked=len(run.probes))
+            name=run_label(name), answered=check_instance(run, "runs", TaskRun, "run_task").facts_answered, asked=len(run.probes))
         for name, run in runs.items()
     )
 

@@ -59,6 +59,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.messages.utils import convert_to_messages, messages_from_dict
 
 from course_utils.core.args import check_text
+from course_utils.core.i18n import _
 
 #: The formats :func:`load_messages` reads (``fmt="auto"`` decides from the content).
 FORMATS = ("openai", "anthropic", "langchain", "checkpoint")
@@ -187,8 +188,9 @@ def _anthropic_messages(record: dict, source: str, index: int) -> list[BaseMessa
 
 def _unknown_role(role: Any, source: str, index: int, allowed: Sequence[str]) -> ConversationError:
     return ConversationError(
-        source, f"unknown role {role!r}: a message's role must be one of {', '.join(allowed)}",
-        "rename the role (e.g. 'bot' -> 'assistant', 'customer' -> 'user') or remove the message", index,
+        source, _("unknown role {role}: a message's role must be one of {allowed}").format(
+            role=repr(role), allowed=", ".join(allowed)),
+        _("rename the role (e.g. 'bot' -> 'assistant', 'customer' -> 'user') or remove the message"), index,
     )
 
 
@@ -284,16 +286,18 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, source: str = "messages
         elif isinstance(message, ToolMessage):
             if message.tool_call_id not in open_calls:
                 raise ConversationError(
-                    source, f"a tool result answers call {message.tool_call_id!r}, which no earlier assistant message makes",
-                    "add the assistant message with that tool call before it, or remove the orphan result",
+                    source, _("a tool result answers call {call_id}, which no earlier assistant message makes").format(
+                        call_id=repr(message.tool_call_id)),
+                    _("add the assistant message with that tool call before it, or remove the orphan result"),
                     positions[i],
                 )
             del open_calls[message.tool_call_id]
     if open_calls:
         call_id, i = min(open_calls.items(), key=lambda item: item[1])
         raise ConversationError(
-            source, f"the tool call {call_id!r} gets no result ({len(open_calls)} call(s) unanswered)",
-            "add the tool message that answers it (tool_call_id / tool_use_id), or remove the call", positions[i],
+            source, _("the tool call {call_id} gets no result ({count} call(s) unanswered)").format(
+                call_id=repr(call_id), count=len(open_calls)),
+            _("add the tool message that answers it (tool_call_id / tool_use_id), or remove the call"), positions[i],
         )
 
 

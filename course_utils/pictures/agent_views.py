@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from course_utils.core.args import check_instance, check_int, check_text
+from course_utils.agentic.agent_strategies import run_label
 from course_utils.agentic.agents import (
     ROLES,
     STATUSES,
@@ -34,13 +35,14 @@ from course_utils.agentic.agents import (
     message_counter,
     message_statuses,
     orphans_received,
+    prefix_reuse,
     role_of,
     summaries_written,
     tokens_by_role,
 )
 from course_utils.window.growth import GrowthReport
-from course_utils.core.i18n import PDI, RLI, _, direction, pgettext, translate
-from course_utils.pictures.plots import DescribedFigure
+from course_utils.core.i18n import PDI, RLI, _, direction, fill, get_language, pgettext, translate
+from course_utils.pictures.plots import DescribedFigure, drawn
 from course_utils.pictures.render import preview
 from course_utils.core.style import LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
 from course_utils.pictures.templates import Markup, render_template
@@ -125,11 +127,12 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
             bottom = [b + h for b, h in zip(bottom, heights)]
     for r in rows:
         if r.error:
-            ax.annotate("refused", (r.call, r.tokens), ha="center", va="bottom", fontsize=8, color="#b71c1c")
+            ax.annotate(drawn(_("refused")), (r.call, r.tokens), ha="center", va="bottom", fontsize=8, color="#b71c1c")
     if limit is not None:
-        ax.axhline(limit, color=LIMIT_COLOUR, linestyle="--", label=f"context window {limit}")
-    ax.set_xticks(x, [f"{r.call}\nturn {r.turn}" for r in rows], fontsize=8)
-    ax.set(xlabel="model call", ylabel="input tokens", title=title or "what each model call was sent, by role")
+        ax.axhline(limit, color=LIMIT_COLOUR, linestyle="--", label=drawn(_("context window {limit}").format(limit=limit)))
+    ax.set_xticks(x, [f"{r.call}\n" + drawn(_("turn {turn}").format(turn=r.turn)) for r in rows], fontsize=8)
+    ax.set(xlabel=drawn(_("model call")), ylabel=drawn(_("input tokens")),
+           title=drawn(title or _("what each model call was sent, by role")))
     ax.legend(loc="upper left", fontsize=8, ncols=2)
     ax.grid(axis="y", alpha=0.3)
     return fig
@@ -161,12 +164,12 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
         raise ValueError(f"run {run.name!r} has no agent model call to draw")
     codes = [[STATUSES.index(s) for s in row] for row in grid]
     fig = DescribedFigure(figsize=(9.0, 0.5 + 0.34 * len(grid) + 0.9), dpi=100, layout="constrained")
-    fig.alt_text = _("Which messages each model call of {name} was sent:").format(name=_ltr(run.name)) + " " + steps_text(run)
+    fig.alt_text = _("Which messages each model call of {name} was sent:").format(name=run_label(run.name)) + " " + steps_text(run)
     ax = fig.subplots()
     ax.imshow(codes, cmap=ListedColormap([STATUS_COLOURS[s] for s in STATUSES]), vmin=0, vmax=len(STATUSES) - 1,
               aspect="auto", interpolation="nearest")
     ax.set_xticks(range(len(messages)), [ROLE_LETTERS[role_of(m)] for m in messages], fontsize=8)
-    ax.set_yticks(range(len(grid)), [f"call {i + 1} (turn {c.turn})"
+    ax.set_yticks(range(len(grid)), [drawn(_("call {call} (turn {turn})").format(call=i + 1, turn=c.turn))
                                      for i, c in enumerate(run.agent_calls)], fontsize=8)
     ax.set_xticks([i - 0.5 for i in range(len(messages) + 1)], minor=True)
     ax.set_yticks([i - 0.5 for i in range(len(grid) + 1)], minor=True)
@@ -177,11 +180,12 @@ def steps_figure(run: TaskRun, *, title: str | None = None) -> Figure:
                         color="black" if status in ("cleared", "summarised") else "white")
     ax.grid(which="minor", color="#e0e0e0", linewidth=0.6)
     ax.tick_params(which="minor", length=0)
-    ax.set_xlabel("messages of the task, in order (S system, H human, C ai tool calls, T tool result, A ai text, Σ summary)",
-                  fontsize=8)
-    ax.set_title(title or f"{run.name}: what each model call was sent")
+    ax.set_xlabel(drawn(_("messages of the task, in order (S system, H human, C ai tool calls, T tool result, "
+                          "A ai text, Σ summary)")), fontsize=8)
+    ax.set_title(drawn(title or _("{name}: what each model call was sent").format(name=run_label(run.name))))
     used = [s for s in STATUSES if any(s in row for row in grid)]
-    labels = [f"{s} ({STATUS_MARKS[s]})" if s in STATUS_MARKS else s for s in used]
+    labels = [drawn(f"{translate(s, 'message status')} ({STATUS_MARKS[s]})" if s in STATUS_MARKS
+                    else translate(s, "message status")) for s in used]
     ax.legend(handles=[Patch(facecolor=STATUS_COLOURS[s], edgecolor=NEUTRAL, label=label)
                        for s, label in zip(used, labels)],
               loc="upper center", bbox_to_anchor=(0.5, -0.22), ncols=len(used), fontsize=8, frameon=False)
@@ -226,7 +230,7 @@ def call_html(run: TaskRun, call: int, *, token_counter: str = "exact", preview_
     count = len(sent.messages)
     # Each piece a whole phrase of its own, so a translation can order its words (the run's name and
     # the error are data: isolated left to right inside a Persian caption by _ltr).
-    caption = (translate("Call {call} (turn {turn}) of {name}: ").format(call=call, turn=sent.turn, name=_ltr(run.name))
+    caption = (translate("Call {call} (turn {turn}) of {name}: ").format(call=call, turn=sent.turn, name=run_label(run.name))
                + (translate("1 message, {tokens:,} tokens") if count == 1 else translate("{count} messages, {tokens:,} tokens")
                   ).format(count=count, tokens=total - parts['tool schemas'] - parts['reply priming'])
                + (translate(", tool schemas {tokens:,}").format(tokens=parts['tool schemas']) if sent.tools else "")
@@ -255,8 +259,9 @@ def comparison_html(rows: Sequence[StrategyRow], *, caption: str | None = None) 
         raise TypeError(f"rows must be a non-empty list of StrategyRow (from compare_runs), got {rows!r:.80}")
     for i, row in enumerate(rows):
         check_instance(row, f"rows[{i}]", StrategyRow, "compare_runs")
-    # A strategy's name is English data: isolated left to right in a Persian table ("... (window 100,000)").
-    body = [(_ltr(r.strategy), r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
+    # A strategy's name in the learner's language (run_label); a name the catalogue lacks is English data,
+    # isolated left to right in a Persian table ("... (window 100,000)").
+    body = [(run_label(r.strategy), r.agent_calls, f"{r.tokens_sent:,}", f"{r.largest_call:,}", f"{r.summary_tokens:,}",
              r.turns_failed, f"{r.facts_answered}/{r.facts_asked}", r.orphaned_tool_results) for r in rows]
     return render_template("agent_comparison.html.j2", caption=caption, rows=body)
 
@@ -277,7 +282,7 @@ def probes_text(run: TaskRun, *, width: int = 90) -> str:
     """One line per probe question: answered or not, and what the agent said."""
     check_instance(run, "run", TaskRun, "run_task")
     lines = [_("{name}: {answered}/{asked} facts still answerable").format(
-        name=_ltr(run.name), answered=run.facts_answered, asked=len(run.probes))]
+        name=run_label(run.name), answered=run.facts_answered, asked=len(run.probes))]
     for probe in run.probes:
         mark = _word("probe answered", "yes") if probe.answered else _word("probe answered", "NO ")
         said = probe.error or probe.answer or ""
@@ -345,7 +350,7 @@ def summary_input_text(run: TaskRun, token_counter: str = "exact") -> str:
     if summary is None:
         raise ValueError(f"run {run.name!r} holds no summary message (no 'Here is a summary ...' in its history)")
     tokens = [call_tokens(call, token_counter) for call in run.summary_calls]
-    head = _("{name}: summary calls' input {tokens} tokens").format(name=_ltr(run.name), tokens=tokens)
+    head = _("{name}: summary calls' input {tokens} tokens").format(name=run_label(run.name), tokens=tokens)
     return head + "\n    " + _("the summary: {summary}").format(summary=_ltr(repr(summary.splitlines()[-1])))
 
 
@@ -391,6 +396,32 @@ def history_text(run: TaskRun, token_counter: str = "exact") -> str:
         largest=max(row.tokens for row in call_rows(run, token_counter)))
 
 
+def reuse_table(runs: Sequence[TaskRun]) -> str:
+    """Each run's input tokens, how many a prompt cache could serve, the rewrites that break it, and facts kept.
+
+    A text table for ``print()``, one row per run (:func:`~course_utils.agentic.agents.prefix_reuse`).
+    The columns keep their English keys, aligned in a fixed-width font; in
+    another language each row ends with the run's name (:func:`run_label`), so
+    the numbers stay aligned, and a legend under the table names each column.
+    """
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
+        raise TypeError(f"runs must be a non-empty list of TaskRun (from run_task), got {runs!r:.80}")
+    english = get_language() == "en"  # English prints the table as lesson 06 always did
+    columns = f"{'sent':>6} {'cacheable':>9} {'uncached':>8} {'rewrites':>8} {'facts':>5}"
+    lines = [f"{'strategy':<58} {columns}" if english else f"{columns}  strategy"]
+    for i, run in enumerate(runs):
+        reuse = prefix_reuse(check_instance(run, f"runs[{i}]", TaskRun, "run_task"))
+        numbers = (f"{reuse.tokens_sent:>6,} {reuse.cacheable_tokens:>9,} {reuse.uncached_tokens:>8,} "
+                   f"{reuse.rewrites:>8} {run.facts_answered:>3}/{len(run.probes)}")
+        lines.append(f"{run.name:<58} {numbers}" if english else f"{numbers}  {run_label(run.name)}")
+    if not english:
+        lines.append(fill(_("sent: input tokens over the task; cacheable: those a prompt cache could serve (each call's "
+                       "start that an earlier call also started with); uncached: the rest; rewrites: calls whose "
+                       "history changed, breaking the cache; facts: probe questions still answerable; strategy: "
+                       "the run."), 96))
+    return "\n".join(lines)
+
+
 # --- a widget: step through the calls of each strategy ------------------------------------------
 
 
@@ -405,7 +436,7 @@ def call_status_line(run: TaskRun, call: int) -> str:
     separator = translate(", ", "list separator")
     counts = separator.join(f"{row.count(s)} {translate(s, 'message status')}" for s in STATUSES[:-1] if row.count(s))
     return translate("{name}, call {call} of {calls}: of the {count} messages so far, {counts}.").format(
-        name=_ltr(run.name), call=call, calls=len(grid), count=len(row) - row.count("later"), counts=counts)
+        name=run_label(run.name), call=call, calls=len(grid), count=len(row) - row.count("later"), counts=counts)
 
 
 def _explorer_class():
@@ -434,7 +465,8 @@ def _explorer_class():
                 raise ValueError(f"runs must have different names, got {names}")
             self.runs = {run.name: run for run in runs}
             style = {"description_width": "initial"}
-            self.strategy = widgets.Dropdown(options=names, value=names[0], description="strategy",
+            self.strategy = widgets.Dropdown(options=[(run_label(name), name) for name in names], value=names[0],
+                                             description=translate("strategy"),
                                              style=style, layout=widgets.Layout(width="32em"))
             self.call = widgets.IntSlider(value=1, min=1, max=len(runs[0].agent_calls), description=translate("model call"),
                                           style=style, continuous_update=True)
