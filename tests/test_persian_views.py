@@ -252,6 +252,9 @@ def test_text_tables_in_persian_have_persian_headers_and_run_right_to_left():
         table = [header, *body[:len(body) - footnotes]]
         assert all(line.startswith(LRI) for line in table) and set(rule) == {"-"}
         assert len({visible_width(line) for line in [*table, rule]}) == 1  # the columns line up
+        # and fit the output width the English table uses (JupyterLab at 1,280 px shows about 107 characters
+        # of a monospaced line before it wraps one; a wrapped row breaks the table)
+        assert visible_width(rule) <= max(len(line) for line in en.splitlines()[:len(table) + 1]) + 4, (rule, en)
         if first:  # the first English column is at the right end of each Persian line
             assert all(line.rstrip(i18n.PDI).endswith(model) for line, model in zip(table[1:], first, strict=True))
         assert Counter(re.findall(r"\d+", fa)) == Counter(re.findall(r"\d+", en))  # the same numbers

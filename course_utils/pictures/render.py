@@ -219,8 +219,10 @@ def _translated_table(header: list[str], rows: list[list[str]]) -> list[str]:
 
     ``columns.text_table`` lays it out (each cell isolated, the first column at
     the right); a rule of dashes as wide as the header goes under it, as in English.
+    Columns are one space apart, as most of the English ones are, so the
+    Persian tables fit JupyterLab's output width as the English ones do.
     """
-    lines = text_table(rows, header=header).splitlines()
+    lines = text_table(rows, header=header, sep=" ").splitlines()
     return [lines[0], "-" * visible_width(lines[0]), *lines[1:]]
 
 
