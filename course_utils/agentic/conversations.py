@@ -59,7 +59,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.messages.utils import convert_to_messages, messages_from_dict
 
 from course_utils.core.args import check_text
-from course_utils.core.i18n import _
+from course_utils.core.columns import LRI
+from course_utils.core.i18n import PDI, _, direction
 
 #: The formats :func:`load_messages` reads (``fmt="auto"`` decides from the content).
 FORMATS = ("openai", "anthropic", "langchain", "checkpoint")
@@ -75,16 +76,43 @@ class ConversationError(ValueError):
 
     ``index`` is the message's position in the source (0-based; for JSONL the
     line is named too), or None when the problem is the whole source.
+
+    ``problem`` and ``fix`` are the texts a learner reads, looked up with
+    ``_()`` when the error is raised: in the language the course spoke then
+    (Persian comes in its right-to-left isolate, a library's own words inside
+    it in a left-to-right one), and they stay so after ``set_language``.
+    ``source``, ``index`` and ``line`` are never translated. The message
+    (``str(error)``) is "SOURCE[, message INDEX][ (line LINE)]: PROBLEM. Fix: FIX",
+    its frame in the same language.
+
+    >>> str(ConversationError("chat.json", "the file is empty", "export it again"))
+    'chat.json: the file is empty. Fix: export it again'
     """
 
     def __init__(self, source: str, problem: str, fix: str, index: int | None = None, line: int | None = None):
         self.source, self.problem, self.fix, self.index, self.line = source, problem, fix, index, line
-        where = source
-        if index is not None:
-            where += f", message {index}"
-        if line is not None:
-            where += f" (line {line})"
-        super().__init__(f"{where}: {problem}. Fix: {fix}")
+        if index is None and line is None:
+            text = _("{source}: {problem}. Fix: {fix}")
+        elif line is None:
+            text = _("{source}, message {index}: {problem}. Fix: {fix}")
+        elif index is None:
+            text = _("{source} (line {line}): {problem}. Fix: {fix}")
+        else:
+            text = _("{source}, message {index} (line {line}): {problem}. Fix: {fix}")
+        super().__init__(text.format(source=source, index=index, line=line, problem=problem, fix=fix))
+
+
+def _library(text: str) -> str:
+    """A library's own words (json's, SQLite's, psycopg's, langchain_core's) as it wrote them.
+
+    In a right-to-left language they come inside a left-to-right isolate
+    (U+2066 ... U+2069), so the English reads in its own order within the
+    Persian sentence; unchanged in English.
+
+    >>> _library("Expecting ',' delimiter")
+    "Expecting ',' delimiter"
+    """
+    return f"{LRI}{text}{PDI}" if direction() == "rtl" else text
 
 
 @dataclass(frozen=True)
@@ -151,19 +179,20 @@ def _anthropic_messages(record: dict, source: str, index: int) -> list[BaseMessa
     if isinstance(content, str) or content is None:
         return [{"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}[role](content or "")]
     if not isinstance(content, list):
-        raise ConversationError(source, f"content must be a string or a list of blocks, got {type(content).__name__}",
-                                "write the content as text or as Anthropic content blocks", index)
+        raise ConversationError(
+            source, _("content must be a string or a list of blocks, got {type}").format(type=type(content).__name__),
+            _("write the content as text or as Anthropic content blocks"), index)
     for j, block in enumerate(content):
         if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise ConversationError(source, f"content block {j} has no 'type'",
-                                    "give every content block a type ('text', 'tool_use', 'tool_result', ...)", index)
+            raise ConversationError(source, _("content block {block} has no 'type'").format(block=j),
+                                    _("give every content block a type ('text', 'tool_use', 'tool_result', ...)"), index)
     if role == "assistant":
         calls = []
         for block in content:
             if block["type"] == "tool_use":
                 if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
-                    raise ConversationError(source, "a tool_use block needs a string 'id' and 'name'",
-                                            "copy the tool_use block whole from the API response", index)
+                    raise ConversationError(source, _("a tool_use block needs a string 'id' and 'name'"),
+                                            _("copy the tool_use block whole from the API response"), index)
                 calls.append({"name": block["name"], "args": block.get("input") or {}, "id": block["id"],
                               "type": "tool_call"})
         rest = [b for b in content if b["type"] != "tool_use"]
@@ -173,8 +202,8 @@ def _anthropic_messages(record: dict, source: str, index: int) -> list[BaseMessa
     for block in content:
         if block["type"] == "tool_result":
             if not isinstance(block.get("tool_use_id"), str):
-                raise ConversationError(source, "a tool_result block needs a string 'tool_use_id'",
-                                        "copy the tool_result block whole from the request you sent", index)
+                raise ConversationError(source, _("a tool_result block needs a string 'tool_use_id'"),
+                                        _("copy the tool_result block whole from the request you sent"), index)
             status = "error" if block.get("is_error") else "success"
             messages.append(ToolMessage(content=_text_of_blocks(block.get("content", "")),
                                         tool_call_id=block["tool_use_id"], status=status))
@@ -196,24 +225,27 @@ def _unknown_role(role: Any, source: str, index: int, allowed: Sequence[str]) ->
 
 def _openai_message(record: Any, source: str, index: int) -> BaseMessage:
     if not isinstance(record, dict):
-        raise ConversationError(source, f"a message must be an object with 'role' and 'content', got {type(record).__name__}",
-                                "write each message as {\"role\": ..., \"content\": ...}", index)
+        raise ConversationError(
+            source, _("a message must be an object with 'role' and 'content', got {type}").format(type=type(record).__name__),
+            _("write each message as {\"role\": ..., \"content\": ...}"), index)
     if "role" not in record:
-        raise ConversationError(source, "the message has no 'role'", "add a role: system, user, assistant or tool", index)
+        raise ConversationError(source, _("the message has no 'role'"), _("add a role: system, user, assistant or tool"),
+                                index)
     role = record["role"]
     if not isinstance(role, str) or role not in ROLES:
         raise _unknown_role(role, source, index, ("system", "user", "assistant", "tool"))
     if role == "tool" and not isinstance(record.get("tool_call_id"), str):
-        raise ConversationError(source, "a tool message has no 'tool_call_id'",
-                                "add the id of the assistant tool call this message answers", index)
+        raise ConversationError(source, _("a tool message has no 'tool_call_id'"),
+                                _("add the id of the assistant tool call this message answers"), index)
     record = dict(record)
     if record.get("content") is None:
         record["content"] = ""  # an assistant message that only calls tools has content null
     try:
         return convert_to_messages([record])[0]
     except Exception as exc:  # langchain_core's own words, with where it happened
-        raise ConversationError(source, f"langchain_core could not read it: {' '.join(str(exc).split())[:300]}",
-                                "compare it with OpenAI's chat message format", index) from None
+        raise ConversationError(
+            source, _("langchain_core could not read it: {error}").format(error=_library(" ".join(str(exc).split())[:300])),
+            _("compare it with OpenAI's chat message format"), index) from None
 
 
 def _langchain_messages(records: Sequence[Any], source: str) -> list[BaseMessage]:
@@ -230,11 +262,12 @@ def _langchain_messages(records: Sequence[Any], source: str) -> list[BaseMessage
             else:
                 message = messages_from_dict([record])[0]
         except Exception as exc:
-            raise ConversationError(source, f"not a LangChain message dump: {' '.join(str(exc).split())[:300]}",
-                                    "write the messages with messages_to_dict(...) or dumpd(...)", index) from None
+            raise ConversationError(
+                source, _("not a LangChain message dump: {error}").format(error=_library(" ".join(str(exc).split())[:300])),
+                _("write the messages with messages_to_dict(...) or dumpd(...)"), index) from None
         if not isinstance(message, BaseMessage):
-            raise ConversationError(source, f"this dump is a {type(message).__name__}, not a message",
-                                    "dump only the messages, e.g. messages_to_dict(state['messages'])", index)
+            raise ConversationError(source, _("this dump is a {type}, not a message").format(type=type(message).__name__),
+                                    _("dump only the messages, e.g. messages_to_dict(state['messages'])"), index)
         messages.append(message)
     return messages
 
@@ -250,7 +283,7 @@ def messages_from_records(records: Sequence[Any], fmt: str = "auto", *, source: 
     if fmt not in ("auto", "openai", "anthropic", "langchain"):
         raise ValueError(f"fmt must be 'auto', 'openai', 'anthropic' or 'langchain', got {fmt!r}")
     if not records:
-        raise ConversationError(source, "there are no messages", "give at least one message")
+        raise ConversationError(source, _("there are no messages"), _("give at least one message"))
     kind = detect_format(records) if fmt == "auto" else fmt
     if kind == "langchain":
         messages = _langchain_messages(records, source)
@@ -260,8 +293,9 @@ def messages_from_records(records: Sequence[Any], fmt: str = "auto", *, source: 
         for index, record in enumerate(records):
             if kind == "anthropic":
                 if not isinstance(record, dict):
-                    raise ConversationError(source, f"a message must be an object, got {type(record).__name__}",
-                                            "write each message as {\"role\": ..., \"content\": [...]}", index)
+                    raise ConversationError(
+                        source, _("a message must be an object, got {type}").format(type=type(record).__name__),
+                        _("write each message as {\"role\": ..., \"content\": [...]}"), index)
                 new = _anthropic_messages(record, source, index)
             else:
                 new = [_openai_message(record, source, index)]
@@ -364,11 +398,12 @@ def _decode(path: Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise ConversationError(
-            source, f"the file is not UTF-8: byte {exc.start} (line {line}) is {data[exc.start:exc.start + 1]!r}",
-            "save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 in.json > out.json)",
+            source, _("the file is not UTF-8: byte {byte} (line {line}) is {value}").format(
+                byte=exc.start, line=line, value=repr(data[exc.start:exc.start + 1])),
+            _("save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8 in.json > out.json)"),
         ) from None
     if not text.strip():
-        raise ConversationError(source, "the file is empty", "export the conversation again; the file holds nothing")
+        raise ConversationError(source, _("the file is empty"), _("export the conversation again; the file holds nothing"))
     return text
 
 
@@ -380,16 +415,19 @@ def _parse(text: str, source: str) -> list[Any]:
     except json.JSONDecodeError as whole:
         lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if stripped.startswith("[") or len(lines) < 2:
-            raise ConversationError(source, f"malformed JSON at line {whole.lineno}, column {whole.colno}: {whole.msg}",
-                                    "fix the JSON there (a missing comma or quote?), e.g. check it with python -m json.tool") from None
+            raise ConversationError(
+                source, _("malformed JSON at line {line}, column {column}: {msg}").format(
+                    line=whole.lineno, column=whole.colno, msg=_library(whole.msg)),
+                _("fix the JSON there (a missing comma or quote?), e.g. check it with python -m json.tool")) from None
         records = []
         for index, (number, line) in enumerate(lines):
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise ConversationError(source, f"malformed JSON in this JSONL line, column {exc.colno}: {exc.msg}",
-                                        "fix that line: each line of a .jsonl file is one whole JSON object",
-                                        index, number) from None
+                raise ConversationError(
+                    source, _("malformed JSON in this JSONL line, column {column}: {msg}").format(
+                        column=exc.colno, msg=_library(exc.msg)),
+                    _("fix that line: each line of a .jsonl file is one whole JSON object"), index, number) from None
         return records
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         records = list(value["messages"])
@@ -401,15 +439,15 @@ def _parse(text: str, source: str) -> list[Any]:
         return [value]
     if isinstance(value, list):
         return value
-    raise ConversationError(source, f"the file holds a JSON {type(value).__name__}, not messages",
-                            "write a JSON list of messages, an object with 'messages', or one message a line (JSONL)")
+    raise ConversationError(source, _("the file holds a JSON {type}, not messages").format(type=type(value).__name__),
+                            _("write a JSON list of messages, an object with 'messages', or one message a line (JSONL)"))
 
 
 def load_file(path: str | os.PathLike, fmt: str = "auto") -> LoadedConversation:
     """A conversation from a JSON or JSONL file (OpenAI, Anthropic or LangChain format; see the module)."""
     path = Path(path)
     if not path.is_file():
-        raise ConversationError(str(path), "there is no such file", "check the path")
+        raise ConversationError(str(path), _("there is no such file"), _("check the path"))
     records = _parse(_decode(path), str(path))
     if fmt == "auto":
         fmt = detect_format(records)
@@ -426,17 +464,21 @@ def _thread_messages(saver: Any, thread_id: str, source: str, key: str) -> list[
     if found is None:
         threads = sorted({c.config["configurable"]["thread_id"] for c in saver.list(None, limit=200)})
         shown = ", ".join(repr(t) for t in threads[:20]) + (" …" if len(threads) > 20 else "")
-        raise ConversationError(source, f"there is no thread {thread_id!r}",
-                                f"pass one of its threads with --thread: {shown or '(the database holds none)'}")
+        fix = (_("pass one of its threads with --thread: {threads}").format(threads=shown) if shown
+               else _("pass one of its threads with --thread: (the database holds none)"))
+        raise ConversationError(source, _("there is no thread {thread}").format(thread=repr(thread_id)), fix)
     values = found.checkpoint.get("channel_values", {})
     messages = values.get(key)
     if not isinstance(messages, list):
-        raise ConversationError(source, f"thread {thread_id!r} has no {key!r} list in its state (keys: {sorted(values)})",
-                                "name the state key that holds the messages (key=...)")
+        raise ConversationError(
+            source, _("thread {thread} has no {key} list in its state (keys: {keys})").format(
+                thread=repr(thread_id), key=repr(key), keys=sorted(values)),
+            _("name the state key that holds the messages (key=...)"))
     bad = next((i for i, m in enumerate(messages) if not isinstance(m, BaseMessage)), None)
     if bad is not None:
-        raise ConversationError(source, f"state[{key!r}] holds a {type(messages[bad]).__name__}, not a message",
-                                "name the state key that holds the messages (key=...)", bad)
+        raise ConversationError(
+            source, _("state[{key}] holds a {type}, not a message").format(key=repr(key), type=type(messages[bad]).__name__),
+            _("name the state key that holds the messages (key=...)"), bad)
     return list(messages)
 
 
@@ -476,20 +518,21 @@ def load_checkpoint(url_or_path: str | os.PathLike, thread_id: str, *, key: str 
         path = Path(target)
         source = str(path)
         if not path.is_file():
-            raise ConversationError(source, "there is no such SQLite file", "check the path to the checkpoint database")
+            raise ConversationError(source, _("there is no such SQLite file"), _("check the path to the checkpoint database"))
         with open(path, "rb") as f:
             if f.read(16) != SQLITE_HEADER:
-                raise ConversationError(source, "this is not a SQLite database", "give the checkpointer's .sqlite file")
+                raise ConversationError(source, _("this is not a SQLite database"), _("give the checkpointer's .sqlite file"))
         saver = _read_only_sqlite(path)
         try:
             messages = _thread_messages(saver, thread_id, source, key)
         except sqlite3.Error as exc:
-            raise ConversationError(source, f"SQLite could not read LangGraph's tables: {exc}",
-                                    "give the database a LangGraph SqliteSaver wrote") from None
+            raise ConversationError(source, _("SQLite could not read LangGraph's tables: {error}").format(error=_library(str(exc))),
+                                    _("give the database a LangGraph SqliteSaver wrote")) from None
         finally:
             saver.conn.close()
     if not messages:
-        raise ConversationError(source, f"thread {thread_id!r} holds no messages", "choose a thread with messages")
+        raise ConversationError(source, _("thread {thread} holds no messages").format(thread=repr(thread_id)),
+                                _("choose a thread with messages"))
     check_tool_pairs(messages, source=f"{source} thread {thread_id!r}")
     return LoadedConversation(messages, source, "checkpoint", thread_id)
 
@@ -504,8 +547,9 @@ def read_only_postgres(conninfo: str, source: str) -> Any:
             options="-c default_transaction_read_only=on",
         )
     except psycopg.OperationalError as exc:
-        raise ConversationError(source, f"could not connect: {' '.join(str(exc).split())[:200]}",
-                                "check the server, user, password and database in the URL") from None
+        raise ConversationError(
+            source, _("could not connect: {error}").format(error=_library(" ".join(str(exc).split())[:200])),
+            _("check the server, user, password and database in the URL")) from None
     return PostgresSaver(conn)
 
 
@@ -560,8 +604,8 @@ def load_conversation_source(source: str | os.PathLike, thread_id: str | None = 
         raise ValueError(f"fmt must be 'auto' or one of {FORMATS}, got {fmt!r}")
     if fmt == "checkpoint" or (fmt == "auto" and is_database(source)):
         if thread_id is None:
-            raise ConversationError(os.fspath(source), "a checkpointer database holds threads: no thread id was given",
-                                    "name the thread with --thread ID (thread_id=...)")
+            raise ConversationError(os.fspath(source), _("a checkpointer database holds threads: no thread id was given"),
+                                    _("name the thread with --thread ID (thread_id=...)"))
         return load_checkpoint(source, thread_id)
     return load_file(source, fmt)
 
