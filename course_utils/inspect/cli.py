@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None, *, stdout: TextIO | None = None, stderr:
     try:
         loaded = load_conversation_source(args.source, args.thread)
     except (ConversationError, ImportError) as exc:  # ImportError: the PostgreSQL packages, named with the fix
-        print(f"error: {exc}", file=stderr)
+        print(_("error: {message}").format(message=exc), file=stderr)  # the message is in the course's language
         return EXIT_SOURCE
     progress(f"read {len(loaded.messages):,} messages ({loaded.format})", 1, 1)
     inspection = inspect_messages(loaded.messages, args.model, args.budget, progress=progress)
