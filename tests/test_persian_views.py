@@ -268,3 +268,20 @@ def test_a_missing_h_max_reads_no_room_in_persian_in_its_column():
 
     cell = in_language("fa", lambda: _padded(i18n._("no room"), 16))
     assert cell.endswith(f"{i18n.RLI}جا نیست{i18n.PDI}") and len(cell.replace(i18n.RLI, "").replace(i18n.PDI, "")) == 16
+
+
+def test_the_trim_explorers_conflicts_note_and_combined_choice_are_persian():
+    """strategy='first' with start_on or include_system: the note in place of the table speaks Persian."""
+    from course_utils.pictures import widgets
+    from course_utils.window.trimming import trim_option_conflicts
+
+    def note():
+        return widgets._conflicts_html(trim_option_conflicts("first", start_on=("human", "tool"), include_system=True))
+
+    en, fa = both(note)
+    assert "These 2 options conflict" in en and 'lang="fa" dir="rtl"' in fa
+    assert "conflict with" not in fa and "keep their values" not in fa and "works only" not in fa
+    assert fa.count("\u2066strategy=&#x27;last&#x27;\u2069") == 2  # code stays left to right, whole
+    assert PERSIAN_LETTER.search(fa)
+    label = in_language("fa", lambda: widgets._boundary_options(("human", "tool"))[-1][0])
+    assert label == "human یا tool" and widgets._boundary_options(("human", "tool"))[-1][0] == "human or tool"

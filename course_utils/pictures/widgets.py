@@ -101,9 +101,10 @@ def _boundary_value(value: Any, parameter: str) -> str | tuple[str, ...]:
 
 
 def _boundary_options(value: str | tuple[str, ...]) -> list[tuple[str, Any]]:
-    options = list(BOUNDARY_CHOICES)
+    """The dropdown's (label, value) pairs; a choice of several types is labelled in words, in the course's language."""
+    options = [(label if isinstance(choice, str) else translate(label), choice) for label, choice in BOUNDARY_CHOICES]
     if value not in [v for _, v in options]:
-        options.append((" or ".join(value), value))
+        options.append((translate(" or ").join(value), value))
     return options
 
 

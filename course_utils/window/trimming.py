@@ -40,7 +40,7 @@ from langchain_core.messages import BaseMessage, SystemMessage, trim_messages
 from langchain_core.messages.utils import convert_to_messages, count_tokens_approximately
 
 from course_utils.core.args import check_int
-from course_utils.core.i18n import _
+from course_utils.core.i18n import _, translate
 from course_utils.window.tokens import additive_parts, check_messages
 
 STATUSES = ("kept", "partial", "dropped")
@@ -551,11 +551,9 @@ def trim_option_conflicts(strategy: str, *, start_on: Any = None, include_system
     conflicts = []
     if start_on is not None:
         shown = " or ".join(start_on) if isinstance(start_on, tuple) else start_on
-        conflicts.append(
-            f"start_on={shown!r} works only with strategy='last': set start_on to None, or strategy to 'last'."
-        )
+        conflicts.append(translate("start_on={shown} works only with strategy='last': set start_on to None, "
+                                   "or strategy to 'last'.").format(shown=repr(shown)))
     if include_system:
-        conflicts.append(
-            "include_system=True works only with strategy='last': untick include_system, or set strategy to 'last'."
-        )
+        conflicts.append(translate(
+            "include_system=True works only with strategy='last': untick include_system, or set strategy to 'last'."))
     return conflicts
