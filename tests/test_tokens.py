@@ -570,7 +570,7 @@ def test_status_wording_in_english_is_the_note_it_fills():
     from course_utils.window import vocab
 
     for key, english in vocab.STATUS_WORDING.items():
-        assert vocab.status_wording(key) == english  # the _() literal and the English template agree
+        assert vocab.status_wording(key) == english  # English: the template itself
     for encoding in ("cl100k_base", "o200k_base", "llama3"):
         status = tokenizer_status(encoding=encoding)
         assert status.wording is not None and str(status) == status.note
