@@ -11,6 +11,8 @@ Two rules, over the English lessons and exercise masters (their Persian
 copies share the code):
 
 - a ``print`` argument that is a literal with words in it is wrapped in ``_()``;
+- a value is printed inside its sentence, not after it (see
+  :func:`values_after_a_sentence`);
 - every literal wrapped in a notebook has its Persian in the catalogue
   (the modules' and templates' strings are checked in tests/test_i18n.py).
 """
@@ -70,6 +72,24 @@ def unwrapped_prints(tree: ast.AST) -> list[str]:
     return found
 
 
+def values_after_a_sentence(tree: ast.AST) -> list[str]:
+    """``print`` calls that print a value after a wrapped sentence (``print(_("kept:"), ids)``).
+
+    In Persian the sentence is a right-to-left isolate in a left-to-right output line, so a value
+    printed after it lands at the far right, where a Persian reader starts: the value has to be
+    inside the sentence, ``print(_("kept: {}").format(ids))``.
+    """
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            for argument in node.args[:-1]:
+                if (isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name)
+                        and argument.func.id == "_"):
+                    found.append(ast.unparse(node))
+                    break
+    return found
+
+
 def wrapped_literals(tree: ast.AST) -> set[str]:
     return {node.args[0].value for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
@@ -90,6 +110,19 @@ def test_printed_sentences_go_through_gettext(path):
     unwrapped = [(index, text) for index, tree in trees(path) for text in unwrapped_prints(tree)]
     assert not unwrapped, (f"{path.name} prints English the Persian edition cannot translate; wrap it in _() "
                            f"(from course_utils.core.i18n import _): {unwrapped}")
+
+
+def test_the_rule_sees_a_value_printed_after_its_sentence():
+    assert values_after_a_sentence(ast.parse('print(_("kept:"), ids)')) == ["print(_('kept:'), ids)"]
+    assert values_after_a_sentence(ast.parse('print(" ", _("kept: {}").format(ids))')) == []
+    assert values_after_a_sentence(ast.parse('print(_("kept"))')) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_values_are_printed_inside_their_sentence(path):
+    after = [(index, call) for index, tree in trees(path) for call in values_after_a_sentence(tree)]
+    assert not after, (f"{path.name} prints a value after its sentence; put it inside, "
+                       f'print(_("label: {{}}").format(value)), so it reads in order in Persian: {after}')
 
 
 def test_every_sentence_a_notebook_wraps_has_its_persian():
