@@ -17,6 +17,11 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING_IMPACTS = ("serious", "critical")
 
 
+def failing_violations(violations: list[dict]) -> list[dict]:
+    """The violations that fail a test: those of a serious or critical impact."""
+    return [v for v in violations if v["impact"] in FAILING_IMPACTS]
+
+
 def axe_script() -> str:
     """axe-core's browser script, from the pinned package (no network)."""
     try:

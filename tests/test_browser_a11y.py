@@ -34,7 +34,7 @@ import pytest
 
 from course_utils.pictures.a11y import TRIM_HELP
 
-from axe_support import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
+from axe_support import AXE_TAGS, axe_script, describe, failing_violations
 from browser_support import OUTPUT, LabPage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_no_serious_or_critical_axe_violation_in_outputs(lab, notebook):
     print(f"{notebook}: axe {results.get('version')} over {results['found']} outputs\n{describe(results['violations'])}")
     assert results["found"] > 0, f"{notebook} showed no output after Run All"
     assert not errors, f"{notebook} wrote to stderr while running: {errors}"
-    failing = [v for v in results["violations"] if v["impact"] in FAILING_IMPACTS]
+    failing = failing_violations(results["violations"])
     assert not failing, f"{notebook}: serious or critical accessibility violations:\n{describe(failing)}"
 
 
@@ -122,7 +122,7 @@ def test_axe_finds_a_planted_violation(lab):
             document.querySelector(OUTPUT).appendChild(img); }""",
         OUTPUT,
     )
-    ids = [v["id"] for v in run_axe(lab.page)["violations"] if v["impact"] in FAILING_IMPACTS]
+    ids = [v["id"] for v in failing_violations(run_axe(lab.page)["violations"])]
     assert "image-alt" in ids
 
 

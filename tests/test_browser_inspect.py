@@ -27,7 +27,7 @@ from course_utils.inspect.report import report_html
 from course_utils.core.samples import load_conversation
 
 from browser_support import OUTPUT, LabPage
-from test_browser_a11y import FAILING_IMPACTS, describe, run_axe, trim_explorer_lesson
+from test_browser_a11y import describe, failing_violations, run_axe, trim_explorer_lesson
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "inspect"
@@ -74,7 +74,7 @@ def test_the_report_has_no_serious_axe_violation(page, reports, name):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"report_{name}.png"), full_page=False)
     print(f"{name}: axe {results.get('version')}\n{describe(results['violations'])}")
-    failing = [v for v in results["violations"] if v["impact"] in FAILING_IMPACTS]
+    failing = failing_violations(results["violations"])
     assert results["found"] == 1 and not failing, describe(failing)
     assert page.evaluate("() => document.images.length > 0 && [...document.images].every(i => i.alt && i.naturalWidth > 0)")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from browser_support import LabPage
-from test_browser_a11y import FAILING_IMPACTS, NOTEBOOK_SETTINGS, describe, run_axe
+from test_browser_a11y import NOTEBOOK_SETTINGS, describe, failing_violations, run_axe
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = [p.relative_to(ROOT).as_posix() for p in sorted((ROOT / "notebooks" / "fa").glob("*.ipynb"))]
@@ -90,5 +90,5 @@ def test_persian_lesson_reads_right_to_left_and_passes_axe(lab, notebook):
     not_rtl = [m["text"] for m in directions["markdown"] if not m["rtl"] or m["direction"] != "rtl"]
     assert not not_rtl, f"Markdown cells not laid out right to left: {not_rtl}"
     assert directions["code"] and set(directions["code"]) == {"ltr"}, directions["code"]
-    failing = [v for v in results["violations"] if v["impact"] in FAILING_IMPACTS]
+    failing = failing_violations(results["violations"])
     assert not failing, f"{notebook}: serious or critical accessibility violations:\n{describe(failing)}"

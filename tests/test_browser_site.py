@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from axe_support import AXE_TAGS, FAILING_IMPACTS, axe_script, describe
+from axe_support import AXE_TAGS, axe_script, describe, failing_violations
 from site_support import ROOT, external_request, html_pages
 
 ARTIFACTS = ROOT / "test-artifacts" / "site"
@@ -164,7 +164,7 @@ def assert_no_serious_violation(reports: dict[Path, PageReport]) -> None:
     failures = []
     for path, report in reports.items():
         print(f"{path.name}: axe {report.axe.get('version')}\n{describe(report.axe['violations'])}")
-        failing = [v for v in report.axe["violations"] if v["impact"] in FAILING_IMPACTS]
+        failing = failing_violations(report.axe["violations"])
         if failing:
             failures.append(f"{path}:\n{describe(failing)}")
     assert not failures, "serious or critical accessibility violations:\n" + "\n".join(failures)

@@ -23,6 +23,8 @@ Screenshots go to ``test-artifacts/browser_views/``.
 
 from __future__ import annotations
 
+import contextlib
+
 from pathlib import Path
 
 import nbformat
@@ -255,14 +257,30 @@ PAGE_JS = """() => {
 }"""
 
 
-def test_gradebook_fits_a_1400px_window_with_rendered_messages(chromium_browser, tmp_path):
+@contextlib.contextmanager
+def gradebook_page(chromium_browser, folder: Path, html: str):
+    """A Chromium page at 1,400 x 900 showing ``html`` as the grader writes it: a file, opened from disk."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page_file = tmp_path / "gradebook.html"
-    page_file.write_text(render_gradebook(fabricated_results()), encoding="utf-8")
+    page_file = folder / "gradebook.html"
+    page_file.write_text(html, encoding="utf-8")
     context = chromium_browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         page = context.new_page()
         page.goto(page_file.as_uri())
+        yield page
+    finally:
+        context.close()
+
+
+def failing_axe_violations(page) -> list[dict]:
+    """axe-core's WCAG A/AA rules over the whole page: the serious or critical violations."""
+    from test_browser_a11y import failing_violations, run_axe
+
+    return failing_violations(run_axe(page, "body")["violations"])
+
+
+def test_gradebook_fits_a_1400px_window_with_rendered_messages(chromium_browser, tmp_path):
+    with gradebook_page(chromium_browser, tmp_path, render_gradebook(fabricated_results())) as page:
         seen = page.evaluate(PAGE_JS)
         page.screenshot(path=str(ARTIFACTS / "gradebook_1400.png"), full_page=True)
         assert seen["scrollWidth"] <= seen["clientWidth"], f"the page scrolls sideways: {seen}"
@@ -270,11 +288,10 @@ def test_gradebook_fits_a_1400px_window_with_rendered_messages(chromium_browser,
         assert seen["answerWidth"] >= 0.25 * seen["tableWidth"], seen
         assert seen["codeSpans"] >= 8 and seen["backticks"] == 0 and seen["emphasis"] >= 1, seen
         # The page is for a teacher who may use a screen reader or the keyboard: axe-core's WCAG A/AA rules.
-        from test_browser_a11y import describe, run_axe
+        from test_browser_a11y import describe
 
-        axe = run_axe(page, "body")
-        serious = [v for v in axe["violations"] if v["impact"] in ("serious", "critical")]
-        assert not serious, describe(axe["violations"])
+        serious = failing_axe_violations(page)
+        assert not serious, describe(serious)
         # A whole course handed in (every exercise): the summary table scrolls in its own box, the page does not.
         page.set_content(render_gradebook(whole_course_results()))
         whole = page.evaluate(PAGE_JS)
@@ -287,5 +304,4 @@ def test_gradebook_fits_a_1400px_window_with_rendered_messages(chromium_browser,
         page.set_viewport_size({"width": 1024, "height": 900})
         narrow = page.evaluate(PAGE_JS)
         assert narrow["scrollWidth"] <= narrow["clientWidth"], f"the page scrolls sideways at 1024 px: {narrow}"
-    finally:
-        context.close()
+

@@ -27,10 +27,12 @@ from course_utils.grade.gradebook import speaking, status_word
 from course_utils.grade.results import NOTEBOOK_STATUSES, QUESTION_STATUSES
 
 import gradebook_cases
-from test_browser_views import LONG_ANSWER, PERSIAN_ANSWER, fabricated_results, render_gradebook
+from test_browser_views import (
+    ARTIFACTS, LONG_ANSWER, PERSIAN_ANSWER, fabricated_results, failing_axe_violations, gradebook_page,
+    render_gradebook,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts" / "browser_views"
 
 
 @pytest.mark.parametrize("text, plain, rendered", [
@@ -215,15 +217,9 @@ def test_every_exercise_title_is_the_persian_editions_heading():
 
 
 def test_the_persian_gradebook_in_chromium_reads_right_to_left_and_passes_axe(chromium_browser, tmp_path):
-    from test_browser_a11y import describe, run_axe
+    from test_browser_a11y import describe
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page_file = tmp_path / "gradebook.html"
-    page_file.write_text(render_gradebook_fa(fabricated_results()), encoding="utf-8")
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        page = context.new_page()
-        page.goto(page_file.as_uri())
+    with gradebook_page(chromium_browser, tmp_path, render_gradebook_fa(fabricated_results())) as page:
         seen = page.evaluate("""() => {
             const style = e => getComputedStyle(e).direction;
             const table = document.querySelector('details table');
@@ -239,11 +235,8 @@ def test_the_persian_gradebook_in_chromium_reads_right_to_left_and_passes_axe(ch
         # The first column (question) is the rightmost, the student's words the leftmost.
         assert seen["questionRight"] == pytest.approx(seen["tableRight"], abs=2) and seen["answerLeft"] < 200, seen
         assert seen["scrollWidth"] <= seen["clientWidth"], f"the page scrolls sideways: {seen}"
-        axe = run_axe(page, "body")
-        serious = [v for v in axe["violations"] if v["impact"] in ("serious", "critical")]
-        assert not serious, describe(axe["violations"])
-    finally:
-        context.close()
+        serious = failing_axe_violations(page)
+        assert not serious, describe(serious)
 
 
 def test_every_title_and_first_hint_reaches_the_gradebook_whole_so_its_persian_is_found():

@@ -46,6 +46,11 @@ def trees(path: Path):
             yield index, ast.parse(code_of(cell))
 
 
+def found_in(path: Path, rule) -> list[tuple[int, str]]:
+    """(cell index, finding) for what ``rule`` finds in each code cell of the notebook at ``path``."""
+    return [(index, found) for index, tree in trees(path) for found in rule(tree)]
+
+
 def literal_text(node: ast.AST) -> str | None:
     """The words of a str literal or an f-string's literal parts; None for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -55,20 +60,29 @@ def literal_text(node: ast.AST) -> str | None:
     return None
 
 
+def is_call_to(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` calls the function ``name`` (``print(...)``, ``_(...)``)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def calls_to(tree: ast.AST, name: str):
+    """Every call of the function ``name`` in ``tree``."""
+    return (node for node in ast.walk(tree) if is_call_to(node, name))
+
+
 def unwrapped_prints(tree: ast.AST) -> list[str]:
     """The literal ``print`` arguments with words in them that are not looked up through ``_()``."""
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            for argument in node.args:
-                text = literal_text(argument)
-                if text is not None and WORDS.search(text):
-                    found.append(text)
-                # a word formatted into an f-string, as a table's header is: f"{'role':<7}{'chars':>6}"
-                if isinstance(argument, ast.JoinedStr):
-                    found += [v.value.value for v in argument.values if isinstance(v, ast.FormattedValue)
-                              and isinstance(v.value, ast.Constant) and isinstance(v.value.value, str)
-                              and re.search(r"[A-Za-z]{3,}", v.value.value) and v.value.value not in CODE_NAMES]
+    for node in calls_to(tree, "print"):
+        for argument in node.args:
+            text = literal_text(argument)
+            if text is not None and WORDS.search(text):
+                found.append(text)
+            # a word formatted into an f-string, as a table's header is: f"{'role':<7}{'chars':>6}"
+            if isinstance(argument, ast.JoinedStr):
+                found += [v.value.value for v in argument.values if isinstance(v, ast.FormattedValue)
+                          and isinstance(v.value, ast.Constant) and isinstance(v.value.value, str)
+                          and re.search(r"[A-Za-z]{3,}", v.value.value) and v.value.value not in CODE_NAMES]
     return found
 
 
@@ -79,21 +93,13 @@ def values_after_a_sentence(tree: ast.AST) -> list[str]:
     printed after it lands at the far right, where a Persian reader starts: the value has to be
     inside the sentence, ``print(_("kept: {}").format(ids))``.
     """
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
-            for argument in node.args[:-1]:
-                if (isinstance(argument, ast.Call) and isinstance(argument.func, ast.Name)
-                        and argument.func.id == "_"):
-                    found.append(ast.unparse(node))
-                    break
-    return found
+    return [ast.unparse(node) for node in calls_to(tree, "print")
+            if any(is_call_to(argument, "_") for argument in node.args[:-1])]
 
 
 def wrapped_literals(tree: ast.AST) -> set[str]:
-    return {node.args[0].value for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
-            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
+    return {node.args[0].value for node in calls_to(tree, "_")
+            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)}
 
 
 def test_the_rule_sees_an_unwrapped_sentence_and_passes_a_wrapped_one():
@@ -107,7 +113,7 @@ def test_the_rule_sees_an_unwrapped_sentence_and_passes_a_wrapped_one():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_printed_sentences_go_through_gettext(path):
-    unwrapped = [(index, text) for index, tree in trees(path) for text in unwrapped_prints(tree)]
+    unwrapped = found_in(path, unwrapped_prints)
     assert not unwrapped, (f"{path.name} prints English the Persian edition cannot translate; wrap it in _() "
                            f"(from course_utils.core.i18n import _): {unwrapped}")
 
@@ -120,7 +126,7 @@ def test_the_rule_sees_a_value_printed_after_its_sentence():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_values_are_printed_inside_their_sentence(path):
-    after = [(index, call) for index, tree in trees(path) for call in values_after_a_sentence(tree)]
+    after = found_in(path, values_after_a_sentence)
     assert not after, (f"{path.name} prints a value after its sentence; put it inside, "
                        f'print(_("label: {{}}").format(value)), so it reads in order in Persian: {after}')
 
