@@ -10,8 +10,9 @@ over 700 lines):
 2. ``window``: the window's arithmetic: tokens, budgets, growth, trimming, models' limits and prices;
 3. ``model``: the offline chat model: facts, summaries, tool calls;
 4. ``agentic``: LangGraph graphs, checkpointers, agents, memory, sub-agents;
-5. ``pictures``: HTML tables, figures and widgets (they draw results, computing nothing);
-6. ``checks``: exercise feedback; ``inspect``: ``python -m course_utils.inspect``, your own conversation;
+5. ``lessons``: code a lesson writes in its cells and marks ``#@save``, copied by ``scripts/save_lessons.py``;
+6. ``pictures``: HTML tables, figures and widgets (they draw results, computing nothing);
+7. ``checks``: exercise feedback; ``inspect``: ``python -m course_utils.inspect``, your own conversation;
    ``grade``: grading a folder of submissions (``python -m course_utils.grade``).
 
 Each layer's ``__init__`` lists its modules. A lesson imports a name from its
@@ -35,7 +36,7 @@ The word "check" has one meaning per place:
 __version__ = "0.1.0"
 
 #: The layers, lowest first: a module never imports from a layer after its own.
-LAYERS = ("core", "window", "model", "agentic", "pictures", "checks", "inspect", "grade")
+LAYERS = ("core", "window", "model", "agentic", "lessons", "pictures", "checks", "inspect", "grade")
 
 from course_utils.core import moved as _moved  # noqa: E402  (old flat paths keep importing)
 

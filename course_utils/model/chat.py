@@ -60,6 +60,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from langchain_core.exceptions import ContextOverflowError
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -248,8 +249,13 @@ def last_human_text(messages: Sequence[BaseMessage]) -> str:
 # --- the model ----------------------------------------------------------------
 
 
-class ContextWindowExceededError(ValueError):
+class ContextWindowExceededError(ContextOverflowError, ValueError):
     """The input is larger than the model's context window, worded like OpenAI's error.
+
+    It is a :class:`langchain_core.exceptions.ContextOverflowError`, the error
+    LangChain's provider integrations raise on overflow (and that
+    ``SummarizationMiddleware`` catches to compact and retry), so
+    ``except ContextOverflowError`` catches it as it would a real provider's.
 
     ``limit`` is the window, ``requested`` what the messages cost, ``overflow``
     the difference (1080 requested with a limit of 1000: 80 over).
