@@ -8,4 +8,6 @@ A later lesson, an exercise check or a widget imports the code from here,
 so the lesson that teaches it stays its one source.
 
 Modules: one ``lessonNN`` per lesson that saves code (none yet is a valid state).
+
+- ``lesson04``: the trimming chatbot (``build_trimming_chatbot``) and ``chat``, one turn on a thread (lesson 04);
 """
