@@ -10,4 +10,5 @@ so the lesson that teaches it stays its one source.
 Modules: one ``lessonNN`` per lesson that saves code (none yet is a valid state).
 
 - ``lesson04``: the trimming chatbot (``build_trimming_chatbot``) and ``chat``, one turn on a thread (lesson 04);
+- ``lesson04b``: the how-to's summarising chatbot (``State``, ``build_summarizing_chatbot``), and erasing a thread for real (``erase_thread``, ``restart_from_summary``) (lesson 04b).
 """
