@@ -20,7 +20,6 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.tools import ToolRuntime, tool
 from langchain_core.messages import ToolMessage
 
-from course_utils.core.i18n import _
 from course_utils.window.tokens import count_text_tokens
 
 #: The first label of the namespace offloaded results are kept under: ``("offloaded", thread_id)``.
@@ -80,15 +79,6 @@ class Offloaded:
     tokens: int
     pointer_tokens: int
 
-    @property
-    def conclusion(self) -> str:
-        """The move in one sentence, in the course's language.
-
-        >>> Offloaded("res-1", "read_file", 17_999, 94).conclusion
-        'offloaded res-1: 17,999 tokens replaced by a 94-token pointer'
-        """
-        return _("offloaded {result_id}: {tokens:,} tokens replaced by a {pointer}-token pointer").format(
-            result_id=self.result_id, tokens=self.tokens, pointer=self.pointer_tokens)
 
 
 class OffloadLargeResults(AgentMiddleware):
@@ -142,27 +132,6 @@ def read_result(result_id: str, runtime: ToolRuntime) -> str:
     return item.value["content"]
 
 
-# --- measuring: the same requests with and without offloading ----------------------------------
-
-#: The lesson's requests: read a large file, ask about a line the pointer does not show, then read back.
-OFFLOAD_REQUESTS = (
-    "Read the file orders/march.csv",
-    "What is the status of order 1427?",
-    "Read that result back: what is the status of order 1427?",
-)
-
-
-@dataclass(frozen=True)
-class OffloadRun:
-    """Per request: the tokens the next call is sent (the whole history after the turn) and the answer."""
-
-    name: str
-    requests: tuple[str, ...]
-    tokens: list[int]
-    answers: list[str]
-    offloaded: list[Offloaded]
-
-
 def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD_TOKENS, middleware=None):
     """``create_agent`` with :func:`read_file` and :func:`read_result`, a store, and (optionally) the middleware.
 
@@ -182,22 +151,3 @@ def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD
                          middleware=[middleware] if middleware else [], store=InMemoryStore(),
                          checkpointer=InMemorySaver())
     return agent, middleware
-
-
-def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None, middleware=None) -> OffloadRun:
-    """Send the requests on one thread; count what the history holds after each (exact counter)."""
-    from langchain_core.messages import HumanMessage
-
-    from course_utils.window.tokens import exact_counter
-
-    if isinstance(requests, str) or not requests or not all(isinstance(r, str) and r.strip() for r in requests):
-        raise ValueError(f"requests must be a non-empty sequence of non-empty strings, got {requests!r}")
-    agent, middleware = offload_agent(model, offload=offload, middleware=middleware)
-    config = {"configurable": {"thread_id": "offload"}}
-    tokens, answers = [], []
-    for request in requests:
-        messages = agent.invoke({"messages": [HumanMessage(request)]}, config)["messages"]
-        tokens.append(exact_counter(messages))
-        answers.append(messages[-1].text)
-    name = "offloaded to the store" if offload else "kept in the history"
-    return OffloadRun(name, tuple(requests), tokens, answers, list(getattr(middleware, "offloaded", [])))

@@ -8,4 +8,7 @@ A later lesson, an exercise check or a widget imports the code from here,
 so the lesson that teaches it stays its one source.
 
 Modules: one ``lessonNN`` per lesson that saves code (none yet is a valid state).
+
+- ``lesson07``: the memory tools (``UserContext``, ``save_memory``, ``recall_memory``,
+  ``memory_agent``) and the offloading middleware (``offload_large_results``, ``read_result``).
 """
