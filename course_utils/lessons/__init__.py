@@ -11,4 +11,6 @@ Modules: one ``lessonNN`` per lesson that saves code (none yet is a valid state)
 
 - ``lesson07``: the memory tools (``UserContext``, ``save_memory``, ``recall_memory``,
   ``memory_agent``) and the offloading middleware (``offload_large_results``, ``read_result``).
+- ``lesson07b``: the research sub-agent called as a tool (``research_agents``) and the single
+  agent it is measured against (``single_agent``).
 """
