@@ -8,6 +8,13 @@ place: the id, the size, a few lines of summary and the tool that reads it
 back. :func:`read_result` is that tool. The full result never enters the
 history unless the agent asks for it.
 
+Lesson 07 writes the same middleware with ``@wrap_tool_call`` in its cells
+(saved to ``course_utils.lessons.lesson07``: ``offload_large_results``,
+``read_result``, ``pointer_text``); :class:`OffloadLargeResults` and
+:func:`offload_agent` stay for the exercise 07 check and the tests, which
+import them (``agentic`` sits below ``lessons``). The lesson takes
+:func:`read_file` (the order export) from here.
+
 >>> pointer_text("res-1", 20_012, "order 1001 | ...\\norder 1002 | ...", lines=2)
 '[offloaded: 20,012 tokens stored as id res-1; call read_result to read it] 2 lines, beginning:\\norder 1001 | ...\\norder 1002 | ...'
 """

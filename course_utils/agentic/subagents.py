@@ -11,7 +11,13 @@ system prompt and tool schemas, and one more parent call per request.
 searches itself and through the parent with its sub-agent, and accounts for
 every model call of both (:mod:`course_utils.agentic.call_accounting`);
 :func:`break_even` says after how many requests isolation costs fewer tokens
-in total.
+in total, and :func:`billable_calls` turns recorded calls into the
+:class:`~course_utils.window.costs.Call` records ``bill()`` prices.
+
+Lesson 07b builds the same agents in its cells (saved to
+``course_utils.lessons.lesson07b``: ``research_agents``, ``single_agent``;
+``tests/test_subagents.py`` checks they run as these do); :func:`build_isolated`
+and :func:`build_single` stay for the exercise 07 check and the tests.
 
 >>> [tool.name for tool in [research_tool(object())]]
 ['research']
