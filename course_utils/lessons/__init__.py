@@ -8,4 +8,7 @@ A later lesson, an exercise check or a widget imports the code from here,
 so the lesson that teaches it stays its one source.
 
 Modules: one ``lessonNN`` per lesson that saves code (none yet is a valid state).
+
+- ``lesson06``: lesson 06's travel agent: its ``@tool`` functions, prompts, ``new_model`` and
+  ``trip_agent`` (``create_agent``), used by lesson 06b.
 """

@@ -102,7 +102,9 @@ def _word(context: str | None, text: str) -> str:
     return translated.replace(RLI, "").replace(PDI, "")
 
 
-def _check_rows(rows: Sequence[CallRow]) -> list[CallRow]:
+def _check_rows(rows: Sequence[CallRow] | TaskRun) -> list[CallRow]:
+    if isinstance(rows, TaskRun):  # a run: its agent calls' rows
+        rows = call_rows(rows)
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
         raise TypeError(f"rows must be a non-empty list of CallRow (from call_rows), got {rows!r:.80}")
     for i, row in enumerate(rows):
@@ -110,8 +112,11 @@ def _check_rows(rows: Sequence[CallRow]) -> list[CallRow]:
     return list(rows)
 
 
-def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: str | None = None) -> Figure:
-    """Tokens per model call, stacked by role, with the context window as a dashed line."""
+def roles_figure(rows: Sequence[CallRow] | TaskRun, *, limit: int | None = None, title: str | None = None) -> Figure:
+    """Tokens per model call, stacked by role, with the context window as a dashed line.
+
+    ``rows`` is :func:`~course_utils.agentic.agents.call_rows` of a run, or the run itself.
+    """
     rows = _check_rows(rows)
     limit = check_int(limit, "limit", minimum=1, none_ok=True)
     check_text(title, "title", none_ok=True)
@@ -138,7 +143,7 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
     return fig
 
 
-def roles_text(rows: Sequence[CallRow]) -> str:
+def roles_text(rows: Sequence[CallRow] | TaskRun) -> str:
     """The point of :func:`roles_figure` in words: how much of the last call tool results take."""
     rows = _check_rows(rows)
     last = rows[-1]
@@ -281,7 +286,7 @@ def turns_text(run: TaskRun, *, width: int = 90) -> str:
 def probes_text(run: TaskRun, *, width: int = 90) -> str:
     """One line per probe question: answered or not, and what the agent said."""
     check_instance(run, "run", TaskRun, "run_task")
-    lines = [_("{name}: {answered}/{asked} facts still answerable").format(
+    lines = [_("{name}: {answered}/{asked} facts answerable from what was sent").format(
         name=run_label(run.name), answered=run.facts_answered, asked=len(run.probes))]
     for probe in run.probes:
         mark = _word("probe answered", "yes") if probe.answered else _word("probe answered", "NO ")
@@ -382,7 +387,7 @@ def stored_text(run: TaskRun, *, then: str) -> str:
         return _("stored history at the end: {count} messages; orphaned tool results sent: {orphans}").format(
             count=len(run.messages), orphans=orphans_received(run))
     if then == "facts":
-        return _("stored history at the end: {count} messages; facts answerable: {answered}/{asked}").format(
+        return _("stored history at the end: {count} messages; facts answerable from what was sent: {answered}/{asked}").format(
             count=len(run.messages), answered=run.facts_answered, asked=len(run.probes))
     raise ValueError(f"then must be 'orphans' or 'facts', got {then!r}")
 
