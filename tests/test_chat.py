@@ -488,7 +488,7 @@ def test_get_chat_model_bad_specs(monkeypatch):
         get_chat_model()
     with pytest.raises(TypeError, match="spec"):
         get_chat_model(42)
-    with pytest.raises(ValueError, match="openai:"):
+    with pytest.raises(ValueError, match="e.g. 'anthropic:claude-haiku-5-5'"):
         get_chat_model(":gpt")
     with pytest.raises(TypeError, match="context_window"):
         get_chat_model("offline", context_window="big")
