@@ -15,8 +15,6 @@ Modules: one ``lessonNN`` per lesson that saves code.
   ``memory_agent``) and the offloading middleware (``offload_large_results``, ``read_result``).
 - ``lesson07b``: the research sub-agent called as a tool (``research_agents``) and the single
   agent it is measured against (``single_agent``).
-Modules: one ``lessonNN`` per lesson that saves code.
-
 - ``lesson06``: lesson 06's travel agent: its ``@tool`` functions, prompts, ``new_model`` and
   ``trip_agent`` (``create_agent``), used by lesson 06b.
 """
