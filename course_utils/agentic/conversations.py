@@ -21,7 +21,22 @@ on the course's samples. It understands:
   read by ``langchain_core.load.load`` with only message classes allowed).
 - **A LangGraph checkpointer thread**: a SQLite file (or ``sqlite:///path``)
   or a ``postgresql://`` URL, plus a thread id, read through LangGraph's own
-  ``SqliteSaver`` / ``PostgresSaver``: the messages of the thread's latest checkpoint.
+  ``SqliteSaver`` / ``PostgresSaver``: the messages of the thread's latest
+  checkpoint (``key`` names another state key). A thread paused before its
+  tool node (``interrupt_before``) is a thread: its unanswered calls are
+  reported as pending, never as something to repair.
+- **Chat apps' exports** (:mod:`course_utils.agentic.chat_exports`): ChatGPT's
+  (``conversations.json``, the zip as delivered, or the unzipped folder) and
+  Claude.ai's.
+- **Request logs**: JSONL with one whole request body a line (``model``,
+  ``messages``, ``tools``): each line is one call; the thread is the longest
+  request (or the one chosen), and its tool schemas are kept to be counted as
+  input. **Fine-tuning JSONL**: one conversation a line (no ``model``).
+- **The APIs' own payloads** (:mod:`course_utils.agentic.api_shapes`): Responses
+  API items and requests, Gemini ``contents``, ShareGPT.
+
+Each shape is recognised from its content when that is certain, and
+otherwise the loader asks for ``fmt=`` (``--format``) and says which it could be.
 
 Reading never writes to the source: files are only read, a SQLite file is
 opened read-only (``file:...?mode=ro``), and a PostgreSQL session is set
@@ -51,7 +66,7 @@ import os
 import sqlite3
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +78,10 @@ from course_utils.core.columns import LRI
 from course_utils.core.i18n import PDI, _, direction
 
 #: The formats :func:`load_messages` reads (``fmt="auto"`` decides from the content).
-FORMATS = ("openai", "anthropic", "langchain", "checkpoint")
+FORMATS = ("openai", "anthropic", "langchain", "chatgpt", "claude-ai", "request-log", "fine-tuning", "responses",
+           "gemini", "sharegpt", "checkpoint")
+#: The message-list formats :func:`messages_from_records` reads.
+RECORD_FORMATS = ("openai", "anthropic", "langchain")
 #: The roles an OpenAI- or Anthropic-style record may have, and the course's own names.
 ROLES = ("system", "developer", "user", "human", "assistant", "ai", "tool", "function")
 #: The first 16 bytes of every SQLite database file.
@@ -90,6 +108,9 @@ class ConversationError(ValueError):
     """
 
     def __init__(self, source: str, problem: str, fix: str, index: int | None = None, line: int | None = None):
+        from course_utils.agentic.checkpoints import redact
+
+        source, problem, fix = redact(str(source)), redact(str(problem)), redact(str(fix))  # never a password
         self.source, self.problem, self.fix, self.index, self.line = source, problem, fix, index, line
         if index is None and line is None:
             text = _("{source}: {problem}. Fix: {fix}")
@@ -123,6 +144,9 @@ class LoadedConversation:
     source: str  #: the file or database it came from (a PostgreSQL URL without its password)
     format: str  #: one of :data:`FORMATS`
     thread_id: str | None = None
+    tools: list = field(default_factory=list)  #: tool schemas sent with every call (a request log's "tools")
+    note: str | None = None  #: which conversation, line or call was read, and what else there is
+    pending: list = field(default_factory=list)  #: tool calls of a paused thread, still waiting for their results
 
 
 # --- records (decoded JSON) to messages --------------------------------------------------
@@ -272,7 +296,8 @@ def _langchain_messages(records: Sequence[Any], source: str) -> list[BaseMessage
     return messages
 
 
-def messages_from_records(records: Sequence[Any], fmt: str = "auto", *, source: str = "records") -> list[BaseMessage]:
+def messages_from_records(records: Sequence[Any], fmt: str = "auto", *, source: str = "records",
+                          pending_ok: bool = True) -> list[BaseMessage]:
     """Decoded records (dicts) in one of the file formats as LangChain messages, checked.
 
     ``fmt`` is "auto", "openai", "anthropic" or "langchain". Raises
@@ -301,15 +326,36 @@ def messages_from_records(records: Sequence[Any], fmt: str = "auto", *, source: 
                 new = [_openai_message(record, source, index)]
             messages.extend(new)
             positions.extend([index] * len(new))
-    check_tool_pairs(messages, source=source, positions=positions)
+    check_tool_pairs(messages, source=source, positions=positions, pending_ok=pending_ok)
     return _name_tool_results(messages) if kind == "anthropic" else messages
 
 
-def check_tool_pairs(messages: Sequence[BaseMessage], *, source: str = "messages", positions: Sequence[int] | None = None) -> None:
+def pending_calls(messages: Sequence[BaseMessage]) -> list[dict]:
+    """The tool calls of the last AIMessage that no later ToolMessage answers: a thread paused before its tools.
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage
+    >>> [c["name"] for c in pending_calls([HumanMessage("hi"), AIMessage("", tool_calls=[
+    ...     {"name": "weather", "args": {}, "id": "c1"}])])]
+    ['weather']
+    """
+    last = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], AIMessage)), None)
+    if last is None:
+        return []
+    after = messages[last + 1:]
+    if any(not isinstance(m, ToolMessage) for m in after):
+        return []
+    answered = {m.tool_call_id for m in after}
+    return [c for c in messages[last].tool_calls if c.get("id") not in answered]
+
+
+def check_tool_pairs(messages: Sequence[BaseMessage], *, source: str = "messages", positions: Sequence[int] | None = None,
+                     pending_ok: bool = True) -> None:
     """Every tool result answers an earlier call, and every call gets a result (else ConversationError).
 
     ``positions`` maps each message to its index in the source (one Anthropic
     record can become several messages); by default the message's own index.
+    With ``pending_ok`` the calls of the last AIMessage may still wait for
+    their results (a thread paused before its tool node, :func:`pending_calls`).
     """
     positions = list(range(len(messages))) if positions is None else list(positions)
     open_calls: dict[str, int] = {}
@@ -326,6 +372,9 @@ def check_tool_pairs(messages: Sequence[BaseMessage], *, source: str = "messages
                     positions[i],
                 )
             del open_calls[message.tool_call_id]
+    if open_calls and pending_ok:
+        waiting = {c.get("id") for c in pending_calls(messages)}
+        open_calls = {k: v for k, v in open_calls.items() if k not in waiting}
     if open_calls:
         call_id, i = min(open_calls.items(), key=lambda item: item[1])
         raise ConversationError(
@@ -389,13 +438,19 @@ def _name_tool_results(messages: list[BaseMessage]) -> list[BaseMessage]:
 
 # --- files ----------------------------------------------------------------------------------
 
+#: How the zip and the folder of a chat app's export are recognised.
+ZIP_HEADER = b"PK\x03\x04"
 
-def _decode(path: Path) -> str:
-    data = path.read_bytes()
-    source = str(path)
+
+def _decode(data: bytes, source: str) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if b"\x00" in data[:4096]:
+            raise ConversationError(
+                source, _("this is a binary file, not JSON text"),
+                _("give the .json or .jsonl file itself (unzip an export first, or pass the .zip as it was delivered)"),
+            ) from None
         line = data[: exc.start].count(b"\n") + 1
         raise ConversationError(
             source, _("the file is not UTF-8: byte {byte} (line {line}) is {value}").format(
@@ -407,78 +462,342 @@ def _decode(path: Path) -> str:
     return text
 
 
-def _parse(text: str, source: str) -> list[Any]:
-    """The file's records: a JSON list, a JSON object with 'messages', or JSONL (one record a line)."""
+def _json_error(exc: json.JSONDecodeError, text: str, source: str) -> ConversationError:
+    """Malformed JSON: where, and whether the file was simply cut short."""
+    if not text[exc.pos:].strip() or exc.msg.startswith("Unterminated string"):
+        return ConversationError(
+            source, _("the JSON ends before it is complete (line {line}, column {column}): {msg}").format(
+                line=exc.lineno, column=exc.colno, msg=_library(exc.msg)),
+            _("the file was cut short: download or copy it again, whole"))
+    return ConversationError(
+        source, _("malformed JSON at line {line}, column {column}: {msg}").format(
+            line=exc.lineno, column=exc.colno, msg=_library(exc.msg)),
+        _("fix the JSON there, e.g. check it with python -m json.tool"))
+
+
+def _parse(text: str, source: str, progress: Any = None) -> tuple[Any, bool]:
+    """The file's JSON value, and whether it was JSONL (then the value is the list of its lines' values)."""
     stripped = text.lstrip()
     try:
-        value = json.loads(text)
+        return json.loads(text), False
     except json.JSONDecodeError as whole:
         lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if stripped.startswith("[") or len(lines) < 2:
+            raise _json_error(whole, text, source) from None
+    records = []
+    step = max(len(lines) // 20, 1)
+    for index, (number, line) in enumerate(lines):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
             raise ConversationError(
-                source, _("malformed JSON at line {line}, column {column}: {msg}").format(
-                    line=whole.lineno, column=whole.colno, msg=_library(whole.msg)),
-                _("fix the JSON there (a missing comma or quote?), e.g. check it with python -m json.tool")) from None
-        records = []
-        for index, (number, line) in enumerate(lines):
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ConversationError(
-                    source, _("malformed JSON in this JSONL line, column {column}: {msg}").format(
-                        column=exc.colno, msg=_library(exc.msg)),
-                    _("fix that line: each line of a .jsonl file is one whole JSON object"), index, number) from None
-        return records
+                source, _("malformed JSON in this JSONL line, column {column}: {msg}").format(
+                    column=exc.colno, msg=_library(exc.msg)),
+                _("fix that line: each line of a .jsonl file is one whole JSON object"), index, number) from None
+        if progress and index % step == 0:
+            progress("parsing lines", index, len(lines))
+    return records, True
+
+
+def _is_request(record: Any) -> bool:
+    return isinstance(record, dict) and (isinstance(record.get("messages"), list) or "input" in record)
+
+
+def _is_responses_items(items: list) -> bool:
+    from course_utils.agentic.api_shapes import RESPONSES_ITEM_TYPES
+
+    typed = [r for r in items if isinstance(r, dict) and r.get("type") in RESPONSES_ITEM_TYPES]
+    return bool(typed) and any(r.get("type") != "message" or isinstance(r.get("content"), list) and any(
+        isinstance(b, dict) and str(b.get("type", "")).startswith(("input_", "output_")) for b in r["content"])
+        for r in typed)
+
+
+def _is_gemini_contents(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(
+        isinstance(t, dict) and isinstance(t.get("parts"), list) and "content" not in t for t in items)
+
+
+def _is_sharegpt(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(isinstance(t, dict) and "from" in t and "value" in t
+                                                           for t in items)
+
+
+def detect_shape(value: Any, jsonl: bool, source: str) -> str:
+    """Which of :data:`FORMATS` a file's decoded JSON is, when that is certain; else a ConversationError asking.
+
+    >>> detect_shape({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}, False, "g.json")
+    'gemini'
+    """
+    from course_utils.agentic.chat_exports import is_chatgpt, is_claude_export
+
+    if jsonl:
+        if value and all(_is_request(r) for r in value):
+            with_model = sum(1 for r in value if "model" in r)
+            if with_model == len(value):
+                return "request-log"
+            if with_model == 0 and all(isinstance(r.get("messages"), list) for r in value):
+                return "fine-tuning"
+            raise ConversationError(
+                source, _("{with_model} of its {lines} lines name a model and the others do not: a request log or "
+                          "fine-tuning data?").format(with_model=with_model, lines=len(value)),
+                _("say which with --format request-log (each line a call) or --format fine-tuning (each line a "
+                  "conversation)"))
+        if value and all(isinstance(r, dict) and isinstance(r.get("conversations"), list) for r in value):
+            return "sharegpt"
+        if _is_responses_items(value):
+            return "responses"
+        return detect_format(value)
+    if isinstance(value, dict):
+        for key, shape in (("mapping", "chatgpt"), ("chat_messages", "claude-ai"), ("contents", "gemini"),
+                           ("conversations", "sharegpt")):
+            if key in value:
+                return shape
+        if "input" in value and "messages" not in value:
+            return "responses"
+        if isinstance(value.get("messages"), list):
+            return detect_format(value["messages"])
+        return detect_format([value])
+    if isinstance(value, list) and value:
+        if is_chatgpt(value):
+            return "chatgpt"
+        if is_claude_export(value):
+            return "claude-ai"
+        if all(isinstance(c, dict) and isinstance(c.get("conversations"), list) for c in value) or _is_sharegpt(value):
+            return "sharegpt"
+        if _is_gemini_contents(value):
+            return "gemini"
+        if _is_responses_items(value):
+            return "responses"
+        if not any(isinstance(r, dict) and ({"role", "type", "lc"} & set(r)) for r in value):
+            raise ConversationError(
+                source, _("this JSON is none of the shapes the loader knows (its first item's keys: {keys})").format(
+                    keys=sorted(value[0])[:12] if isinstance(value[0], dict) else type(value[0]).__name__),
+                _("name the shape with --format ({formats}); the appendix A1 shows each").format(
+                    formats=", ".join(FORMATS[:-1])))
+        return detect_format(value)
+    if isinstance(value, list):
+        raise ConversationError(source, _("there are no messages"), _("give at least one message"))
+    raise ConversationError(source, _("the file holds a JSON {type}, not messages").format(type=type(value).__name__),
+                            _("write a JSON list of messages, an object with 'messages', or one message a line (JSONL)"))
+
+
+def _message_records(value: Any) -> list[Any]:
+    """A message list, a request body ``{"messages": [...]}`` (Anthropic's ``system`` beside it) or one message."""
     if isinstance(value, dict) and isinstance(value.get("messages"), list):
         records = list(value["messages"])
         system = value.get("system")
         if system:  # Anthropic's request body keeps the system prompt beside the messages
             records.insert(0, {"role": "system", "content": system})
         return records
-    if isinstance(value, dict):
-        return [value]
-    if isinstance(value, list):
-        return value
-    raise ConversationError(source, _("the file holds a JSON {type}, not messages").format(type=type(value).__name__),
-                            _("write a JSON list of messages, an object with 'messages', or one message a line (JSONL)"))
+    return [value] if isinstance(value, dict) else list(value)
 
 
-def load_file(path: str | os.PathLike, fmt: str = "auto") -> LoadedConversation:
-    """A conversation from a JSON or JSONL file (OpenAI, Anthropic or LangChain format; see the module)."""
+def _request_messages(request: dict, source: str, line: int) -> list[BaseMessage]:
+    """One request body of a log or one line of fine-tuning data, as messages."""
+    from course_utils.agentic.api_shapes import responses_messages
+
+    if "input" in request and "messages" not in request:
+        messages, _positions = responses_messages(request["input"], f"{source} (line {line})")
+        if request.get("instructions"):
+            messages.insert(0, SystemMessage(str(request["instructions"])))
+        return messages
+    records = _message_records(request)
+    return messages_from_records(records, "auto", source=f"{source} (line {line})", pending_ok=True)
+
+
+def _lines_conversation(value: list, shape: str, source: str, wanted: str | None,
+                        progress: Any = None) -> tuple[list[BaseMessage], list, str]:
+    """The chosen line of a request log or fine-tuning file: its messages, tool schemas and the note."""
+    from course_utils.agentic.chat_exports import choose
+
+    sizes = [len(r.get("messages") or r.get("input") or []) if isinstance(r, dict) else 0 for r in value]
+    labels = [(f"line {i + 1}", i + 1) for i in range(len(value))]
+    choice = choose(labels, sizes, wanted, source, _("request") if shape == "request-log" else _("conversation"))
+    request = value[choice.index]
+    messages = _request_messages(request, source, choice.index + 1)
+    tools = list(request.get("tools") or [])
+    if shape == "request-log":
+        note = _("a request log of {count} calls (one request body a line); the thread is {choice}").format(
+            count=f"{len(value):,}", choice=choice.note)
+    else:
+        note = _("fine-tuning data of {count} conversations (one a line); read: {choice}").format(
+            count=f"{len(value):,}", choice=choice.note)
+    return messages, tools, note
+
+
+def _read_shape(value: Any, jsonl: bool, shape: str, source: str, wanted: str | None,
+                progress: Any = None) -> LoadedConversation:
+    """Decoded JSON of a known shape as a conversation."""
+    from course_utils.agentic import api_shapes, chat_exports
+
+    tools: list = []
+    note = None
+    if shape in ("chatgpt", "claude-ai"):
+        messages, note = chat_exports.export_conversation(value, shape, source, wanted)
+    elif shape in ("request-log", "fine-tuning"):
+        messages, tools, note = _lines_conversation(value if jsonl else [value], shape, source, wanted, progress)
+    elif shape == "responses":
+        request = value if isinstance(value, dict) else {"input": value}
+        messages, _positions = api_shapes.responses_messages(request.get("input", []), source)
+        if request.get("instructions"):
+            messages.insert(0, SystemMessage(str(request["instructions"])))
+        tools = list(request.get("tools") or [])
+    elif shape == "gemini":
+        messages = api_shapes.gemini_messages(value, source)
+        tools = list(value.get("tools") or []) if isinstance(value, dict) else []
+    elif shape == "sharegpt":
+        many = value if isinstance(value, list) and value and isinstance(value[0], dict) and "conversations" in value[0] else None
+        if many is not None:
+            choice = chat_exports.choose([(c.get("id"), c.get("id") or i + 1) for i, c in enumerate(many)],
+                                         [len(c["conversations"]) for c in many], wanted, source, _("conversation"))
+            value, note = many[choice.index], choice.note
+        messages = api_shapes.sharegpt_messages(value, source)
+    else:
+        if isinstance(value, dict):
+            tools = list(value.get("tools") or [])
+        messages = messages_from_records(_message_records(value), shape, source=source)
+    if not messages:
+        raise ConversationError(source, _("there are no messages"), _("give at least one message"))
+    if shape not in RECORD_FORMATS:
+        check_tool_pairs(messages, source=source, pending_ok=True)
+    return LoadedConversation(messages, source, shape, tools=tools, note=note,
+                              pending=pending_calls(messages))
+
+
+def _export_in_folder(path: Path) -> Path:
+    """A chat app's export unzipped into a folder: its conversations.json (else an error listing the files)."""
+    from course_utils.agentic.chat_exports import EXPORT_FILE
+
+    found = sorted(path.rglob(EXPORT_FILE), key=lambda p: len(p.parts))
+    if found:
+        return found[0]
+    files = sorted(p.name for p in path.iterdir() if p.suffix in (".json", ".jsonl", ".zip"))[:20]
+    raise ConversationError(
+        str(path), _("this is a folder, and it holds no {name}").format(name=EXPORT_FILE),
+        _("give one of its files: {files}").format(files=", ".join(files)) if files
+        else _("give the conversation's file itself, not its folder"))
+
+
+def _export_in_zip(path: Path) -> tuple[bytes, str]:
+    """The conversations.json inside a chat app's export zip, as bytes, and its name for messages."""
+    import zipfile
+
+    from course_utils.agentic.chat_exports import EXPORT_FILE
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = sorted((n for n in archive.namelist() if n.rsplit("/", 1)[-1] == EXPORT_FILE), key=len)
+            if not names:
+                listed = ", ".join(n for n in archive.namelist() if n.endswith((".json", ".jsonl")))[:300]
+                raise ConversationError(
+                    str(path), _("this zip holds no {name}").format(name=EXPORT_FILE),
+                    _("unzip it and give the conversation's file itself: {files}").format(files=listed or "-"))
+            return archive.read(names[0]), f"{path}!{names[0]}"
+    except zipfile.BadZipFile as exc:
+        raise ConversationError(str(path), _("the zip cannot be opened: {error}").format(error=_library(str(exc))),
+                                _("download the export again: the file is damaged or incomplete")) from None
+
+
+def load_file(path: str | os.PathLike, fmt: str = "auto", *, conversation: str | None = None,
+              progress: Any = None) -> LoadedConversation:
+    """A conversation from a file, a chat app's export zip or folder (any of :data:`FORMATS` but "checkpoint").
+
+    ``conversation`` chooses one of several (an export's title or id, a
+    log's line number); by default the longest, and the result's ``note``
+    says which and lists the others.
+    """
     path = Path(path)
-    if not path.is_file():
-        raise ConversationError(str(path), _("there is no such file"), _("check the path"))
-    records = _parse(_decode(path), str(path))
+    source = str(path)
+    if path.is_dir():
+        path = _export_in_folder(path)
+        source = str(path)
+    if not path.exists():
+        raise ConversationError(source, _("there is no such file"), _("check the path"))
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head == ZIP_HEADER:
+        data, source = _export_in_zip(path)
+    else:
+        data = path.read_bytes()
+    if progress:
+        progress("parsing JSON", 0, 1)
+    value, jsonl = _parse(_decode(data, source), source, progress)
     if fmt == "auto":
-        fmt = detect_format(records)
-    messages = messages_from_records(records, fmt, source=str(path))
-    return LoadedConversation(messages, str(path), fmt)
+        fmt = detect_shape(value, jsonl, source)
+    loaded = _read_shape(value, jsonl, fmt, source, conversation, progress)
+    if progress:
+        progress("parsing JSON", 1, 1)
+    return loaded
 
 
 # --- checkpointer threads -------------------------------------------------------------------
+
+#: How many thread ids an error lists by name (the count says how many there are in all).
+THREADS_LISTED = 20
+_THREADS_SQL = ("SELECT thread_id, COUNT(*) AS checkpoints, MAX(checkpoint_id) AS latest FROM checkpoints "
+                "WHERE checkpoint_ns = '' GROUP BY thread_id ORDER BY latest DESC")
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    """One thread of a checkpointer database: its id and how many checkpoints it has."""
+
+    thread_id: str
+    checkpoints: int
+
+
+def _threads(saver: Any, progress: Any = None) -> list[ThreadInfo]:
+    """Every thread of the saver's database, newest first, read in pages (every checkpoint is counted)."""
+    cursor = saver.conn.cursor()
+    cursor.execute(_THREADS_SQL)
+    threads: list[ThreadInfo] = []
+    while True:
+        page = cursor.fetchmany(1000)
+        if not page:
+            break
+        for row in page:
+            thread, count = (row["thread_id"], row["checkpoints"]) if isinstance(row, dict) else (row[0], row[1])
+            threads.append(ThreadInfo(str(thread), int(count)))
+        if progress:
+            progress("listing threads", len(threads), len(threads))
+    cursor.close()
+    return threads
+
+
+def _thread_listing(threads: list[ThreadInfo]) -> str:
+    shown = ", ".join(repr(t.thread_id) for t in threads[:THREADS_LISTED])
+    more = len(threads) - THREADS_LISTED
+    return shown + (_(" … and {count} more (list them all with --list-threads)").format(count=f"{more:,}") if more > 0 else "")
+
+
+def _missing_thread(saver: Any, source: str, problem: str) -> ConversationError:
+    threads = _threads(saver)
+    fix = (_("pass one of its {count} threads with --thread: {threads}").format(
+        count=f"{len(threads):,}", threads=_thread_listing(threads)) if threads
+        else _("pass one of its threads with --thread: (the database holds none)"))
+    return ConversationError(source, problem, fix)
 
 
 def _thread_messages(saver: Any, thread_id: str, source: str, key: str) -> list[BaseMessage]:
     config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     found = saver.get_tuple(config)
     if found is None:
-        threads = sorted({c.config["configurable"]["thread_id"] for c in saver.list(None, limit=200)})
-        shown = ", ".join(repr(t) for t in threads[:20]) + (" …" if len(threads) > 20 else "")
-        fix = (_("pass one of its threads with --thread: {threads}").format(threads=shown) if shown
-               else _("pass one of its threads with --thread: (the database holds none)"))
-        raise ConversationError(source, _("there is no thread {thread}").format(thread=repr(thread_id)), fix)
+        raise _missing_thread(saver, source, _("there is no thread {thread}").format(thread=repr(thread_id)))
     values = found.checkpoint.get("channel_values", {})
     messages = values.get(key)
+    lists = sorted(k for k, v in values.items() if isinstance(v, list) and v and isinstance(v[0], BaseMessage))
     if not isinstance(messages, list):
         raise ConversationError(
             source, _("thread {thread} has no {key} list in its state (keys: {keys})").format(
                 thread=repr(thread_id), key=repr(key), keys=sorted(values)),
-            _("name the state key that holds the messages (key=...)"))
+            _("name the state key that holds the messages with --key (key=...): {keys}").format(
+                keys=", ".join(lists) or "-"))
     bad = next((i for i, m in enumerate(messages) if not isinstance(m, BaseMessage)), None)
     if bad is not None:
         raise ConversationError(
             source, _("state[{key}] holds a {type}, not a message").format(key=repr(key), type=type(messages[bad]).__name__),
-            _("name the state key that holds the messages (key=...)"), bad)
+            _("name the state key that holds the messages with --key (key=...): {keys}").format(
+                keys=", ".join(lists) or "-"), bad)
     return list(messages)
 
 
@@ -496,45 +815,59 @@ def _read_only_sqlite(path: Path) -> Any:
     return saver
 
 
+def _open_saver(url_or_path: str | os.PathLike) -> tuple[Any, str]:
+    """A read-only saver on the database, and the source's name (a URL without its password)."""
+    from course_utils.agentic.checkpoints import checkpoint_backend, redact
+
+    backend, target = checkpoint_backend(url_or_path)
+    if backend == "postgres":
+        source = redact(target)
+        return read_only_postgres(target, source), source
+    path = Path(target)
+    source = str(path)
+    if not path.is_file():
+        raise ConversationError(source, _("there is no such SQLite file"), _("check the path to the checkpoint database"))
+    with open(path, "rb") as f:
+        if f.read(16) != SQLITE_HEADER:
+            raise ConversationError(source, _("this is not a SQLite database"), _("give the checkpointer's .sqlite file"))
+    return _read_only_sqlite(path), source
+
+
+def _with_saver(url_or_path: str | os.PathLike, read: Any) -> tuple[Any, str]:
+    saver, source = _open_saver(url_or_path)
+    try:
+        return read(saver, source), source
+    except sqlite3.Error as exc:
+        raise ConversationError(source, _("SQLite could not read LangGraph's tables: {error}").format(error=_library(str(exc))),
+                                _("give the database a LangGraph SqliteSaver wrote")) from None
+    finally:
+        saver.conn.close()
+
+
+def list_threads(url_or_path: str | os.PathLike, progress: Any = None) -> list[ThreadInfo]:
+    """Every thread of a checkpointer database (SQLite file or URL, PostgreSQL URL), newest first, read-only."""
+    return _with_saver(url_or_path, lambda saver, source: _threads(saver, progress))[0]
+
+
 def load_checkpoint(url_or_path: str | os.PathLike, thread_id: str, *, key: str = "messages") -> LoadedConversation:
     """The messages of a LangGraph thread's latest checkpoint, read through SqliteSaver or PostgresSaver.
 
     ``url_or_path`` is a SQLite file, ``sqlite:///path`` or ``postgresql://...``;
     ``key`` is the state key that holds the messages (``MessagesState``'s "messages").
+    A thread paused before its tool node is read as it is: the result's
+    ``pending`` holds the calls still waiting for their results.
     """
-    from course_utils.agentic.checkpoints import checkpoint_backend, redact
-
     thread_id = check_text(thread_id, "thread_id", empty_ok=False)
     key = check_text(key, "key", empty_ok=False)
-    backend, target = checkpoint_backend(url_or_path)
-    if backend == "postgres":
-        source = redact(target)
-        saver = read_only_postgres(target, source)
-        try:
-            messages = _thread_messages(saver, thread_id, source, key)
-        finally:
-            saver.conn.close()
-    else:
-        path = Path(target)
-        source = str(path)
-        if not path.is_file():
-            raise ConversationError(source, _("there is no such SQLite file"), _("check the path to the checkpoint database"))
-        with open(path, "rb") as f:
-            if f.read(16) != SQLITE_HEADER:
-                raise ConversationError(source, _("this is not a SQLite database"), _("give the checkpointer's .sqlite file"))
-        saver = _read_only_sqlite(path)
-        try:
-            messages = _thread_messages(saver, thread_id, source, key)
-        except sqlite3.Error as exc:
-            raise ConversationError(source, _("SQLite could not read LangGraph's tables: {error}").format(error=_library(str(exc))),
-                                    _("give the database a LangGraph SqliteSaver wrote")) from None
-        finally:
-            saver.conn.close()
+    messages, source = _with_saver(url_or_path, lambda saver, source: _thread_messages(saver, thread_id, source, key))
     if not messages:
         raise ConversationError(source, _("thread {thread} holds no messages").format(thread=repr(thread_id)),
                                 _("choose a thread with messages"))
-    check_tool_pairs(messages, source=f"{source} thread {thread_id!r}")
-    return LoadedConversation(messages, source, "checkpoint", thread_id)
+    check_tool_pairs(messages, source=f"{source} thread {thread_id!r}", pending_ok=True)
+    pending = pending_calls(messages)
+    note = (_("paused: {count} tool call(s) waiting for their results: {calls}").format(
+        count=len(pending), calls=", ".join(f"{c['name']} ({c['id']})" for c in pending)) if pending else None)
+    return LoadedConversation(messages, source, "checkpoint", thread_id, note=note, pending=pending)
 
 
 def read_only_postgres(conninfo: str, source: str) -> Any:
@@ -591,27 +924,45 @@ def is_database(source: str | os.PathLike) -> bool:
     return False
 
 
-def load_messages(source: str | os.PathLike, thread_id: str | None = None, *, fmt: str = "auto") -> list[BaseMessage]:
+def load_messages(source: str | os.PathLike, thread_id: str | None = None, *, fmt: str = "auto",
+                  key: str = "messages", conversation: str | None = None) -> list[BaseMessage]:
     """The messages of a file or a checkpointer thread (see :func:`load_conversation_source`)."""
-    return load_conversation_source(source, thread_id, fmt=fmt).messages
+    return load_conversation_source(source, thread_id, fmt=fmt, key=key, conversation=conversation).messages
 
 
-def load_conversation_source(source: str | os.PathLike, thread_id: str | None = None, *, fmt: str = "auto") -> LoadedConversation:
-    """Read ``source``: a database (with ``thread_id``) or a JSON / JSONL file in any of :data:`FORMATS`."""
+def load_conversation_source(source: str | os.PathLike, thread_id: str | None = None, *, fmt: str = "auto",
+                             key: str = "messages", conversation: str | None = None,
+                             progress: Any = None) -> LoadedConversation:
+    """Read ``source``: a database (with ``thread_id`` and the state ``key``) or a file in any of :data:`FORMATS`.
+
+    ``conversation`` picks one of several in an export or a log (title, id
+    or number); ``progress(stage, done, total)`` hears about long stages.
+    """
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"source must be a file path or a database URL, got {type(source).__name__}: {source!r:.80}")
     if fmt not in ("auto", *FORMATS):
         raise ValueError(f"fmt must be 'auto' or one of {FORMATS}, got {fmt!r}")
     if fmt == "checkpoint" or (fmt == "auto" and is_database(source)):
         if thread_id is None:
-            raise ConversationError(os.fspath(source), _("a checkpointer database holds threads: no thread id was given"),
-                                    _("name the thread with --thread ID (thread_id=...)"))
-        return load_checkpoint(source, thread_id)
-    return load_file(source, fmt)
+            saver_source = os.fspath(source)
+            threads, saver_source = _with_saver(source, lambda saver, name: _threads(saver, progress))
+            listing = _thread_listing(threads)
+            raise ConversationError(
+                saver_source, _("a checkpointer database holds threads: no thread id was given"),
+                _("name one of its {count} threads with --thread ID (thread_id=...): {threads}").format(
+                    count=f"{len(threads):,}", threads=listing) if threads
+                else _("name the thread with --thread ID (thread_id=...); this database holds none yet"))
+        return load_checkpoint(source, thread_id, key=key)
+    return load_file(source, fmt, conversation=conversation, progress=progress)
 
 
 __all__ = [
     "FORMATS",
+    "RECORD_FORMATS",
+    "ThreadInfo",
+    "detect_shape",
+    "list_threads",
+    "pending_calls",
     "SAMPLE_FILES",
     "sample_file",
     "ConversationError",
