@@ -765,7 +765,7 @@ def _threads(saver: Any, progress: Any = None) -> list[ThreadInfo]:
 
 
 def _thread_listing(threads: list[ThreadInfo]) -> str:
-    shown = ", ".join(repr(t.thread_id) for t in threads[:THREADS_LISTED])
+    shown = ", ".join(repr(t) for t in sorted(t.thread_id for t in threads[:THREADS_LISTED]))
     more = len(threads) - THREADS_LISTED
     return shown + (_(" … and {count} more (list them all with --list-threads)").format(count=f"{more:,}") if more > 0 else "")
 
