@@ -85,7 +85,8 @@ CASES = {
     "unanswered tool call": (lambda t: load_messages(write(t, "u.json", [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}])),
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "and?"}])),  # (a call at the very end is pending, not an error)
         "the tool call 'c1' gets no result", "add the tool message"),
     "Anthropic content of the wrong type": (lambda t: load_messages(write(t, "a1.json", anthropic({"role": "assistant", "content": 7}))),
                                             "content must be a string or a list of blocks, got int", "content blocks"),
