@@ -33,6 +33,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from course_utils.agentic.conversation_records import ConversationError
 from course_utils.core.i18n import _
 
 #: Item types of the Responses API that a conversation holds.
@@ -45,8 +46,6 @@ SHAREGPT_ROLES = {"human": "human", "user": "human", "gpt": "ai", "assistant": "
 
 
 def _error(source: str, problem: str, fix: str, index: int | None = None) -> Exception:
-    from course_utils.agentic.conversations import ConversationError
-
     return ConversationError(source, problem, fix, index)
 
 

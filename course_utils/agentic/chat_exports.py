@@ -35,6 +35,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from course_utils.agentic.conversation_records import ConversationError
 from course_utils.core.i18n import _
 
 #: Names an export's conversation file has, inside the zip or the unzipped folder.
@@ -44,8 +45,6 @@ LISTED = 20
 
 
 def _error(source: str, problem: str, fix: str, index: int | None = None) -> Exception:
-    from course_utils.agentic.conversations import ConversationError
-
     return ConversationError(source, problem, fix, index)
 
 
