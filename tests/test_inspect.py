@@ -323,6 +323,7 @@ def test_image_rules_are_the_providers_published_figures():
     assert image_tokens(block(1024, 1024), "OpenAI").tokens == 765
     assert image_tokens(block(2048, 4096), "OpenAI").tokens == 1105
     assert image_tokens(block(1024, 1024, detail="low"), "OpenAI").tokens == 85
+    assert image_tokens(block(512, 512), "OpenAI").tokens == 255  # one tile: a small image is not scaled up
     # Anthropic's page: 1000 x 1000 is about 1,334 tokens; 1092 x 1092 (1.19 MP) is scaled to about 1,600
     assert image_tokens(block(1000, 1000), "Anthropic").tokens == 1334
     assert 1500 <= image_tokens(block(1092, 1092), "Anthropic").tokens <= 1600

@@ -5,8 +5,8 @@ tens of thousands of tokens; providers bill it by its size in pixels. Each
 rule below is the provider's own, read on the date in :data:`RULES`:
 
 - **OpenAI** (GPT-4o-class tile rule): ``detail="low"`` costs 85 tokens; otherwise
-  the image is scaled to fit 2048 x 2048, then its short side to 768, and
-  costs 85 + 170 per 512-pixel tile.
+  the image is scaled to fit 2048 x 2048, then down to a short side of 768,
+  and costs 85 + 170 per 512-pixel tile (a 512 x 512 image: 255).
 - **Anthropic**: an image whose long edge is over 1,568 pixels (or larger than
   about 1.15 megapixels) is first scaled down; it then costs width x height / 750 tokens.
 - **Google** (Gemini): 258 tokens when both sides are at most 384 pixels,
@@ -38,7 +38,7 @@ from langchain_core.messages import BaseMessage
 #: Each provider's rule: where it is published and when the course read it.
 RULES = {
     "OpenAI": ("https://platform.openai.com/docs/guides/images-vision#calculating-costs", "2026-12-04",
-               "85 + 170 per 512-px tile after scaling to 2048 x 2048 and the short side to 768 (low detail: 85)"),
+               "85 + 170 per 512-px tile after scaling to fit 2048 x 2048 and down to a 768-px short side (low detail: 85)"),
     "Anthropic": ("https://platform.claude.com/docs/en/build-with-claude/vision", "2026-12-04",
                   "width x height / 750 after scaling the long edge to at most 1,568 px (about 1.15 megapixels)"),
     "Google": ("https://ai.google.dev/gemini-api/docs/tokens", "2026-12-04",
@@ -102,7 +102,7 @@ def _openai(width: int, height: int, detail: str | None) -> int:
         return 85
     scale = min(1.0, 2048 / max(width, height))
     width, height = width * scale, height * scale
-    scale = 768 / min(width, height)
+    scale = min(1.0, 768 / min(width, height))  # scaled down to a 768-px short side, never up
     width, height = width * scale, height * scale
     return 85 + 170 * math.ceil(width / 512) * math.ceil(height / 512)
 

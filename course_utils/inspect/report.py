@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from course_utils.core.i18n import _
 from course_utils.inspect.analysis import Inspection, index_ranges
+from course_utils.inspect.media import RULES
 from course_utils.window.models import MODELS_NOTE
 from course_utils.window.tokens import counter_name
 
@@ -103,7 +104,12 @@ def media_sentence(inspection: Inspection) -> str | None:
     reasons = sorted({x.reason for x in media if x.tokens is None})
     if reasons:
         text += "; " + _("{count} not counted: {reasons}").format(count=len(media) - len(counted), reasons="; ".join(reasons))
-    return text + "."
+    text += "."
+    rule = RULES.get(inspection.model.provider)
+    if counted and rule:
+        source, date, words = rule
+        text += " " + _("The rule: {rule}; from {source}, read {date}.").format(rule=words, source=source, date=date)
+    return text
 
 
 def _model_calls(count: int) -> str:
