@@ -271,6 +271,12 @@ def test_a_postgres_thread_loads_the_graphs_own_messages_read_only(postgres_url)
     loaded = load_conversation_source(postgres_url, "pg-bob")
     assert loaded.messages == stored and loaded.format == "checkpoint"
     assert "secret" not in loaded.source and "***" in loaded.source  # the password never appears
+    from course_utils.agentic.conversations import list_threads
+
+    assert "pg-bob" in [t.thread_id for t in list_threads(postgres_url)]  # the same SQL, on PostgreSQL
+    with pytest.raises(ConversationError) as info:
+        load_messages(postgres_url)  # no thread: its threads are listed, the password is not
+    assert "'pg-bob'" in info.value.fix and "secret" not in str(info.value)
 
     from course_utils.agentic.conversations import read_only_postgres
 
