@@ -10,7 +10,7 @@ with its ``pre_model_hook``), runs lesson 06's task through each with
 The model comes from ``make_model(window)``, a function from a context window
 to a chat model; by default :func:`course_utils.model.chat.get_chat_model`, which is
 offline unless the environment variable ``COURSE_CHAT_MODEL`` names a real
-provider (``"openai:gpt-4o-mini"``). A real model ignores ``window``: its
+provider (``"anthropic:claude-haiku-5-5"``). A real model ignores ``window``: its
 window is its own, so "send everything" may not fail there.
 
 >>> runs = run_strategies(names=["send everything"])  # doctest: +SKIP
@@ -181,7 +181,7 @@ def run_strategies(
     ``make_model(window)`` gives a fresh chat model per run (default: the
     course's, offline unless ``COURSE_CHAT_MODEL`` says otherwise), so the
     same comparison reruns on a real provider:
-    ``run_strategies(lambda window: init_chat_model("openai:gpt-4o-mini"))``.
+    ``run_strategies(lambda window: init_chat_model("anthropic:claude-haiku-5-5"))``.
     """
     if make_model is None:
         make_model = _default_model

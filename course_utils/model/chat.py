@@ -45,7 +45,7 @@ and read back in either:
 'اسم شما باب است.'
 
 :func:`get_chat_model` returns it, or a real provider's model when the
-environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
+environment variable ``COURSE_CHAT_MODEL`` names one (``"anthropic:claude-haiku-5-5"``).
 """
 
 from __future__ import annotations
@@ -620,7 +620,7 @@ def get_chat_model(spec: str | None = None, **kwargs: Any) -> BaseChatModel:
 
     ``spec`` (or, when it is None, the environment variable ``COURSE_CHAT_MODEL``)
     is empty or ``"offline"`` for :class:`OfflineChatModel` (``kwargs`` go to it),
-    or ``"provider:model"`` such as ``"openai:gpt-4o-mini"`` for
+    or ``"provider:model"`` such as ``"anthropic:claude-haiku-5-5"`` for
     ``langchain.chat_models.init_chat_model`` (``context_window`` and
     ``token_counter`` are then dropped; other ``kwargs`` go to the provider).
 
@@ -630,14 +630,14 @@ def get_chat_model(spec: str | None = None, **kwargs: Any) -> BaseChatModel:
     if spec is None:
         spec = os.environ.get("COURSE_CHAT_MODEL", "")
     if not isinstance(spec, str):
-        raise TypeError(f"spec must be a str like 'openai:gpt-4o-mini' or None, got {type(spec).__name__}: {spec!r}")
+        raise TypeError(f"spec must be a str like 'anthropic:claude-haiku-5-5' or None, got {type(spec).__name__}: {spec!r}")
     spec = spec.strip()
     if spec in ("", "offline"):
         return OfflineChatModel(**kwargs)
     provider, _, model = spec.partition(":")
     if not provider or not model:
         raise ValueError(
-            f"COURSE_CHAT_MODEL / spec must look like 'provider:model' (e.g. 'openai:gpt-4o-mini'), got {spec!r}"
+            f"COURSE_CHAT_MODEL / spec must look like 'provider:model' (e.g. 'anthropic:claude-haiku-5-5'), got {spec!r}"
         )
     missing = missing_packages(provider)
     if missing:
