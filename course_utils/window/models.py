@@ -252,15 +252,18 @@ class ModelsFile(_Strict):
         return self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ModelInfo:
-    """One row of models.json, checked (:class:`ModelRow`), with what the course computes from it."""
+    """One row of models.json, checked (:class:`ModelRow`), with what the course computes from it.
+
+    The row's fields read as attributes (``info.context_window``, ``info.caching``, ``info.reasoning``).
+    Rows are loaded once, so two infos are equal when they are the same row.
+    """
 
     row: ModelRow
 
     def __getattr__(self, name: str) -> Any:
-        # the row's fields read as attributes: info.context_window, info.caching, info.reasoning, ...
-        if name == "row":
+        if name == "row" or name.startswith("__"):  # never hand the row's own protocol methods (copy, pickle) out
             raise AttributeError(name)
         return getattr(self.row, name)
 
