@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from importlib import resources
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -94,7 +94,7 @@ class _Strict(BaseModel):
 class LongerLifetime(_Strict):
     """A longer cache lifetime a provider sells (Anthropic's 1 hour, OpenAI's 12 hours) and its write price."""
 
-    minutes: float = Field(gt=0)
+    minutes: Union[int, float] = Field(gt=0)
     price_cache_write: float = Field(ge=0)
 
 
@@ -109,7 +109,7 @@ class CachingRules(_Strict):
     """
 
     min_prefix_tokens: Optional[int] = Field(ge=0)
-    lifetime_minutes: Optional[float] = Field(gt=0)
+    lifetime_minutes: Optional[Union[int, float]] = Field(gt=0)  # an int stays an int (printed as 30, not 30.0)
     breakpoint: Optional[Literal["automatic prefix", "cache_control"]]
     checked: DateStr
     source: UrlStr
