@@ -386,7 +386,7 @@ def compare_strategies(
     LangChain chat model (a ``BaseChatModel``). By default it is the course's
     model: ``chat.get_chat_model()``, a real provider's model when the
     environment variable ``COURSE_CHAT_MODEL`` names one (e.g.
-    ``"anthropic:claude-haiku-4-5"``), otherwise a fresh ``OfflineChatModel``
+    ``"anthropic:claude-haiku-5-5"``), otherwise a fresh ``OfflineChatModel``
     per run (keeping ``summary_questions`` of the user's questions in a
     summary). So the same call, and the same table, measure a real model.
     Token counts, and so the bill, always come from ``token_counter``.

@@ -43,11 +43,33 @@ its shared prefix (``cache_read``), as providers report in ``usage``:
 >>> cache_tokens(second, [first], haiku.min_cached_tokens)
 CacheTokens(read=0, written=0)
 
-What the course does not model: a cache lives minutes (``lifetime_minutes``
-in models.json: 5 for Anthropic's default, 30 for the OpenAI model's write
-price), and a replay has no clock, so every call is assumed to come within
-the lifetime of the one before; a chat whose user pauses longer pays for a
-new write. Providers also match on their own boundaries (Anthropic at cache
+A cache lives minutes (``Prices.cache_lifetime_minutes``, from
+``lifetime_minutes`` in models.json: 5 for Anthropic's default, 30 for the
+OpenAI model's write price) from its last use. A replay has no clock of its
+own, so :func:`bill` takes ``pauses``: the seconds between one call and the
+next (one number for every gap, or one per call). An entry not used for
+longer than the lifetime is gone, and the next call writes it again. With
+no pauses every call is taken to come within the lifetime of the one before
+(an agent loop); a human who reads and types between turns is not:
+
+>>> short = Prices(1.0, 5.0, cached_input=0.1, cache_write=1.25, cache_lifetime_minutes=5)
+>>> bill([first, second], short).cached_tokens            # no pause: the second call reads 15
+15
+>>> bill([first, second], short, pauses=400).cached_tokens  # 6 min 40 s later: expired, written again
+0
+
+Two more things a bill applies. **Price bands**: some providers charge a
+higher price for *every* token of a request whose input passes a length
+(``Prices.bands``; Claude Haiku 5.5 above 100,000 input tokens, GPT-6.2 Sol
+above 272,000). **Reasoning**: a model that reasons bills its hidden
+reasoning tokens as output; ``Prices.reasoning_share`` (reasoning tokens as
+a share of all output) adds them to each call's visible output:
+
+>>> thinking = Prices(2.0, 10.0, reasoning_share=0.5)
+>>> bill([first], thinking).output_tokens   # 7 visible + 7 reasoning
+14
+
+Providers also match on their own boundaries (Anthropic at cache
 breakpoints, with a limited lookback; OpenAI in steps of 128 tokens), while
 the course matches whole messages against any earlier call, which is what
 an automatic breakpoint at the end of an append-only prompt comes to.
@@ -62,6 +84,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from course_utils.core.args import check_bool, check_choice, check_instance, check_int
+from course_utils.core.i18n import _
 
 #: The kinds of call a bill tells apart.
 CALL_KINDS = ("turn", "summary")
@@ -80,11 +103,33 @@ def _check_price(value: Any, parameter: str, *, none_ok: bool = False) -> float 
 
 
 @dataclass(frozen=True)
+class PriceBand:
+    """A higher price band: a request whose input is above ``above_input_tokens`` pays these prices on every token."""
+
+    above_input_tokens: int
+    input: float
+    output: float
+    cached_input: float | None = None
+    cache_write: float | None = None
+
+    def __post_init__(self):
+        check_int(self.above_input_tokens, "band.above_input_tokens", minimum=1)
+        for name in ("input", "output"):
+            _check_price(getattr(self, name), f"band.{name}")
+        for name in ("cached_input", "cache_write"):
+            _check_price(getattr(self, name), f"band.{name}", none_ok=True)
+
+
+@dataclass(frozen=True)
 class Prices:
     """A model's prices in US dollars per million tokens.
 
     ``cached_input`` is None when the model offers no prompt caching;
     ``cache_write`` is None when writing to the cache costs the normal input price.
+    ``bands`` are higher prices for long requests (see :meth:`for_input`);
+    ``cache_lifetime_minutes`` how long an unused cache entry lives (None: as
+    long as the replay); ``reasoning_share`` the share of output that is
+    hidden reasoning (0: none).
     """
 
     input: float
@@ -93,6 +138,9 @@ class Prices:
     cache_write: float | None = None
     #: The shortest prefix the provider caches for this model (its documented minimum); 0: any length.
     min_cached_tokens: int = 0
+    bands: tuple[PriceBand, ...] = ()
+    cache_lifetime_minutes: float | None = None
+    reasoning_share: float = 0.0
 
     def __post_init__(self):
         for name in ("input", "output"):
@@ -100,10 +148,47 @@ class Prices:
         for name in ("cached_input", "cache_write"):
             _check_price(getattr(self, name), f"prices.{name}", none_ok=True)
         check_int(self.min_cached_tokens, "prices.min_cached_tokens")
+        if not isinstance(self.bands, tuple) or not all(isinstance(b, PriceBand) for b in self.bands):
+            raise TypeError(f"prices.bands must be a tuple of PriceBand, got {self.bands!r:.80}")
+        edges = [b.above_input_tokens for b in self.bands]
+        if edges != sorted(set(edges)):
+            raise ValueError(f"prices.bands must be in increasing above_input_tokens, got {edges}")
+        if self.cache_lifetime_minutes is not None:
+            _check_price(self.cache_lifetime_minutes, "prices.cache_lifetime_minutes")
+            if self.cache_lifetime_minutes <= 0:
+                raise ValueError(f"prices.cache_lifetime_minutes must be > 0 or None, got {self.cache_lifetime_minutes!r}")
+        share = self.reasoning_share
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share < 1:
+            raise ValueError(f"prices.reasoning_share must be a number from 0 up to (not including) 1, got {share!r}")
 
     @property
     def offers_caching(self) -> bool:
         return self.cached_input is not None
+
+    def for_input(self, input_tokens: int) -> "Prices":
+        """The prices one request of ``input_tokens`` pays: the highest band it passes, or these.
+
+        >>> haiku = Prices(0.10, 0.50, 0.01, 0.125, bands=(PriceBand(100_000, 0.50, 2.50, 0.05, 0.625),))
+        >>> haiku.for_input(100_000).input, haiku.for_input(100_001).input
+        (0.1, 0.5)
+        """
+        passed = [b for b in self.bands if input_tokens > b.above_input_tokens]
+        if not passed:
+            return self
+        band = passed[-1]
+        cached = band.cached_input if band.cached_input is not None else self.cached_input
+        return Prices(band.input, band.output, cached if self.offers_caching else None, band.cache_write,
+                      self.min_cached_tokens, (), self.cache_lifetime_minutes, self.reasoning_share)
+
+    def reasoning_tokens(self, visible_output: int) -> int:
+        """Hidden reasoning tokens billed with ``visible_output`` visible ones, at this share (rounded).
+
+        >>> Prices(1.0, 1.0, reasoning_share=0.75).reasoning_tokens(100)   # 75% of 400 is reasoning
+        300
+        """
+        if not self.reasoning_share:
+            return 0
+        return round(visible_output * self.reasoning_share / (1 - self.reasoning_share))
 
 
 @dataclass(frozen=True)
@@ -214,12 +299,15 @@ class Bill:
     input_tokens: int  #: every input token, cached or not
     cached_tokens: int  #: the part of input_tokens read from the cache
     written_tokens: int  #: the part of input_tokens written to the cache (at the cache-write price)
-    output_tokens: int  #: every output token, summaries included
+    output_tokens: int  #: every output token billed, summaries and reasoning included
     summary_output_tokens: int  #: the part of output_tokens that wrote summaries
     input_cost: float  #: dollars for input not read from the cache
     cached_cost: float  #: dollars for input read from the cache
     output_cost: float  #: dollars for output
     caching: bool  #: whether the bill applied prompt caching
+    reasoning_tokens: int = 0  #: the part of output_tokens that was hidden reasoning (``Prices.reasoning_share``)
+    banded_calls: int = 0  #: calls whose input passed a price band and paid its higher prices
+    expired_reads: int = 0  #: calls that found their prefix expired (a pause longer than the cache lifetime)
 
     @property
     def cost(self) -> float:
@@ -232,36 +320,88 @@ class Bill:
         return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
 
 
-def bill(calls: Sequence[Call], prices: Prices, *, caching: bool = True, min_cached_tokens: int = 0) -> Bill:
+def _pauses(pauses: Any, n: int) -> list[float]:
+    """Seconds before each call (the first is ignored): None -> no pauses; a number -> the same before every call."""
+    if pauses is None:
+        return [0.0] * n
+    if isinstance(pauses, (int, float)) and not isinstance(pauses, bool):
+        values = [float(pauses)] * n
+    elif isinstance(pauses, Sequence) and not isinstance(pauses, (str, bytes)):
+        values = list(pauses)
+        if len(values) != n:
+            raise ValueError(f"pauses must give one number of seconds per call ({n}), got {len(values)}; "
+                             f"or pass one number for every gap")
+    else:
+        raise TypeError(f"pauses must be seconds between calls (a number, or one per call), got {pauses!r:.80}")
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"pauses[{i}] must be a number of seconds >= 0, got {value!r}")
+    return [float(v) for v in values]
+
+
+def bill(calls: Sequence[Call], prices: Prices, *, caching: bool = True, min_cached_tokens: int = 0,
+         pauses: float | Sequence[float] | None = None) -> Bill:
     """What a provider bills for ``calls``, in order, at ``prices``.
 
     Without caching (or when the model offers none) every input token costs
     the input price. With caching (:func:`cache_tokens`), each call's prefix
-    shared with an earlier call costs the cached-input price, and the rest,
-    written to the cache, the cache-write price (the input price when the
-    provider charges nothing extra for writing). The minimum prefix is the
-    larger of ``prices.min_cached_tokens`` (the model's documented one) and
-    ``min_cached_tokens``: a call below it is neither read nor written, so it
-    pays the plain input price, never the write premium. Output tokens,
-    summaries' included, always cost the output price.
+    shared with an earlier call still alive in the cache costs the
+    cached-input price, and the rest, written to the cache, the cache-write
+    price (the input price when the provider charges nothing extra for
+    writing). The minimum prefix is the larger of ``prices.min_cached_tokens``
+    (the model's documented one) and ``min_cached_tokens``: a call below it
+    is neither read nor written, so it pays the plain input price, never the
+    write premium.
+
+    ``pauses`` are the seconds between calls (one number for every gap, or
+    one per call; the first call's is ignored): an entry unused for longer
+    than ``prices.cache_lifetime_minutes`` has expired, and reading it
+    refreshes it. A call whose input passes one of ``prices.bands`` pays
+    that band's prices on every token, output included. Output tokens,
+    summaries' included, cost the output price, plus the hidden reasoning
+    ``prices.reasoning_share`` implies.
     """
     calls = _check_calls(calls)
     check_instance(prices, "prices", Prices)
     caching = check_bool(caching, "caching") and prices.offers_caching
     minimum = max(check_int(min_cached_tokens, "min_cached_tokens"), prices.min_cached_tokens)
+    gaps = _pauses(pauses, len(calls))
+    lifetime = None if prices.cache_lifetime_minutes is None else prices.cache_lifetime_minutes * 60
     unit = TOKENS_PER_PRICE_UNIT
-    write_price = prices.cache_write if prices.cache_write is not None else prices.input
-    input_tokens = cached_tokens = written_tokens = 0
-    input_cost = cached_cost = 0.0
+    input_tokens = cached_tokens = written_tokens = output_tokens = reasoning = banded = expired = 0
+    input_cost = cached_cost = output_cost = 0.0
+    alive: list[list] = []  # [call, last used (seconds)] for every call in the cache
+    now = 0.0
     for i, call in enumerate(calls):
-        cache = cache_tokens(call, calls[:i], minimum) if caching else CacheTokens(0, 0)
+        now += gaps[i] if i else 0.0
+        if lifetime is not None:
+            fresh = [entry for entry in alive if now - entry[1] <= lifetime]
+            if caching and len(fresh) < len(alive):
+                before = cache_tokens(call, [e[0] for e in alive], minimum).read
+                after = cache_tokens(call, [e[0] for e in fresh], minimum).read
+                expired += before > after
+            alive = fresh
+        cache = cache_tokens(call, [e[0] for e in alive], minimum) if caching else CacheTokens(0, 0)
+        if cache.read:
+            shared = cache.read
+            for entry in alive:  # a read refreshes the entries it matched
+                if sum(call.message_tokens[:common_prefix_length(call.message_keys, entry[0].message_keys)]) >= shared:
+                    entry[1] = now
+        if caching and (cache.written or cache.read):
+            alive.append([call, now])
+        price = prices.for_input(call.input_tokens)
+        banded += price is not prices
+        write_price = price.cache_write if price.cache_write is not None else price.input
         plain = call.input_tokens - cache.read - cache.written
+        hidden = prices.reasoning_tokens(call.output_tokens)
         input_tokens += call.input_tokens
         cached_tokens += cache.read
         written_tokens += cache.written
-        input_cost += (plain * prices.input + cache.written * write_price) / unit
-        cached_cost += cache.read * (prices.cached_input or 0.0) / unit
-    output_tokens = sum(call.output_tokens for call in calls)
+        reasoning += hidden
+        output_tokens += call.output_tokens + hidden
+        input_cost += (plain * price.input + cache.written * write_price) / unit
+        cached_cost += cache.read * (price.cached_input or 0.0) / unit
+        output_cost += (call.output_tokens + hidden) * price.output / unit
     summary_output = sum(call.output_tokens for call in calls if call.kind == "summary")
     return Bill(
         calls=len(calls),
@@ -272,9 +412,34 @@ def bill(calls: Sequence[Call], prices: Prices, *, caching: bool = True, min_cac
         summary_output_tokens=summary_output,
         input_cost=input_cost,
         cached_cost=cached_cost,
-        output_cost=output_tokens * prices.output / unit,
+        output_cost=output_cost,
         caching=caching,
+        reasoning_tokens=reasoning,
+        banded_calls=banded,
+        expired_reads=expired,
     )
+
+
+def relative_change(new: float, old: float, *, digits: int = 0) -> str:
+    """How ``new`` compares with ``old``, in words a reader cannot misread: a fall is "less", a rise is
+    "more", and a change that rounds to zero is "about the same". Never "-0%" or "-15% less".
+
+    >>> relative_change(0.85, 1.0), relative_change(1.15, 1.0), relative_change(0.999, 1.0)
+    ('15% less', '15% more', 'about the same')
+    >>> relative_change(1.0, 0.0)
+    'more (from nothing)'
+    """
+    for value, name in ((new, "new"), (old, "old")):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise TypeError(f"{name} must be a finite number, got {value!r:.40}")
+    digits = check_int(digits, "digits")
+    if old == 0:
+        return _("about the same") if new == 0 else _("more (from nothing)") if new > 0 else _("less (from nothing)")
+    change = (new - old) / abs(old)
+    share = f"{abs(change):.{digits}%}"
+    if float(share.rstrip("%")) == 0:
+        return _("about the same")
+    return _("{share} more").format(share=share) if change > 0 else _("{share} less").format(share=share)
 
 
 # --- from messages to Call records, and a cache that remembers calls --------------------------
@@ -349,8 +514,10 @@ __all__ = [
     "Bill",
     "CacheTokens",
     "Call",
+    "PriceBand",
     "Prices",
     "bill",
+    "relative_change",
     "cache_tokens",
     "cached_prefix_tokens",
     "common_prefix_length",

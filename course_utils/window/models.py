@@ -1,17 +1,27 @@
-"""Models' limits, tokenizers and prices, from the data file ``course_utils/data/models.json`` (lessons 05 and 05b).
+"""Models' limits, tokenizers, prices and reasoning, from the data file ``course_utils/data/models.json`` (lessons 05 and 05b).
 
-One row per model: its context window, its cap on output tokens, the family
-of its tokenizer, its prices (input, output, cached input, cache write) in
-dollars per million tokens, and for every row the date the course read its
-source and the source's address. Numbers in a lesson come from here, never
-typed into the lesson, so one edit of the data file updates every lesson.
+One row per model: its context window (and its cap on input where the
+provider sets one below the window), its cap on output tokens, the family of
+its tokenizer and how exact the course's count is for it, its prices (input,
+output, cached input, cache write) in dollars per million tokens with any
+higher band for long prompts, its caching rules, whether every reply carries
+reasoning tokens, and for every row the date the course read its source and
+the source's address. Numbers in a lesson come from here, never typed into
+the lesson, so one edit of the data file updates every lesson.
 
-Limits and prices change: each row is a dated snapshot, and the loader
-refuses a row without a date or a source.
+The file is checked by a pydantic schema (:class:`ModelRow`): a missing or
+misspelt key, a price below zero or a row without a date or a source is
+refused with an error naming the row and the field.
 
->>> info = model_info("GPT-4 (original)")
+Models a provider has shut down stay in the file as history (``status``
+"retired", with the shutdown date and its source); :data:`CURRENT_MODELS`
+leaves them out.
+
+>>> info = model_info("Llama 3 8B Instruct")
 >>> info.context_window, info.tokenizer, info.exact_tokenizer
-(8192, 'cl100k_base', True)
+(8192, 'llama3', True)
+>>> model_info("GPT-4 (original)").retired.shutdown
+'2026-10-23'
 
 The tokenizer family decides how the course counts for a model:
 :func:`counter_for_tokenizer` gives the exact counter where the course has
@@ -23,26 +33,26 @@ from __future__ import annotations
 import functools
 import json
 import math
-import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+import re
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from course_utils.window.calibration import safety_margin, sample_errors
-from course_utils.window.costs import Prices
+from course_utils.window.costs import PriceBand, Prices
 from course_utils.core.i18n import _
 from course_utils.window.tokens import ENCODING_NAMES, TokenCounter, get_token_counter
 
-#: Keys every row of models.json has.
-ROW_KEYS = (
-    "model", "provider", "kind", "context_window", "max_output_tokens", "tokenizer",
-    "price_input", "price_output", "price_cached_input", "price_cache_write", "checked", "source", "note", "caching",
-)
-#: Keys of a row's "caching" object, and the ways a provider sets a cache breakpoint.
-CACHING_KEYS = ("min_prefix_tokens", "lifetime_minutes", "breakpoint", "checked", "source", "unstated", "note")
+#: The ways a provider sets a cache breakpoint, the kinds of model, and a row's statuses.
 BREAKPOINTS = ("automatic prefix", "cache_control")
 KINDS = ("hosted", "open weights")
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+STATUSES = ("current", "legacy", "retired")
+#: The context_management.edits types Anthropic documents (lesson 08 reads ``context_management_edits``).
+CONTEXT_EDITS = ("compact_20260112", "clear_tool_uses_20250919", "clear_thinking_20251015")
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+URL_PATTERN = r"^https://\S+$"
 
 #: Tokenizer families the course counts exactly offline (verified vocabularies), and the counter for each.
 EXACT_COUNTERS = {name: name for name in ENCODING_NAMES}
@@ -52,24 +62,70 @@ EXACT_COUNTERS = {name: name for name in ENCODING_NAMES}
 EXACT_MARGIN_SHARE = 0.05
 
 
-@dataclass(frozen=True)
-class CachingRules:
+
+def _date(value: str) -> str:
+    if not re.match(DATE_PATTERN, value):
+        raise ValueError(f"must be a date YYYY-MM-DD (the day the course read the source), got {value!r:.40}")
+    return value
+
+
+def _url(value: str) -> str:
+    if not re.match(URL_PATTERN, value):
+        raise ValueError(f"must be an https:// address of the source, got {value!r:.80}")
+    return value
+
+
+def _text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value
+
+
+DateStr = Annotated[str, AfterValidator(_date)]
+UrlStr = Annotated[str, AfterValidator(_url)]
+TextStr = Annotated[str, AfterValidator(_text)]
+Price = Optional[float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+class LongerLifetime(_Strict):
+    """A longer cache lifetime a provider sells (Anthropic's 1 hour, OpenAI's 12 hours) and its write price."""
+
+    minutes: Union[int, float] = Field(gt=0)
+    price_cache_write: float = Field(ge=0)
+
+
+class CachingRules(_Strict):
     """A provider's prompt-caching rules for one model, as its page stated them (the row's "caching").
 
     ``min_prefix_tokens``: the shortest prefix cached (below it nothing is
-    read or written); ``lifetime_minutes``: how long an unused entry lives;
-    ``breakpoint``: "automatic prefix" (the provider caches by itself) or
-    "cache_control" (only where the request marks it). None means the page
-    read did not state it; ``unstated`` says why, field by field.
+    read or written); ``lifetime_minutes``: how long an unused entry lives by
+    default; ``breakpoint``: "automatic prefix" (the provider caches by
+    itself) or "cache_control" (only where the request marks it). None means
+    the page read did not state it; ``unstated`` says why, field by field.
     """
 
-    min_prefix_tokens: int | None
-    lifetime_minutes: float | None
-    breakpoint: str | None
-    checked: str
-    source: str
-    unstated: dict
-    note: str
+    min_prefix_tokens: Optional[int] = Field(ge=0)
+    lifetime_minutes: Optional[Union[int, float]] = Field(gt=0)  # an int stays an int (printed as 30, not 30.0)
+    breakpoint: Optional[Literal["automatic prefix", "cache_control"]]
+    checked: DateStr
+    source: UrlStr
+    unstated: dict[str, str]
+    note: TextStr
+    longer_lifetime: Optional[LongerLifetime] = None
+
+    @model_validator(mode="after")
+    def _reasons_for_nulls(self):
+        for key in ("min_prefix_tokens", "lifetime_minutes", "breakpoint"):
+            if (getattr(self, key) is None) != (key in self.unstated):
+                raise ValueError(f"{key!r} is null exactly when 'unstated' gives a reason for it; got "
+                                 f"{getattr(self, key)!r} with reason {self.unstated.get(key)!r:.60}")
+        if any(not reason.strip() for reason in self.unstated.values()):
+            raise ValueError("'unstated' must map field names to reasons (non-empty strings)")
+        return self
 
     @property
     def offered(self) -> bool:
@@ -77,42 +133,190 @@ class CachingRules:
         return self.breakpoint is not None
 
 
-@dataclass(frozen=True)
-class ModelInfo:
-    """One row of models.json."""
+class Band(_Strict):
+    """A higher price band: a request whose input is above ``above_input_tokens`` pays these on every token."""
 
-    model: str
-    provider: str
-    kind: str  #: "hosted" (an API) or "open weights" (you can run it yourself)
-    context_window: int
-    max_output_tokens: int | None
-    tokenizer: str
-    price_input: float | None
-    price_output: float | None
-    price_cached_input: float | None
-    price_cache_write: float | None
-    checked: str  #: the date the course read the source (YYYY-MM-DD)
-    source: str
-    note: str
-    caching: CachingRules  #: the provider's prompt-caching rules, dated and sourced on their own
+    above_input_tokens: int = Field(gt=0)
+    price_input: float = Field(ge=0)
+    price_output: float = Field(ge=0)
+    price_cached_input: Price = Field(default=None, ge=0)
+    price_cache_write: Price = Field(default=None, ge=0)
+
+
+class Reasoning(_Strict):
+    """Whether every reply carries reasoning (thinking) tokens, billed as output, and how much."""
+
+    always: Optional[bool]  #: True: the model always reasons; False: only when asked or when it decides; None: unknown
+    control: TextStr  #: how a request controls it (effort, budget, none)
+    share: Optional[float] = Field(ge=0, lt=1)  #: reasoning tokens as a share of all output tokens
+    share_basis: Literal["assumed", "measured", "published", "not applicable", "unknown"]
+    checked: DateStr
+    source: UrlStr
+    note: TextStr
+
+    @model_validator(mode="after")
+    def _share_has_basis(self):
+        if (self.share is None) != (self.share_basis in ("not applicable", "unknown")):
+            raise ValueError(f"a share needs a basis ('assumed', 'measured' or 'published'), and only a share has one; "
+                             f"got share={self.share!r}, share_basis={self.share_basis!r}")
+        if self.always and self.share is None:
+            raise ValueError("a model that always reasons needs a 'share' (and its basis) so bills can include it")
+        return self
+
+
+class Retirement(_Strict):
+    """When a provider shut a model down, and where it said so."""
+
+    shutdown: DateStr
+    announced: DateStr
+    checked: DateStr
+    source: UrlStr
+
+
+class ContextManagementSource(_Strict):
+    checked: DateStr
+    source: UrlStr
+    note: TextStr
+
+
+class ModelRow(_Strict):
+    """One row of models.json, as the schema checks it."""
+
+    model: TextStr
+    model_id: TextStr
+    provider: TextStr
+    kind: Literal["hosted", "open weights"]
+    status: Literal["current", "legacy", "retired"]
+    retired: Optional[Retirement]
+    context_window: int = Field(gt=0)
+    max_input_tokens: Optional[int] = Field(gt=0)
+    max_output_tokens: Optional[int] = Field(gt=0)
+    tokenizer: TextStr
+    tokenizer_note: TextStr
+    price_input: Price = Field(ge=0)
+    price_output: Price = Field(ge=0)
+    price_cached_input: Price = Field(ge=0)
+    price_cache_write: Price = Field(ge=0)
+    price_bands: list[Band]
+    checked: DateStr
+    source: UrlStr
+    note: TextStr
+    caching: CachingRules
+    reasoning: Reasoning
+    context_management_edits: Optional[list[Literal["compact_20260112", "clear_tool_uses_20250919",
+                                                    "clear_thinking_20251015"]]]
+    context_management: Optional[ContextManagementSource]
+
+    @field_validator("context_window", "max_input_tokens", "max_output_tokens", mode="before")
+    @classmethod
+    def _no_bool(cls, value):
+        if isinstance(value, bool):
+            raise ValueError("must be an int, not a bool")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if (self.price_input is None) != (self.price_output is None):
+            raise ValueError("give both 'price_input' and 'price_output', or neither")
+        if self.price_cached_input is not None and self.price_input is not None and self.price_cached_input > self.price_input:
+            raise ValueError(f"'price_cached_input' ({self.price_cached_input}) is above 'price_input'")
+        if self.max_input_tokens is not None and self.max_input_tokens >= self.context_window:
+            raise ValueError(f"'max_input_tokens' ({self.max_input_tokens}) is given only when it is below the window "
+                             f"({self.context_window}); leave it null otherwise")
+        if (self.status == "retired") != (self.retired is not None):
+            raise ValueError("'retired' (shutdown date and source) is given exactly when 'status' is 'retired'")
+        if self.price_bands and self.price_input is None:
+            raise ValueError("'price_bands' need the row's own prices")
+        edges = [band.above_input_tokens for band in self.price_bands]
+        if edges != sorted(set(edges)):
+            raise ValueError(f"'price_bands' must be in increasing 'above_input_tokens', got {edges}")
+        if (self.context_management_edits is None) != (self.context_management is None):
+            raise ValueError("'context_management_edits' needs its 'context_management' source, and only it has one")
+        if self.provider == "Anthropic" and self.status != "retired" and self.context_management_edits is None:
+            raise ValueError("an Anthropic model lists its 'context_management_edits' (an empty list if none)")
+        return self
+
+
+class ModelsFile(_Strict):
+    title: str = ""
+    description: str = ""
+    checked_note: str = ""
+    models: list[ModelRow] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self):
+        names = [row.model.lower() for row in self.models]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"models repeated: {repeated}")
+        return self
+
+
+@dataclass(frozen=True, eq=False)
+class ModelInfo:
+    """One row of models.json, checked (:class:`ModelRow`), with what the course computes from it.
+
+    The row's fields read as attributes (``info.context_window``, ``info.caching``, ``info.reasoning``).
+    Rows are loaded once, so two infos are equal when they are the same row.
+    """
+
+    row: ModelRow
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "row" or name.startswith("__"):  # never hand the row's own protocol methods (copy, pickle) out
+            raise AttributeError(name)
+        return getattr(self.row, name)
+
+    @property
+    def callable(self) -> bool:
+        """Whether a learner can still call this model (not retired)."""
+        return self.row.status != "retired"
+
+    @property
+    def input_cap(self) -> int:
+        """The most input tokens one request may carry: ``max_input_tokens`` where set, else the window."""
+        return self.row.max_input_tokens or self.row.context_window
 
     @property
     def exact_tokenizer(self) -> bool:
         """Whether the course can count this model's tokens exactly."""
-        return self.tokenizer in EXACT_COUNTERS
+        return self.row.tokenizer in EXACT_COUNTERS
 
     @property
     def has_prices(self) -> bool:
-        return self.price_input is not None and self.price_output is not None
+        return self.row.price_input is not None and self.row.price_output is not None
 
     @property
     def prices(self) -> Prices:
-        """The row's prices (ValueError when the source gave none)."""
+        """The row's prices, price bands and default cache lifetime (ValueError when the source gave no prices)."""
+        return self.prices_with()
+
+    def prices_with(self, *, lifetime: str = "default", reasoning: bool = False) -> Prices:
+        """The row's prices with a choice of cache lifetime and of reasoning.
+
+        ``lifetime``: "default" (the provider's default lifetime and write
+        price) or "longer" (the longer lifetime it sells, e.g. Anthropic's 1
+        hour, at its higher write price). ``reasoning=True`` adds the row's
+        reasoning share to every reply's output (a model that always reasons
+        bills it; see ``reasoning.share`` and its basis).
+        """
         if not self.has_prices:
             raise ValueError(f"model {self.model!r} has no prices in models.json (its source did not state them)")
-        cached = self.price_cached_input if self.caching.offered else None
-        return Prices(self.price_input, self.price_output, cached, self.price_cache_write,
-                      min_cached_tokens=self.caching.min_prefix_tokens or 0)
+        if lifetime not in ("default", "longer"):
+            raise ValueError(f"lifetime must be 'default' or 'longer', got {lifetime!r}")
+        rules = self.row.caching
+        cached = self.row.price_cached_input if rules.offered else None
+        write, minutes = self.row.price_cache_write, rules.lifetime_minutes
+        if lifetime == "longer":
+            if rules.longer_lifetime is None:
+                raise ValueError(f"model {self.model!r}: its provider sells no longer cache lifetime in models.json")
+            write, minutes = rules.longer_lifetime.price_cache_write, rules.longer_lifetime.minutes
+        share = self.row.reasoning.share if reasoning and self.row.reasoning.share is not None else 0.0
+        bands = tuple(PriceBand(b.above_input_tokens, b.price_input, b.price_output, b.price_cached_input,
+                                b.price_cache_write) for b in self.row.price_bands)
+        return Prices(self.row.price_input, self.row.price_output, cached, write,
+                      min_cached_tokens=rules.min_prefix_tokens or 0, bands=bands,
+                      cache_lifetime_minutes=minutes, reasoning_share=share)
 
     @property
     def cache_write_premium(self) -> float | None:
@@ -122,82 +326,40 @@ class ModelInfo:
         return (self.price_cache_write if self.price_cache_write is not None else self.price_input) / self.price_input
 
 
-def _caching(raw: Any, where: str) -> CachingRules:
-    where = f"{where}: 'caching'"
-    if not isinstance(raw, dict):
-        raise ValueError(f"{where} must be an object, got {type(raw).__name__}")
-    missing = [k for k in CACHING_KEYS if k not in raw]
-    unknown = sorted(set(raw) - set(CACHING_KEYS))
-    if missing or unknown:
-        raise ValueError(f"{where}: missing keys {missing}, unknown keys {unknown}")
-    value = raw["min_prefix_tokens"]
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise ValueError(f"{where}: 'min_prefix_tokens' must be an int >= 0 or null, got {value!r}")
-    value = raw["lifetime_minutes"]
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-        raise ValueError(f"{where}: 'lifetime_minutes' must be a number > 0 or null, got {value!r}")
-    if raw["breakpoint"] is not None and raw["breakpoint"] not in BREAKPOINTS:
-        raise ValueError(f"{where}: 'breakpoint' must be one of {BREAKPOINTS} or null, got {raw['breakpoint']!r}")
-    if not isinstance(raw["checked"], str) or not DATE.match(raw["checked"]):
-        raise ValueError(f"{where}: 'checked' must be a date YYYY-MM-DD, got {raw['checked']!r}")
-    if not isinstance(raw["source"], str) or not raw["source"].startswith("https://"):
-        raise ValueError(f"{where}: 'source' must be an https:// address, got {raw['source']!r:.80}")
-    if not isinstance(raw["note"], str) or not raw["note"].strip():
-        raise ValueError(f"{where}: 'note' must be a non-empty string, got {raw['note']!r:.80}")
-    unstated = raw["unstated"]
-    if not isinstance(unstated, dict) or not all(isinstance(v, str) and v.strip() for v in unstated.values()):
-        raise ValueError(f"{where}: 'unstated' must map field names to reasons (non-empty strings), got {unstated!r:.80}")
-    for key in ("min_prefix_tokens", "lifetime_minutes", "breakpoint"):
-        if (raw[key] is None) != (key in unstated):
-            raise ValueError(f"{where}: {key!r} is null exactly when 'unstated' gives a reason for it; got "
-                             f"{raw[key]!r} with reason {unstated.get(key)!r:.60}")
-    return CachingRules(raw["min_prefix_tokens"], raw["lifetime_minutes"], raw["breakpoint"], raw["checked"],
-                        raw["source"], dict(unstated), raw["note"])
-
-
-def _row(raw: Any, where: str) -> ModelInfo:
-    if not isinstance(raw, dict):
-        raise ValueError(f"{where} must be an object, got {type(raw).__name__}")
-    missing = [k for k in ROW_KEYS if k not in raw]
-    unknown = sorted(set(raw) - set(ROW_KEYS))
-    if missing or unknown:
-        raise ValueError(f"{where}: missing keys {missing}, unknown keys {unknown}")
-    for key in ("model", "provider", "tokenizer", "note"):
-        if not isinstance(raw[key], str) or not raw[key].strip():
-            raise ValueError(f"{where}: {key!r} must be a non-empty string, got {raw[key]!r:.80}")
-    if raw["kind"] not in KINDS:
-        raise ValueError(f"{where}: 'kind' must be one of {KINDS}, got {raw['kind']!r}")
-    for key, none_ok in (("context_window", False), ("max_output_tokens", True)):
-        value = raw[key]
-        if value is None and none_ok:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ValueError(f"{where}: {key!r} must be a positive int{' or null' if none_ok else ''}, got {value!r}")
-    for key in ("price_input", "price_output", "price_cached_input", "price_cache_write"):
-        value = raw[key]
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
-            raise ValueError(f"{where}: {key!r} must be a price >= 0 or null, got {value!r}")
-    if (raw["price_input"] is None) != (raw["price_output"] is None):
-        raise ValueError(f"{where}: give both 'price_input' and 'price_output', or neither")
-    if raw["price_cached_input"] is not None and raw["price_input"] is not None and raw["price_cached_input"] > raw["price_input"]:
-        raise ValueError(f"{where}: 'price_cached_input' ({raw['price_cached_input']}) is above 'price_input'")
-    if not isinstance(raw["checked"], str) or not DATE.match(raw["checked"]):
-        raise ValueError(f"{where}: 'checked' must be a date YYYY-MM-DD, got {raw['checked']!r}")
-    if not isinstance(raw["source"], str) or not raw["source"].startswith("https://"):
-        raise ValueError(f"{where}: 'source' must be an https:// address, got {raw['source']!r:.80}")
-    return ModelInfo(**{k: raw[k] for k in ROW_KEYS if k != "caching"}, caching=_caching(raw["caching"], where))
+def _where(loc: tuple) -> str:
+    parts = []
+    for item in loc:
+        parts.append(f"[{item}]" if isinstance(item, int) else (("." if parts else "") + str(item)))
+    return "".join(parts)
 
 
 def models_from_dict(raw: Any, where: str = "models.json") -> tuple[ModelInfo, ...]:
-    """Check a decoded models file and return its rows (ValueError naming the row and key)."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("models"), list) or not raw["models"]:
-        raise ValueError(f"{where}: the top level must be an object with a non-empty 'models' list")
-    rows = tuple(_row(entry, f"{where}: models[{i}]") for i, entry in enumerate(raw["models"]))
-    names = [row.model.lower() for row in rows]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise ValueError(f"{where}: models repeated: {repeated}")
-    return rows
+    """Check a decoded models file with the schema and return its rows.
+
+    An error names the file, the row (by index and model name) and the field,
+    and says what was expected:
+
+    >>> models_from_dict({"title": "t", "description": "d", "checked_note": "c", "models": []})
+    Traceback (most recent call last):
+    ...
+    ValueError: models.json: models: List should have at least 1 item after validation, not 0
+    """
+    try:
+        checked = ModelsFile.model_validate(raw)
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors():
+            loc = error["loc"]
+            name = ""
+            if len(loc) >= 2 and loc[0] == "models" and isinstance(loc[1], int):
+                try:
+                    name = f" ({raw['models'][loc[1]].get('model')!r})"
+                except (AttributeError, IndexError, KeyError, TypeError):
+                    name = ""
+            lines.append(f"{where}: {_where(loc)}{name}: {error['msg']}")
+        raise ValueError("\n".join(lines) + ("\n(fix the row in course_utils/data/models.json; the schema is "
+                                              "course_utils.window.models.ModelRow)" if len(lines) > 1 else "")) from None
+    return tuple(ModelInfo(row) for row in checked.models)
 
 
 def load_models() -> tuple[ModelInfo, ...]:
@@ -210,8 +372,12 @@ def load_models() -> tuple[ModelInfo, ...]:
     return models_from_dict(raw)
 
 
-#: Every model of the data file, in its order.
+#: Every model of the data file, in its order, retired ones (history) included.
 MODELS = load_models()
+#: The models a learner can call today (current and legacy), in the file's order.
+CURRENT_MODELS = tuple(m for m in MODELS if m.callable)
+#: Models shut down by their provider, kept as history.
+RETIRED_MODELS = tuple(m for m in MODELS if not m.callable)
 #: The caveat that goes with every use of the table.
 MODELS_NOTE = (
     "Limits and prices as each source stated them on the date in 'checked' (models.json). They change, "
@@ -221,18 +387,19 @@ MODELS_NOTE = (
 
 
 def model_info(model: str) -> ModelInfo:
-    """The row of a model, by name (case-insensitive)."""
+    """The row of a model, by name or API id (case-insensitive); retired rows too (check ``.callable``)."""
     if not isinstance(model, str):
         raise TypeError(f"model must be a str, got {type(model).__name__}: {model!r:.80}")
+    wanted = model.strip().lower()
     for row in MODELS:
-        if row.model.lower() == model.strip().lower():
+        if wanted in (row.model.lower(), row.model_id.lower()):
             return row
     raise ValueError(f"model must be one of {[row.model for row in MODELS]}, got {model!r}")
 
 
 def priced_models(*, caching: bool = False) -> tuple[ModelInfo, ...]:
-    """The models with prices (and, with ``caching=True``, a cached-input price), cheapest input first."""
-    rows = [m for m in MODELS if m.has_prices and (not caching or m.price_cached_input is not None)]
+    """The callable models with prices (and, with ``caching=True``, a cached-input price), cheapest input first."""
+    rows = [m for m in CURRENT_MODELS if m.has_prices and (not caching or m.price_cached_input is not None)]
     return tuple(sorted(rows, key=lambda m: (m.price_input, m.price_output, m.model)))
 
 
@@ -291,8 +458,13 @@ def counter_for_tokenizer(tokenizer: str, language: str = "en") -> CounterChoice
 
 __all__ = [
     "BREAKPOINTS",
-    "CACHING_KEYS",
+    "CONTEXT_EDITS",
+    "CURRENT_MODELS",
     "CachingRules",
+    "ModelRow",
+    "RETIRED_MODELS",
+    "Reasoning",
+    "STATUSES",
     "approximate_worst_ratio",
     "EXACT_COUNTERS",
     "EXACT_MARGIN_SHARE",

@@ -34,7 +34,7 @@ from typing import Any
 from course_utils.core.args import check_int
 from course_utils.window.budget import BudgetWorking, budget_working
 from course_utils.core.i18n import PDI, RLI, _
-from course_utils.window.models import MODELS, MODELS_NOTE, approximate_worst_ratio, counter_for_tokenizer
+from course_utils.window.models import CURRENT_MODELS, MODELS_NOTE, approximate_worst_ratio, counter_for_tokenizer
 from course_utils.window.sequences import safe_trim_kwargs
 
 # --- model limits -------------------------------------------------------------------
@@ -48,18 +48,20 @@ class ModelLimit:
     provider: str
     context_window: int
     kind: str  #: "hosted" (an API) or "open weights" (you can run it yourself)
+    max_input_tokens: int | None = None  #: the provider's cap on input, where it is below the window
 
 
-#: Context windows of a few models, from the data file ``models.json`` (see
-#: ``models.py``: every row dated and sourced; limits change).
-MODEL_LIMITS = tuple(ModelLimit(m.model, m.provider, m.context_window, m.kind) for m in MODELS)
+#: Context windows of the models a learner can call, from the data file ``models.json`` (see
+#: ``models.py``: every row dated and sourced; limits change; retired models are left out).
+MODEL_LIMITS = tuple(ModelLimit(m.model, m.provider, m.context_window, m.kind, m.max_input_tokens)
+                     for m in CURRENT_MODELS)
 LIMITS_NOTE = MODELS_NOTE
 
 
 def model_limit(model: str) -> int:
     """The context window of a model in :data:`MODEL_LIMITS`, by name (case-insensitive).
 
-    >>> model_limit("gpt-4 (original)")
+    >>> model_limit("llama 3 8b instruct")
     8192
     """
     if not isinstance(model, str):
@@ -140,11 +142,25 @@ class ThresholdSuggestion:
     margin: int
     working: BudgetWorking  #: the subtraction, step by step (``print(suggestion.working)``)
     advice: str
+    max_input: int | None = None  #: the provider's cap on input tokens, where it is below the window
+
+    @property
+    def input_ceiling(self) -> int | None:
+        """The history the input cap allows, I - S - U - M (None when the model has no cap below its window)."""
+        if self.max_input is None:
+            return None
+        return self.max_input - self.system - self.user - self.margin
+
+    @property
+    def capped(self) -> bool:
+        """Whether the input cap, not the window, sets H_max."""
+        return self.input_ceiling is not None and self.input_ceiling < self.working.budget
 
     @property
     def h_max(self) -> int:
-        """The history ceiling H_max = L - S - U - R - M."""
-        return self.working.budget
+        """The history ceiling: H_max = L - S - U - R - M, and never more than the input cap allows
+        (I - S - U - M, where the provider caps input at I tokens below the window)."""
+        return min(self.working.budget, self.input_ceiling) if self.capped else self.working.budget
 
     @property
     def trim_max_tokens(self) -> int:
@@ -191,6 +207,9 @@ class ThresholdSuggestion:
         width = _check_width(width)
         lines = [f"{self.task}: {_(TASK_PROFILES[self.task].description)}"]
         lines += ["   " + line for line in self.working.lines]
+        if self.capped:
+            lines.append(f"   {_('input cap')}: {self.max_input} - {self.system} - {self.user} - {self.margin} "
+                         f"= {self.input_ceiling}")
         lines[-1] += f"  -> H_max = {self.h_max}"
         lines.append(_fill(f"{_('advice')}: ", self.advice, width, indent="   "))
         return "\n".join(lines)
@@ -238,11 +257,18 @@ def suggest_thresholds(
     user: int | None = None,
     reserve: int | None = None,
     margin: int | None = None,
+    max_input: int | None = None,
 ) -> ThresholdSuggestion:
     """H_max for a model limit and a task, with the task's typical S, U, R and M.
 
     Any part you have measured yourself replaces the typical value. The margin
-    defaults to the task's share of L (5%), rounded up.
+    defaults to the task's share of L (5%), rounded up. ``max_input`` is the
+    provider's cap on input tokens where it is below the window (``ModelInfo.max_input_tokens``):
+    the history then also fits I - S - U - M, and H_max is the smaller of the two.
+
+    >>> sol = suggest_thresholds(1_050_000, "chat", max_input=922_000)
+    >>> sol.working.budget, sol.h_max, sol.capped
+    (995500, 868700, True)
 
     >>> print(suggest_thresholds(8192, "chat", margin=300).working)
     H_max = L - S - U - R - M
@@ -264,11 +290,18 @@ def suggest_thresholds(
         "reserve": profile.reserve if reserve is None else check_int(reserve, "reserve"),
         "margin": math.ceil(profile.margin_share * limit) if margin is None else check_int(margin, "margin"),
     }
+    if max_input is not None:
+        max_input = check_int(max_input, "max_input", minimum=1)
+        if max_input >= limit:
+            max_input = None  # no cap below the window
     try:
         working = budget_working(limit, **parts)
     except ValueError as exc:
         raise ValueError(f"limit {limit} is too small for the {task!r} task: {exc}") from None
-    return ThresholdSuggestion(task, limit, **parts, working=working, advice=_(profile.advice))
+    suggestion = ThresholdSuggestion(task, limit, **parts, working=working, advice=_(profile.advice), max_input=max_input)
+    if suggestion.h_max <= 0:
+        raise ValueError(f"max_input {max_input} is too small for the {task!r} task: S + U + M leave no room for history")
+    return suggestion
 
 
 def undercount_sentence(tokenizer: str, language: str) -> str:
@@ -291,6 +324,7 @@ class LimitsRow:
     provider: str
     context_window: int
     h_max: dict[str, int | None]  #: task -> H_max, None when the task's parts leave no room
+    max_input_tokens: int | None = None  #: the input cap that lowered H_max, where there is one
 
     def to_row(self) -> dict[str, Any]:
         """A plain dict, for a table."""
@@ -304,7 +338,7 @@ def limits_rows(tasks: Sequence[str] | None = None) -> list[LimitsRow]:
     ``render.limits_table`` prints these rows.
 
     >>> row = limits_rows(["chat"])[0]
-    >>> row.h_max["chat"] == suggest_thresholds(row.context_window, "chat").h_max
+    >>> row.h_max["chat"] == suggest_thresholds(row.context_window, "chat", max_input=row.max_input_tokens).h_max
     True
     """
     if tasks is None:
@@ -319,10 +353,10 @@ def limits_rows(tasks: Sequence[str] | None = None) -> list[LimitsRow]:
         h_max: dict[str, int | None] = {}
         for task in tasks:
             try:
-                h_max[task] = suggest_thresholds(entry.context_window, task).h_max
+                h_max[task] = suggest_thresholds(entry.context_window, task, max_input=entry.max_input_tokens).h_max
             except ValueError:  # the task's S + U + R + M do not fit in this window
                 h_max[task] = None
-        rows.append(LimitsRow(entry.model, entry.provider, entry.context_window, h_max))
+        rows.append(LimitsRow(entry.model, entry.provider, entry.context_window, h_max, entry.max_input_tokens))
     return rows
 
 
