@@ -44,7 +44,9 @@ from course_utils.core.args import check_int
 from course_utils.window.costs import Call, bill
 from course_utils.window.growth import GrowthReport, GrowthRow, replay_growth
 from course_utils.inspect.media import MediaAwareCounter, has_media
-from course_utils.window.models import CachingRules, CounterChoice, ModelInfo, counter_for_tokenizer, model_info
+from course_utils.window.models import (
+    CachingRules, CounterChoice, ModelInfo, ModelRow, Reasoning, counter_for_tokenizer, model_info,
+)
 from course_utils.window.sequences import safe_trim_kwargs
 from course_utils.window.tokens import additive_parts, check_messages, counter_name
 from course_utils.window.trimming import TrimReport, explain_trim
@@ -341,15 +343,24 @@ def custom_model(name: str, window: int, *, input_price: float | None = None, ou
     unstated = {"lifetime_minutes": "not given on the command line"}
     if not offered:
         unstated.update(min_prefix_tokens="no cached-input price was given", breakpoint="no cached-input price was given")
-    rules = CachingRules(0 if offered else None, None, "automatic prefix" if offered else None, "given",
-                         "the command line", unstated, "as given on the command line")
-    return ModelInfo(
-        model=name, provider=base.provider if base else provider, kind="hosted", context_window=window,
-        max_output_tokens=None, tokenizer=base.tokenizer if base else tokenizer,
+    # A row given on the command line has no page and no date, which the file's schema requires: build it
+    # unchecked (model_construct) from the values checked above.
+    rules = CachingRules.model_construct(
+        min_prefix_tokens=0 if offered else None, lifetime_minutes=None,
+        breakpoint="automatic prefix" if offered else None, checked="given", source="the command line",
+        unstated=unstated, note="as given on the command line", longer_lifetime=None)
+    reasoning = Reasoning.model_construct(
+        always=None, control="unknown", share=None, share_basis="unknown", checked="given",
+        source="the command line", note="not given on the command line")
+    row = ModelRow.model_construct(
+        model=name, model_id=name, provider=base.provider if base else provider, kind="hosted", status="current",
+        retired=None, context_window=window, max_input_tokens=None, max_output_tokens=None,
+        tokenizer=base.tokenizer if base else tokenizer, tokenizer_note="given on the command line",
         price_input=input_price, price_output=output_price, price_cached_input=cached_input_price,
-        price_cache_write=cache_write_price, checked="given", source="the command line",
-        note="limits and prices given on the command line", caching=rules,
-    )
+        price_cache_write=cache_write_price, price_bands=[], checked="given", source="the command line",
+        note="limits and prices given on the command line", caching=rules, reasoning=reasoning,
+        context_management_edits=None, context_management=None)
+    return ModelInfo(row)
 
 
 def index_ranges(indexes: Sequence[int]) -> str:
