@@ -23,10 +23,10 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from course_utils.checks.claims import EX04_Q3
+from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.reason_lists import EX04_Q3
 from course_utils.checks.ex03 import ids_answer
 from course_utils.checks.kinds import (
-    choice_question,
     counts_of,
     same_messages,
     snapshot,
@@ -240,10 +240,8 @@ EX04_Q3_OPTIONS = {
 }
 
 
-_ex04_q3 = choice_question(
-    ex04,
+_ex04_q3 = ChoiceQuestion(
     "why does it forget?",
-    "q3.check(choice, why)",
     hints=(
         "Compare `stored_messages(...)` (what the thread keeps) with `model.calls[-1]` (what the model was sent).",
         "There are two spaces: the state, for keeping; the trimmed list, for this one call.",
@@ -257,8 +255,8 @@ _ex04_q3 = choice_question(
     },
     praise="two spaces: the state keeps everything, the model sees only the trimmed list. To remember the name "
     "past the cap, summarise (the how-to's summary node) or raise the cap.",
-    claim=EX04_Q3,
-)
+    statements=EX04_Q3,
+).register(ex04)
 
 # --- question 4: a node that means to store less, and removes nothing --------------------------
 

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checks.claims import EX06_Q3
-from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
+from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.reason_lists import EX06_Q3
+from course_utils.checks.kinds import counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import Exercise, describe, ltr, quote
 from course_utils.checks.spies import watching
 from course_utils.core.i18n import _, pgettext
@@ -277,10 +278,8 @@ def _ex06_q2(q, trim_history):
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
 
-choice_question(
-    ex06,
+ChoiceQuestion(
     "choose a strategy for an agent",
-    "q3.check(choice, why)",
     hints=(
         "Which later steps need which tool results? And must the stored history stay whole?",
         "Old file reads can be fetched again; test results cannot be re-read for free. One middleware clears "
@@ -304,5 +303,5 @@ choice_question(
     },
     praise="old file reads are cleared in what is sent (they can be read again), the test results stay because "
            "run_tests is excluded, and the stored history keeps everything for the review.",
-    claim=EX06_Q3,
-)
+    statements=EX06_Q3,
+).register(ex06)
