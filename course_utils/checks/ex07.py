@@ -167,7 +167,7 @@ Q1 = CodeQuestion(
                 "your tool saved both facts under the same key, so the second replaced the first: give each fact a "
                 "new key.", lambda obs, case: len(obs["mine"]) == 1),
         Mistake("returns None",
-                "your tool returns nothing (`None`): return a short confirmation, e.g. `f\"Saved: {text}\"`.",
+                "your tool returns nothing (`None` or an empty text): return a short confirmation, e.g. `f\"Saved: {text}\"`.",
                 lambda obs, case: any(m.text.strip() in ("", "None", "null") for m in obs["results"])),
     ),
     praise="your tool saved each user's facts under their own namespace, with a new key each and a confirmation; "
@@ -242,6 +242,20 @@ def _q2_cases(rng: random.Random) -> list[Case]:
     return cases
 
 
+def _invoke(q, agent, text, config, case):
+    """One request to the agent; what the learner's middleware raises is said in the learner's words."""
+    from course_utils.checks.machinery import learner_line
+
+    try:
+        return agent.invoke({"messages": [HumanMessage(text)]}, config)["messages"]
+    except NotImplementedError:
+        q.stop(q.wrong(_("{case}: your middleware returned nothing (`None`): return the tool's result, or its copy "
+                         "with the pointer.").format(case=case.label)))
+    except Exception as exc:  # noqa: BLE001 - the learner's middleware may raise anything
+        q.stop(q.error(_("{case}: your middleware raised {error}: {exc}{line}.").format(
+            case=case.label, error=type(exc).__name__, exc=str(exc)[:200], line=learner_line(exc))))
+
+
 def _q2_run(q, answers, case):
     from langchain.agents import create_agent
     from langchain_core.tools import tool
@@ -263,16 +277,14 @@ def _q2_run(q, answers, case):
     agent = create_agent(OfflineChatModel(context_window=128_000), tools=[read_file, read_result],
                          middleware=[offload_big], store=store, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": case["thread"]}}
-    first = q.call(agent.invoke, {"messages": [HumanMessage(f"Read the file {case['path']}")]}, config,
-                   about=_("a request to read {size}").format(size=case.label))["messages"]
+    first = _invoke(q, agent, f"Read the file {case['path']}", config, case)
     sent = [m for m in first if isinstance(m, ToolMessage) and m.name == "read_file"]
     obs = {"sent": sent[-1].text if sent else None, "store": store.search(("offloaded", case["thread"]), limit=100),
            "everything": store.search((), limit=1000), "read": None, "answer": ""}
     obs["sent_tokens"] = count_text_tokens(obs["sent"]) if obs["sent"] is not None else 0
     if case["read_back"]:
         question = f"Read that result back: what is the status of order {case['refunded']}?"
-        back = q.call(agent.invoke, {"messages": [HumanMessage(question)]}, config,
-                      about=_("a request to read the result back"))["messages"]
+        back = _invoke(q, agent, question, config, case)
         reads = [m for m in back if isinstance(m, ToolMessage) and m.name == "read_result"]
         obs["read"] = reads[-1].text if reads else None
         obs["answer"] = back[-1].text
@@ -330,8 +342,8 @@ Q2 = CodeQuestion(
              lambda obs, case: {"answer": obs["answer"][:160]}),
     ),
     mistakes=(
-        Mistake("counts characters", "a result under 1000 tokens was offloaded: count tokens "
-                "(`count_text_tokens(result.text)`), not characters (`len`).",
+        Mistake("counts characters", "a result under 1000 tokens was offloaded: offload only results over 1000 "
+                "tokens, counted with `count_text_tokens(result.text)` (tokens, not characters).",
                 lambda obs, case: not case["offload"] and obs["sent"] != case["text"] and len(case["text"]) > 1000),
         Mistake("the wrong threshold", "a result just over 1000 tokens was sent whole: the question's threshold is "
                 "1000 tokens.", lambda obs, case: case["offload"] and obs["sent"] == case["text"]),

@@ -279,7 +279,9 @@ class ChoiceQuestion:
             result = q.wrong(_("({letter}) is not it: {feedback}").format(letter=letter,
                                                                         feedback=_(self.feedback[letter])))
         else:
-            result = grade_statements(q, reasons, self.statements) or q.correct(_(self.praise))
+            result = grade_statements(q, reasons, self.statements)
+            if result is None:
+                result = q.correct(_(self.praise))
         return with_own_words(q, result, written, self.statements)
 
     def register(self, exercise: Exercise) -> Question:

@@ -161,8 +161,11 @@ def check_pays_from(q: Question, fn: Any, rng: random.Random | None = None) -> C
     q.need_function(fn, "pays_from")
     rng = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
     scenarios = [(tuple(RESEARCH_TASK), stated_prices(), caching) for caching in (False, True)]
-    for task in unseen_tasks(rng):
-        scenarios.append((task, rng.choice((stated_prices(), *OTHER_PRICES)), rng.choice((False, True))))
+    first, second = unseen_tasks(rng)
+    # The first unseen scenario's prices make isolation pay early, caching or not: a function that only tells
+    # caching on from off cannot match it. The second is drawn from every price list.
+    scenarios.append((first, OTHER_PRICES[0], rng.choice((False, True))))
+    scenarios.append((second, rng.choice((stated_prices(), *OTHER_PRICES)), rng.choice((False, True))))
     comparisons: dict[tuple, Any] = {}
     for task, prices, caching in scenarios:
         if task not in comparisons:
@@ -175,14 +178,14 @@ def check_pays_from(q: Question, fn: Any, rng: random.Random | None = None) -> C
         if got == expected:
             continue
         if got == tokens_pays_from(comparison):
-            return q.wrong(_("for {about} your function answered {got}, the request from which the sub-agent costs "
+            return q.wrong(_("for {about}, your function answered {got}, the request from which the sub-agent costs "
                              "fewer *tokens*; the question asks for dollars: price each run with `bill(...).cost`.")
                            .format(about=about, got=got))
         if got == reference_pays_from(comparison, prices, not caching):
-            return q.wrong(_("for {about} your function answered {got}, the answer with caching {other}: pass "
+            return q.wrong(_("for {about}, your function answered {got}, the answer with caching {other}: pass "
                              "`caching` on to `bill`.").format(about=about, got=got,
                                                                 other=_("off") if caching else _("on")))
-        return q.wrong(_("for {about} your function answered {got}; pricing every call of both runs with `bill` "
+        return q.wrong(_("for {about}, your function answered {got}; pricing every call of both runs with `bill` "
                          "gives another request. Add up each run's calls up to request k, then compare the costs.")
                        .format(about=about, got=got))
     return None
@@ -222,7 +225,9 @@ def check_subagent_decision(q: Question, pays_from: Any, reasons: Any, own: Any)
     result = check_pays_from(q, pays_from)
     if result is None:
         q.need(reasons, "reasons")
-        result = grade_statements(q, reasons, STATEMENTS) or q.correct(_(
+        result = grade_statements(q, reasons, STATEMENTS)
+    if result is None:
+        result = q.correct(_(
             "Right: your function gives the stated task's answers and those of tasks and prices you never saw, and "
             "your reasons are the ones that justify it."))
     return with_own_words(q, result, written, STATEMENTS)
