@@ -20,7 +20,7 @@ from course_utils.checks.kinds import (
     random_conversation,
     random_costs,
 )
-from course_utils.checks.questions import grade_statements, own_words, with_own_words
+from course_utils.checks.questions import Statements, grade_statements, own_words, with_own_words
 from course_utils.checks.reason_lists import EX01_Q4
 from course_utils.core.i18n import _, pgettext, translate
 from course_utils.checks.machinery import short_list, describe, Exercise
@@ -223,6 +223,8 @@ def _ex01_q4(q, without_trim, with_trim, reasons, own_words_text):
     written = own_words(q, own_words_text, EX01_Q4)
     return with_own_words(q, _ex01_q4_marks(q, without_trim, with_trim, reasons), written, EX01_Q4)
 
+
+_ex01_q4.spec = Statements.holder(EX01_Q4)  # the statements and model answer, for the review queue
 
 def _ex01_q4_marks(q, without_trim, with_trim, reasons):
     q.need(without_trim, "without_trim")

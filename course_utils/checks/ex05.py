@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import ex04_trim
-from course_utils.checks.questions import grade_statements, own_words, with_own_words
+from course_utils.checks.questions import Statements, grade_statements, own_words, with_own_words
 from course_utils.checks.reason_lists import EX05_Q4 as EX05_Q4_REASONS
 from course_utils.checks.kinds import grade_number, counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
@@ -204,6 +204,8 @@ def _ex05_q4(q, plan, reasons, own_words_text):
     written = own_words(q, own_words_text, EX05_Q4_REASONS)
     return with_own_words(q, _ex05_q4_marks(q, plan, reasons), written, EX05_Q4_REASONS)
 
+
+_ex05_q4.spec = Statements.holder(EX05_Q4_REASONS)  # the statements and model answer, for the review queue
 
 def _ex05_q4_marks(q, plan, reasons):
     from course_utils.window.budget import history_budget

@@ -175,6 +175,12 @@ class Statements:
     def right(self) -> frozenset[int]:
         return frozenset(i for i, s in enumerate(self.items, start=1) if s.kind is Kind.JUSTIFIES)
 
+    def holder(self) -> Any:
+        """An object whose ``statements`` is this list: a hand-written question's ``spec``."""
+        from types import SimpleNamespace
+
+        return SimpleNamespace(statements=self)
+
     def listing(self) -> str:
         """The statements as the notebook lists them (English)."""
         return "\n".join(f"{i}. {s.text}" for i, s in enumerate(self.items, start=1))
