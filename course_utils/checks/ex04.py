@@ -9,6 +9,8 @@ thread), and the how-to's summary node, which must keep a valid tail.
 
 from __future__ import annotations
 
+import random
+
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -172,7 +174,8 @@ def _ex04_q2(q, make_chatbot_node):
 
     # 1. Call the node directly on a state, as LangGraph would.
     # States and caps where leaving out start_on or include_system changes what is sent.
-    for seed, cap in ((51, 80), (52, 100)):
+    seeds = random.SystemRandom().sample(range(1000, 100_000), 2)  # new conversations at every check
+    for seed, cap in zip(seeds, (80, 100)):
         model = OfflineChatModel(token_counter="approximate")
         node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
         if not callable(node):
@@ -199,7 +202,11 @@ def _ex04_q2(q, make_chatbot_node):
                              "Trimming is for the model call only; return just the reply."))
         if not model.calls:
             return q.wrong(_("your node did not call `model.invoke`."))
-        problem = _ex04_sent_problem(model.calls[-1], history, cap, _("for {about}").format(about=about))
+        if len(model.calls) > 1:
+            return q.wrong(_("for {about} your node called the model {count} times for one turn: every call is "
+                             "sent (and billed), so send it the trimmed list once.").format(
+                                 about=about, count=len(model.calls)))
+        problem = _ex04_sent_problem(model.calls[0], history, cap, _("for {about}").format(about=about))
         if problem:
             return q.wrong(problem)
         if not new or not isinstance(new[-1], AIMessage):
@@ -216,6 +223,7 @@ def _ex04_q2(q, make_chatbot_node):
     config = {"configurable": {"thread_id": "check"}}
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
+        made = len(model.calls)
         q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
                about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
         stored = list(graph.get_state(config).values.get("messages", []))
@@ -224,6 +232,10 @@ def _ex04_q2(q, make_chatbot_node):
                              "messages instead of {expected}: your node loses history. The state must keep "
                              "every message; only the model call is trimmed.").format(
                 turn=turn, count=len(stored), expected=2 * turn))
+        if len(model.calls) - made != 1:
+            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
+                             "sent (and billed), so send it the trimmed list once.").format(
+                                 turn=turn, count=len(model.calls) - made))
         problem = _ex04_sent_problem(model.calls[-1], [*before, stored[len(before)]], 40,
                                      _("in a graph, on turn {turn}").format(turn=turn))
         if problem:
