@@ -6,8 +6,11 @@ It is generated from two sources (for an exercise, read "the English master
 ``exercises/solutions/NN_name_exercise.ipynb``" and "``exercises/fa/src/``"):
 
 - the English notebook ``notebooks/NN_name.ipynb``: every code cell is copied
-  unchanged (same source, same cell id), so the editions cannot drift apart
-  in what they compute;
+  with the same cell id and the same program; only the strings it shows are
+  Persian, from the lesson's gettext catalogue ``notebooks/fa/po/NN_name.po``
+  (see ``scripts/code_catalogue.py``; ``tests/test_persian_code.py`` proves the
+  two cells equal as syntax trees apart from their strings), so the editions
+  cannot drift apart in what they compute;
 - the Persian prose ``notebooks/fa/src/NN_name.md``: one block per English
   markdown cell, opened by a marker that names the English cell's position
   and a hash of the English text the translation was made from::
@@ -28,8 +31,16 @@ inserts one code cell of its own, tagged ``edition-language``::
     from course_utils.core import i18n
     i18n.set_language("fa")
 
-so ``course_utils`` prints its sentences from the Persian gettext catalogue.
-It is the only code cell not copied from English, and it prints nothing.
+so ``course_utils`` prints its own sentences (widgets, figures, feedback)
+from the package's Persian gettext catalogue. It is the only code cell not
+copied from English, and it prints nothing.
+
+**The strings of the lesson's own code.** ``--extract NN`` brings
+``notebooks/fa/po/NN_name.po`` up to the English code (new strings come in
+empty, changed ones fuzzy with their old translation, as Babel's
+``pybabel update`` does); a translator fills them in with any PO editor.
+The build refuses a lesson while a string its code shows (printed, or a
+``title=``/``label=``/``headers=``... argument) has no usable translation.
 Each Persian markdown cell is wrapped in ``<div dir="rtl" lang="fa">``; code
 stays left to right: the builder puts every fenced code block of the prose
 (```python, ```bash, ...) in ``<div dir="ltr">``, and isolates every Mermaid
@@ -40,6 +51,7 @@ labels out left to right), so translators write plain fences and labels.
     python scripts/make_persian_edition.py 02 --execute    # rebuild one and run it (stores outputs)
     python scripts/make_persian_edition.py 02 --stamp      # after updating a translation
     python scripts/make_persian_edition.py --check         # exit 1 on drift (what the test does)
+    python scripts/make_persian_edition.py 02 --extract    # bring notebooks/fa/po/02_*.po up to the English code
 
 Outputs of code cells that did not change are kept, so a change of Persian
 prose needs no re-run (``--execute`` runs the lesson when code changed).
@@ -97,10 +109,14 @@ from pathlib import Path
 
 import nbformat
 
+import code_catalogue
+
 ROOT = Path(__file__).resolve().parent.parent
 ENGLISH = ROOT / "notebooks"
 PERSIAN = ROOT / "notebooks" / "fa"
 SOURCES = PERSIAN / "src"
+#: The Persian of the strings the lessons' code shows: one gettext catalogue per lesson.
+CATALOGUES = PERSIAN / "po"
 #: Exercises: the English masters, the Persian prose, and where the Persian masters go.
 EXERCISE_ENGLISH = ROOT / "exercises" / "solutions"
 EXERCISE_SOURCES = ROOT / "exercises" / "fa" / "src"
@@ -277,11 +293,63 @@ def with_answer(english_source: str, block: Block) -> str:
     return "\n".join(lines)
 
 
+def catalogue_for(source: Path, create: bool = False) -> Path | None:
+    """The catalogue of a lesson's code strings, or None: an exercise's code stays English.
+
+    A lesson still written with ``_()`` has none until ``--extract`` creates it
+    (``tests/test_persian_code.py`` requires one for every lesson).
+    """
+    path = CATALOGUES / f"{source.stem}.po"
+    return path if not is_exercise(source) and (create or path.exists()) else None
+
+
+def code_cells(english: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    return [(cell.get("id", "?"), cell.source) for cell in english.cells if cell.cell_type == "code"]
+
+
+def code_translations(source: Path) -> dict[str, str]:
+    """The usable Persian of the lesson's code strings (none for an exercise)."""
+    path = catalogue_for(source)
+    return code_catalogue.translations(code_catalogue.read_catalogue(path)) if path else {}
+
+
+def extract(source: Path) -> Path | None:
+    """Bring the lesson's catalogue up to its English code (``--extract``); return where it is."""
+    path = catalogue_for(source, create=True)
+    if path is None:
+        return None
+    english = nbformat.read(english_for(source), as_version=4)
+    catalogue = code_catalogue.update_catalogue(code_catalogue.read_catalogue(path), code_cells(english))
+    code_catalogue.write_catalogue(catalogue, path)
+    return path
+
+
+def code_drift(source: Path, english: nbformat.NotebookNode) -> list[str]:
+    """Strings the lesson's code shows with no usable Persian, and translations that cannot be used."""
+    path = catalogue_for(source)
+    if path is None:
+        return []
+    number = source.stem[:3].rstrip("_")
+    catalogue = code_catalogue.read_catalogue(path)
+    problems = [
+        f"{path.relative_to(ROOT)}: no Persian (or a fuzzy one) for the printed string {msgid!r}: run "
+        f"--extract {number}, translate it, and clear 'fuzzy'"
+        for msgid in dict.fromkeys(code_catalogue.missing(catalogue, code_cells(english)))
+    ]
+    translations = code_catalogue.translations(catalogue)
+    for cell_id, code in code_cells(english):
+        try:
+            code_catalogue.translate_code(code, translations)
+        except code_catalogue.CatalogueError as exc:
+            problems.append(f"{path.relative_to(ROOT)} (cell {cell_id}): {exc}")
+    return problems
+
+
 def drift(source: Path) -> list[str]:
     """What keeps the Persian lesson of ``source`` from matching its English notebook (empty: nothing)."""
     english = nbformat.read(english_for(source), as_version=4)
     blocks = read_blocks(source)
-    problems = []
+    problems = code_drift(source, english)
     markdown_at = {i for i, cell in enumerate(english.cells) if cell.cell_type == "markdown"}
     for i in sorted(markdown_at):
         now = english_hash(english.cells[i].source)
@@ -469,10 +537,12 @@ def build(source: Path) -> nbformat.NotebookNode:
         raise ValueError("\n".join(problems))
     english = nbformat.read(english_for(source), as_version=4)
     blocks, answers = read_blocks(source), read_answers(source)
+    strings = code_translations(source)
     cells = []
     for i, cell in enumerate(english.cells):
         if cell.cell_type == "code":
             code = with_answer(cell.source, answers[i]) if i in answers else cell.source
+            code = code_catalogue.translate_code(code, strings)
             new = nbformat.v4.new_code_cell(code, metadata=dict(cell.metadata))
         else:
             new = nbformat.v4.new_markdown_cell(wrap(blocks[i].text), metadata=dict(cell.metadata))
@@ -548,11 +618,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a lesson has drifted; write nothing")
     parser.add_argument("--stamp", action="store_true", help="record the English hashes the translation now follows")
     parser.add_argument("--execute", action="store_true", help="run each rebuilt notebook to store its outputs")
+    parser.add_argument("--extract", action="store_true",
+                        help="bring each lesson's catalogue of code strings (notebooks/fa/po/) up to its English code")
     args = parser.parse_args(argv)
     failed = False
     for source in sources(args.lessons):
         if args.stamp:
             stamp(source)
+        if args.extract:
+            catalogue = extract(source)
+            if catalogue:
+                print(f"{catalogue.relative_to(ROOT)}: extracted")
+            continue
         if args.check:
             for problem in drift(source):
                 print(problem)

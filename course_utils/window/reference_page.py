@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
 
-from course_utils.core.i18n import _
+from course_utils.core.i18n import _, translate
 
 
 #: The text of every string message on the reference page (10 tokens with dummy_token_counter).
@@ -76,10 +76,19 @@ class ReferenceExample:
 
     number: int
     heading: str  #: the page's heading (Chinese), as printed
-    title: str  #: the heading in English (the catalogue has it in Persian: print ``_(example.title)``)
+    title: str  #: the heading in English (:attr:`caption` gives it in the course's language)
     call: str  #: the call, character for character as printed (it may not even compile)
     kwargs: dict[str, Any]  #: the call's arguments besides messages and token_counter=dummy_token_counter
     printed_text: str  #: the output, as printed
+
+    @property
+    def caption(self) -> str:
+        """The title in the course's language (the package's catalogue has the Persian).
+
+        >>> REFERENCE_EXAMPLES[0].caption
+        'First 30 tokens, no partial messages'
+        """
+        return translate(self.title)
 
     @property
     def printed(self) -> tuple[tuple[str, str | None, Any], ...]:
