@@ -139,7 +139,7 @@ def test_a_persian_page_is_right_to_left_with_persian_words_statuses_and_titles(
     with speaking("fa"):
         words = {status: status_word(status) for status in QUESTION_STATUSES + NOTEBOOK_STATUSES}
     assert all(re.search("[\u0600-\u06ff]", word) for word in words.values()), words
-    for status in ("correct", "wrong", "needs review", "not attempted", "error", "not run", "ok", "crashed",
+    for status in ("correct", "wrong", "for the teacher", "not attempted", "error", "not run", "ok", "crashed",
                    "timeout", "memory limit", "disk limit", "invalid notebook"):
         assert status in english and words[status] in text, status
         assert f">{status}<" not in html and f"\u00b7 {status}<" not in html, status
