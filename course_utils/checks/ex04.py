@@ -174,8 +174,10 @@ def _ex04_q2(q, make_chatbot_node):
 
     # 1. Call the node directly on a state, as LangGraph would.
     # States and caps where leaving out start_on or include_system changes what is sent.
-    seeds = random.SystemRandom().sample(range(1000, 100_000), 2)  # new conversations at every check
-    for seed, cap in zip(seeds, (80, 100)):
+    # Two states and caps where leaving out start_on or include_system changes what is sent, then two
+    # conversations made now, new at every check.
+    seeds = (51, 52, *random.SystemRandom().sample(range(1000, 100_000), 2))
+    for seed, cap in zip(seeds, (80, 100, 80, 100)):
         model = OfflineChatModel(token_counter="approximate")
         node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
         if not callable(node):

@@ -106,6 +106,11 @@ def _q1_run(q, answers, case):
                        about=_("the request 'Remember that {statement}'").format(statement=statement))
     statement = case["other_fact"][0]
     told += q.call(_turn, agent, f"Remember that {statement}", threads[1], other, about=_("another user's thread"))
+    mine = store.search(("memories", user), limit=100)
+    results = [m for m in told if isinstance(m, ToolMessage) and m.name == save_fact.name]
+    if any("text" not in item.value for item in mine):  # recall_memory reads each item's "text": stop here
+        return {"called": len(results), "results": results, "store": store, "recalled": None, "leaked": "",
+                "mine": mine, "everything": store.search((), limit=1000)}
     recalled = {}
     for statement, question, value in case["facts"]:
         recalled[value] = q.call(_turn, agent, question, threads[2], user,
@@ -150,6 +155,9 @@ Q1 = CodeQuestion(
         Rule("user's namespace", lambda obs, case: len(obs["mine"]) >= 2,
              "{case}, but the namespace (\"memories\", {user!r}) holds {count} item(s); what was saved is in "
              "{where}.", lambda obs, case: {"user": case["user"], "count": len(obs["mine"]), "where": _namespaces(obs)}),
+        Rule("text field", lambda obs, case: obs["recalled"] is not None,
+             "{case}; your tool saved items {items}: save `{{\"text\": text}}`, the field recall_memory reads.",
+             lambda obs, case: {"items": [i.value for i in obs["mine"]][:2]}),
         Rule("recalled", lambda obs, case: all(v.lower() in a.lower() for v, a in obs["recalled"].items()),
              "{case}; a new thread of the same user asked about them and was answered {answers}.",
              lambda obs, case: {"answers": [a[:80] for a in obs["recalled"].values()]}),
