@@ -99,7 +99,7 @@ def test_an_edited_english_cell_is_drift(tmp_path, monkeypatch):
 
     nb.cells[i].source = original  # the markdown as it was; now change the cell whose answer is translated
     j = min(edition.read_answers(source))
-    nb.cells[j].source = nb.cells[j].source.replace("why = (", "why = (\"A new start. \"\n       ", 1)
+    nb.cells[j].source = nb.cells[j].source.replace("own_words = ", "own_words = \"A new start. \" ", 1)
     nbformat.write(nb, tmp_path / f"{source.stem}.ipynb")
     problems = edition.drift(source)
     assert len(problems) == 1 and f"English code cell {j} changed" in problems[0]
