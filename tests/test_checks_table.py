@@ -131,3 +131,110 @@ def test_ex05_q4_cap_must_subtract_the_tool_schemas():
 def test_statuses_are_an_enum_and_for_the_teacher_is_one():
     assert Status("for the teacher") is Status.FOR_TEACHER
     assert ex07.q3.check(..., ..., ...).status is Status.NOT_ATTEMPTED
+
+
+# --- exercise 04 q2: every model call is inspected ------------------------------------------------------
+
+def _trimmed(state, max_tokens):
+    from langchain_core.messages import trim_messages
+
+    return trim_messages(state["messages"], max_tokens=max_tokens, token_counter="approximate", strategy="last",
+                         start_on="human", include_system=True)
+
+
+def node_right(model, max_tokens):
+    def chatbot(state):
+        return {"messages": [model.invoke(_trimmed(state, max_tokens))]}
+    return chatbot
+
+
+def node_whole_first(model, max_tokens):
+    def chatbot(state):
+        model.invoke(state["messages"])
+        return {"messages": [model.invoke(_trimmed(state, max_tokens))]}
+    return chatbot
+
+
+def node_whole_after(model, max_tokens):
+    def chatbot(state):
+        reply = model.invoke(_trimmed(state, max_tokens))
+        model.invoke(state["messages"])
+        return {"messages": [reply]}
+    return chatbot
+
+
+def node_twice(model, max_tokens):
+    def chatbot(state):
+        model.invoke(_trimmed(state, max_tokens))
+        return {"messages": [model.invoke(_trimmed(state, max_tokens))]}
+    return chatbot
+
+
+def node_no_model(model, max_tokens):
+    from langchain_core.messages import AIMessage
+
+    def chatbot(state):
+        _trimmed(state, max_tokens)
+        return {"messages": [AIMessage("Hello!")]}
+    return chatbot
+
+
+def node_fixed_cap(model, max_tokens):
+    def chatbot(state):
+        return {"messages": [model.invoke(_trimmed(state, 40))]}
+    return chatbot
+
+
+EX04_Q2_TABLE = [(node_right, OK), (node_whole_first, NO), (node_whole_after, NO), (node_twice, NO),
+                 (node_no_model, NO), (node_fixed_cap, NO)]
+
+
+@pytest.mark.parametrize("answer, status", EX04_Q2_TABLE, ids=lambda v: getattr(v, "__name__", None) or str(v))
+def test_ex04_q2(answer, status):
+    assert ex04.q2.check(answer).status == status
+
+
+# --- exercise 06 q1: facts must come from the run ------------------------------------------------------
+
+def _cheat(kind):
+    from langchain.agents.middleware import before_model
+    from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage
+    from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+    from course_utils.window.tokens import exact_counter
+
+    facts = "wind in Porto on Saturday 24 km/h; Bolhão opens 08:00; booking PX-4471; fastest train 2 h 49 min"
+
+    @before_model
+    def trim_and_note(state, runtime):
+        from langchain_core.messages import trim_messages
+
+        kept = trim_messages(state["messages"], max_tokens=250, token_counter=exact_counter, strategy="last",
+                             start_on="human", end_on=("human", "tool"))
+        note = {"human": HumanMessage(f"Notes: {facts}."), "system": SystemMessage(f"Known facts: {facts}."),
+                "ai": AIMessage(f"I noted: {facts}."),
+                "tool": AIMessage("", tool_calls=[{"name": "read_file", "args": {"path": "notes"}, "id": "fake-1",
+                                                   "type": "tool_call"}])}[kind]
+        extra = [note, ToolMessage(facts, tool_call_id="fake-1")] if kind == "tool" else [note]
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *extra, *kept]}
+
+    return [trim_and_note]
+
+
+@pytest.mark.parametrize("kind", ["human", "system", "ai", "tool"])
+def test_ex06_q1_refuses_facts_the_run_never_produced(kind):
+    result = ex06.q1.check(_cheat(kind))
+    assert result.status == NO, result.message
+
+
+def test_ex06_q1_hostile_and_right():
+    from langchain.agents.middleware import SummarizationMiddleware
+
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.window.tokens import exact_counter
+
+    right = [SummarizationMiddleware(OfflineChatModel(context_window=2048), trigger=("tokens", 1000),
+                                     keep=("messages", 4), token_counter=exact_counter)]
+    assert ex06.q1.check(right).status == OK
+    assert ex06.q1.check([]).status == NO
+    assert ex06.q1.check("summarise").status == NO
