@@ -27,9 +27,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-#: What a check can say about an answer (the values of :class:`course_utils.checks.status.Status`).
-#: "for the teacher": an answer in the learner's own words, never marked by the check; the teacher marks it.
 from course_utils.checks.status import STATUSES as STATUSES  # re-exported: the grader reads it here
+
+#: What a check can say about an answer: ``STATUSES``, the values of :class:`course_utils.checks.status.Status`,
+#: imported above and re-exported for the grader ("for the teacher": an answer in the learner's own words, never
+#: marked by the check; the teacher marks it).
 
 #: The grader (``python -m course_utils.grade``) names a file here; every check then appends one
 #: JSON line to it. Unset in a learner's notebook, where nothing is written.

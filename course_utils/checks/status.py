@@ -31,6 +31,9 @@ class Status(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __repr__(self) -> str:  # what a learner sees printed: the plain value, as before statuses were an enum
+        return repr(self.value)
+
 
 #: Every status's value, in order.
 STATUSES = tuple(status.value for status in Status)
