@@ -375,6 +375,10 @@ def _ex04_q4_thread(q, factory, erase, saver, db: Path):
         sent = ex04_trim(seen, EX04_FORGET_CAP)
         if len(model.calls) == calls:
             return q.wrong(_("on turn {turn} your node did not call `model.invoke`.").format(turn=turn))
+        if len(model.calls) - calls != 1:
+            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
+                             "sent (and billed), so send it the trimmed list once.").format(
+                                 turn=turn, count=len(model.calls) - calls))
         problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, _("on turn {turn}").format(turn=turn))
         if problem:
             return q.wrong(problem)
@@ -514,6 +518,9 @@ def _ex04_q5(q, make_summarize_node):
                              "returned {value}.").format(where=where, value=describe(out)))
         if not model.calls:
             return q.wrong(_("{where} your node did not call `model.invoke`.").format(where=where))
+        if len(model.calls) != 1:
+            return q.wrong(_("{where} your node called the model {count} times: one call writes the summary; every "
+                             "call is sent (and billed).").format(where=where, count=len(model.calls)))
         problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
         if problem:
             return q.wrong(_("{where}: {problem}").format(where=where, problem=problem))
