@@ -1,24 +1,23 @@
-"""How long ``python -m course_utils.inspect`` takes on a long thread, and whether its figures are the course's.
+"""How ``python -m course_utils.inspect`` grows with the thread: time per message at 10k, 100k and 300k messages.
 
-A 10,000-message thread (the course's samples repeated: English, Persian,
-Chinese, tool calls; about 5,000 model calls) is written as OpenAI-style
-JSONL, then the command runs on it end to end in a fresh process (imports,
-reading, counting, replay, trim, pricing, the HTML report), once per model:
+Threads of the course's samples repeated (English, Persian, Chinese, tool
+calls; about half the messages are model calls) are written as OpenAI-style
+JSONL, then the command runs on each end to end, once, in a fresh process
+(imports, reading, counting, the replay, the trim, pricing, the HTML report)
+with "Claude Haiku 4.5" (approximate counter, prompt caching priced). It
+prints the CPU time of that process per message: the inspection is linear
+(cumulative counts, no history copied per call), so the figure should stay
+flat from 10k to 300k. The fixed start-up (imports; measured on a
+100-message thread) is taken off before dividing, so the "net" column is
+the work per message. Targets: the 300k thread in under 60 s of CPU, and the
+net time per message at 300k at most 1.5 times that at 10k. CPU time, not wall time: on a shared machine the wall time
+mostly measures the wait for a core (both are printed, with the load).
 
-- "Claude Haiku 4.5": approximate counter (Anthropic publishes no tokenizer), prompt caching priced;
-- "GPT-4 (original)": the exact cl100k_base counter, no caching.
-
-Target: under 10 s each on this machine, judged on the process's CPU time
-(user + system), printed with the wall time and the load average: on a
-shared machine the wall time mostly measures the wait for a core. Then, in this process, every
-figure the command reports is checked against the course's own functions
-called the plain way: the kept messages against ``trim_messages`` with the
-same arguments, token totals and by role against the counter, the history
-of 50 calls spread over the replay against the counter over that history,
-and (for the model with caching) the total cost against ``costs.bill`` over
-every call with per-message keys, on the first 150 calls (``bill`` compares
-each call with every earlier one, so the whole thread would take minutes).
-Exit code 1 if a target or a check fails.
+Then, in this process, every figure the command reports for the 10k thread
+is checked against the course's functions called the plain way (kept at the
+budget against ``trim_messages``, tokens against the counter, 50 calls'
+histories against the counter over that history, the cost of the first 150
+calls against ``costs.bill``). Exit code 1 if a target or a check fails.
 
     python benchmarks/bench_inspect.py
 """
@@ -35,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from langchain_core.messages import AIMessage, convert_to_openai_messages, trim_messages
+from langchain_core.messages import convert_to_openai_messages, trim_messages
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_widgets import history_of  # noqa: E402
@@ -44,14 +43,15 @@ from course_utils.agentic.conversations import load_messages  # noqa: E402
 from course_utils.window.costs import Call, bill  # noqa: E402
 from course_utils.inspect import inspect_messages  # noqa: E402
 
-MESSAGES = 10_000
-TARGET_S = 10.0
+SIZES = (10_000, 100_000, 300_000)
+TARGET_S = 60.0  #: CPU seconds for the largest thread
+FLAT = 1.5  #: the largest thread's time per message over the smallest's, at most
 BUDGET = 50_000
-MODELS = ("Claude Haiku 4.5", "GPT-4 (original)")
+MODEL = "Claude Haiku 4.5"
 
 
-def write_thread(folder: Path, n: int = MESSAGES) -> Path:
-    path = folder / "thread.jsonl"
+def write_thread(folder: Path, n: int) -> Path:
+    path = folder / f"thread-{n}.jsonl"
     records = convert_to_openai_messages(history_of(n))
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     return path
@@ -109,29 +109,38 @@ def check_figures(messages: list, model: str) -> list[str]:
 
 def main() -> int:
     failed = False
+    print(f"python -m course_utils.inspect, model {MODEL}, budget {BUDGET:,}, --out report.html; one run per size")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (the verdict uses CPU time)")
+    per_message = {}
     with tempfile.TemporaryDirectory() as folder:
-        path = write_thread(Path(folder))
-        messages = load_messages(path)
-        calls = sum(isinstance(m, AIMessage) for m in messages)
-        print(f"python -m course_utils.inspect on {len(messages):,} messages ({calls:,} model calls), budget {BUDGET:,}")
-        load = os.getloadavg()[0]
-        print(f"load average {load:.1f} on {os.cpu_count()} cores: wall time waits for the CPU when the machine is "
-              "shared, so the target is judged on the process's own CPU time (both printed)")
-        print(f"{'model':24} {'wall s':>7} {'CPU s':>6} {'report KiB':>11}  target {TARGET_S:.0f} s")
-        for model in MODELS:
-            out = Path(folder) / "report.html"
-            wall, cpu, code, output = run_command(path, model, out)
+        tiny = write_thread(Path(folder), 100)
+        _wall, start_up, _code, _output = run_command(tiny, MODEL, Path(folder) / "tiny.html")
+        print(f"start-up (imports, a 100-message thread): {start_up:.1f} s of CPU, taken off the per-message figure")
+        print(f"{'messages':>9} {'calls':>8} {'wall s':>7} {'CPU s':>7} {'CPU µs/message':>15} {'net µs/message':>15} "
+              f"{'report KiB':>11}")
+        for n in SIZES:
+            path = write_thread(Path(folder), n)
+            calls = sum(1 for line in path.open(encoding="utf-8") if '"role": "assistant"' in line)
+            out = Path(folder) / f"report-{n}.html"
+            wall, cpu, code, output = run_command(path, MODEL, out)
             size = out.stat().st_size / 1024 if out.exists() else 0
-            verdict = "PASS" if code == 0 and cpu < TARGET_S else "FAIL"
-            failed |= verdict == "FAIL"
-            print(f"{model:24} {wall:7.2f} {cpu:6.2f} {size:11,.0f}  {verdict}"
+            per_message[n] = max(cpu - start_up, 0.0) / n
+            print(f"{n:9,} {calls:8,} {wall:7.1f} {cpu:7.1f} {1e6 * cpu / n:15.1f} {1e6 * per_message[n]:15.1f} {size:11,.0f}"
                   + ("" if code == 0 else f"  exit {code}: {output[-300:]}"))
-        for model in MODELS:
-            start = time.perf_counter()
-            failures = check_figures(messages, model)
-            print(f"figures for {model}: " + ("all equal to the course's functions" if not failures else "; ".join(failures))
-                  + f" (checked in {time.perf_counter() - start:.1f} s)")
-            failed |= bool(failures)
+            failed |= code != 0
+            path.unlink()
+        ratio = per_message[SIZES[-1]] / per_message[SIZES[0]]
+        big_cpu = per_message[SIZES[-1]] * SIZES[-1] + start_up
+        print(f"net time per message at {SIZES[-1]:,} / at {SIZES[0]:,}: {ratio:.2f} (at most {FLAT}); "
+              f"{SIZES[-1]:,} messages in {big_cpu:.1f} s of CPU (under {TARGET_S:.0f} s)")
+        failed |= ratio > FLAT or big_cpu > TARGET_S
+        messages = load_messages(write_thread(Path(folder), SIZES[0]))
+        start = time.perf_counter()
+        failures = check_figures(messages, MODEL)
+        print(f"figures at {SIZES[0]:,} messages: " + ("all equal to the course's functions" if not failures
+                                                      else "; ".join(failures))
+              + f" (checked in {time.perf_counter() - start:.1f} s)")
+        failed |= bool(failures)
     print("FAIL" if failed else "PASS")
     return 1 if failed else 0
 

@@ -432,3 +432,100 @@ def test_run_strategies_bad_arguments():
         run_strategies(lambda window: "gpt", names=["send everything"])
     with pytest.raises(TypeError, match="make_model"):
         run_strategies(42)
+
+
+# --- what the installed middleware does (lesson 06, section 3; lesson 06b, section 4) -----------------------
+
+
+def _installed_lines(module):
+    """The installed source of a langchain module, as a list of lines (1-based: lines[n - 1] is line n)."""
+    from pathlib import Path
+
+    return Path(module.__file__).read_text(encoding="utf-8").splitlines()
+
+
+def test_clear_tool_uses_trigger_counts_request_messages_only_with_a_custom_counter():
+    """langchain/agents/middleware/context_editing.py (langchain 1.5.2), the lines lesson 06 teaches:
+
+    - line 86, ``ClearToolUsesEdit.apply``: ``tokens = count_tokens(messages)``: the trigger counts the list it is given;
+    - lines 270 and 272, ``wrap_model_call``: that list is ``request.messages`` (no system message, no tools);
+    - lines 235-236, ``_resolve_token_counter``: a custom ``token_counter`` is used as it is, while the
+      system prompt and ``request.tools`` are added only for ``token_count_method="model"`` (line 245).
+
+    Read from the installed file: if LangChain changes this, the test fails and the lesson must be re-read.
+    """
+    from langchain.agents.middleware import context_editing
+
+    lines = _installed_lines(context_editing)
+    assert lines[86 - 1].strip() == "tokens = count_tokens(messages)"
+    assert lines[270 - 1].strip() == "edited_messages = deepcopy(list(request.messages))"
+    assert lines[272 - 1].strip() == "edit.apply(edited_messages, count_tokens=count_tokens)"
+    assert lines[235 - 1].strip() == "if self.token_counter is not None:"
+    assert lines[236 - 1].strip() == "return self.token_counter"
+    assert lines[245 - 1].strip() == "system_msg + list(messages), request.tools"
+
+
+def test_a_custom_trigger_counter_never_sees_the_system_prompt_and_lets_a_call_over_the_trigger_through():
+    """The behaviour itself: the counter is only ever given messages without the system prompt, and a call the
+    model counts over the trigger goes out uncleared when its messages alone are under it."""
+    seen = []
+
+    def counting(messages):
+        seen.append(list(messages))
+        return exact_counter(messages)
+
+    middleware = ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=1200, keep=1)], token_counter=counting)
+    agent = create_agent(OfflineChatModel(context_window=2048), tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT,
+                         middleware=[middleware])
+    run = run_task(agent, TRIP_TASK[:3], probes=(), name="clearing")
+    assert seen and not any(isinstance(m, SystemMessage) for messages in seen for m in messages)
+    uncleared_over = [c for c in run.agent_calls if c.input_tokens > 1200 and not any(
+        isinstance(m, ToolMessage) and m.text == "[cleared]" for m in c.messages)]
+    assert uncleared_over, "a call over the trigger, as the model counts it, went out uncleared"
+    for call in uncleared_over:
+        assert exact_counter([m for m in call.messages if not isinstance(m, SystemMessage)]) <= 1200
+
+
+def test_summarization_catches_overflow_only_in_its_summary_call():
+    """langchain/agents/middleware/summarization.py (langchain 1.5.2): ``_create_summary`` catches
+    ContextOverflowError at line 941 and retries with ``_overflow_retry_prompt`` (line 942), whose budget is
+    half the tokens (line 1001) and at most 40% of the summariser's max_input_tokens (line 1004). The agent's
+    own model call is not wrapped: the middleware has no wrap_model_call."""
+    from langchain.agents.middleware import AgentMiddleware, summarization
+
+    lines = _installed_lines(summarization)
+    assert lines[941 - 1].strip() == "except ContextOverflowError:"
+    assert lines[942 - 1].strip() == "retry_prompt = self._overflow_retry_prompt(trimmed_messages)"
+    assert lines[1001 - 1].strip() == "budget = tokens // 2"
+    assert lines[1004 - 1].strip() == "budget = min(budget, max_input_tokens * 2 // 5)"
+    assert SummarizationMiddleware.wrap_model_call is AgentMiddleware.wrap_model_call
+
+
+def test_a_summary_call_that_overflows_is_retried_shorter_offline():
+    model = OfflineChatModel(context_window=2048)
+    middleware = SummarizationMiddleware(model, trigger=("tokens", 1200), keep=("messages", 4),
+                                         token_counter=exact_counter, summary_prompt=AGENT_SUMMARY_PROMPT,
+                                         trim_tokens_to_summarize=None, summarizer=OfflineChatModel(context_window=700))
+    agent = create_agent(model, tools=TRIP_TOOLS, system_prompt=TRIP_SYSTEM_PROMPT, middleware=[middleware])
+    run = run_task(agent, TRIP_TASK, probes=(), name="small summariser")
+    first, retry = run.summary_calls[:2]
+    assert first.error.startswith("ContextWindowExceededError") and first.input_tokens > 700
+    assert retry.error is None and retry.input_tokens <= 700 * 2 // 5 + 100  # the cut history plus the prompt
+    assert "[... middle of conversation omitted ...]" in retry.messages[0].text
+    assert not run.failed_turns
+
+
+def test_lesson06_saved_tools_are_the_packages_tools():
+    """Lesson 06 writes its tools and prompt in a #@save cell; the package keeps twins (agentic, a lower layer than
+    lessons, cannot import them, and tool_catalogue, subagents and the checks use them): the two never differ."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from course_utils.lessons import lesson06
+
+    assert [convert_to_openai_tool(t) for t in lesson06.TOOLS] == [convert_to_openai_tool(t) for t in TRIP_TOOLS]
+    arguments = {"get_weather": {"city": "Porto"}, "web_search": {"query": "trains Lisbon Porto"},
+                 "read_file": {"path": "trip_notes.md"}}
+    for saved, package in zip(lesson06.TOOLS, TRIP_TOOLS):
+        assert saved.invoke(arguments[saved.name]) == package.invoke(arguments[package.name])
+    assert lesson06.SYSTEM_PROMPT == TRIP_SYSTEM_PROMPT
+    assert lesson06.SUMMARY_PROMPT == AGENT_SUMMARY_PROMPT

@@ -120,10 +120,10 @@ LESSON_07B = ROOT / "notebooks" / "07b_isolating_and_selecting.ipynb"
 
 
 def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
-    """Lesson 07b, Run All in JupyterLab: the accounting check prints True, each figure shows with the
-    alt text computed here from the same runs, and the selector's failure shows in the page."""
+    """Lesson 07b, Run All in JupyterLab: the accounting check prints True, the windows figure shows with the
+    alt text computed here from the same runs, the verdict in dollars prints, and the selector's failure shows."""
     from course_utils.model.chat import OfflineChatModel
-    from course_utils.pictures.isolation_views import totals_text, windows_text
+    from course_utils.pictures.isolation_views import windows_text
     from course_utils.agentic.subagents import compare_isolation
 
     shutil.copy(LESSON_07B, lab_server.root / LESSON_07B.name)
@@ -140,8 +140,8 @@ def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
         assert not page.locator(f"{OUTPUT}[data-mime-type='application/vnd.jupyter.stderr']").count()
         alts = page.locator(f"{OUTPUT} img").evaluate_all("imgs => imgs.map(i => i.alt)")
         assert any(windows_text(comparison) in alt for alt in alts), alts
-        assert any(totals_text(comparison) in alt for alt in alts), alts
-        assert sum(bool(alt) for alt in alts) >= 3 and all(alts)
+        assert sum(bool(alt) for alt in alts) >= 2 and all(alts)
+        assert "without caching, isolation" in joined and "with caching, isolation" in joined
         assert "max_tools=1: bound get_weather\n" in joined.replace("\r", "") and "120 + 45 = 165" in joined
         for _ in range(3):  # off-screen cells get their real height only once drawn: scroll until it stays
             page.locator(f"{OUTPUT} img").first.evaluate("img => img.scrollIntoView({block: 'center'})")

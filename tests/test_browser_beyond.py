@@ -36,7 +36,8 @@ def test_lesson_07_runs_in_jupyterlab(lab_server, chromium_browser):
                              OUTPUT)
         assert "recall_memory says: my favourite colour is green." in text, "thread B recalled thread A's fact"
         assert "memories.sara" in text and "'source': 'user'" in text, "the rows read back from the SQLite file"
-        assert (lab_server.root / "07_beyond_one_window.sqlite").is_file(), "the store is a file beside the lesson"
+        assert (lab_server.root / "course_data" / "07_beyond_one_window.sqlite").is_file(), \
+            "the store is a file in course_data/, beside the lesson"
         diagram = page.locator(".jp-RenderedMermaid, .jp-RenderedHTMLCommon svg[id^='mermaid']")
         if diagram.count():
             diagram.first.evaluate("d => d.scrollIntoView({block: 'center'})")

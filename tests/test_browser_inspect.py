@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from course_utils.inspect import inspect_messages
+from course_utils.inspect.analysis import custom_model
 from course_utils.inspect.report import report_html
 from course_utils.core.samples import load_conversation
 
@@ -34,7 +35,11 @@ ARTIFACTS = ROOT / "test-artifacts" / "inspect"
 
 REPORTS = {  # name -> (messages, model, budget, text)
     "agent": (load_conversation("agent_tools"), "Claude Haiku 4.5", 600, True),
-    "long": (load_conversation("long_chat") * 30, "GPT-4 (original)", 3000, True),
+    # an 8,192-token window counted exactly (cl100k_base): the history crosses it (GPT-4's shape; GPT-4 itself was
+    # shut down on 2026-10-23, so the model is given as inspect's --window would give it)
+    "long": (load_conversation("long_chat") * 30,
+             custom_model("an 8k model (cl100k_base)", 8192, input_price=30.0, output_price=60.0, tokenizer="cl100k_base"),
+             3000, True),
     "long_no_text": (load_conversation("long_chat") * 30, "Claude Haiku 4.5", 3000, False),
 }
 

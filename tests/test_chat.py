@@ -488,7 +488,7 @@ def test_get_chat_model_bad_specs(monkeypatch):
         get_chat_model()
     with pytest.raises(TypeError, match="spec"):
         get_chat_model(42)
-    with pytest.raises(ValueError, match="openai:"):
+    with pytest.raises(ValueError, match="e.g. 'anthropic:claude-haiku-5-5'"):
         get_chat_model(":gpt")
     with pytest.raises(TypeError, match="context_window"):
         get_chat_model("offline", context_window="big")
@@ -586,3 +586,33 @@ def test_tool_result_after_its_call_is_accepted():
     answer = ToolMessage("Sunny, 24 C", tool_call_id="c1")
     reply = OfflineChatModel().invoke([HumanMessage("weather in Paris?"), call, answer])
     assert reply.content
+
+
+def test_a_system_prompt_alone_is_refused_as_anthropic_refuses_it():
+    """A trim that keeps nothing sends the system prompt alone: refused by default (Anthropic: "at least one
+    message is required"), answered with allow_system_only=True."""
+    from langchain_core.exceptions import ModelInvalidRequestError
+
+    from course_utils.model.chat import SystemPromptOnlyError
+
+    model = OfflineChatModel()
+    with pytest.raises(SystemPromptOnlyError, match="at least one message is required") as info:
+        model.invoke([SystemMessage("You are a travel assistant.")])
+    assert isinstance(info.value, ModelInvalidRequestError) and isinstance(info.value, ValueError)
+    assert not info.value.is_retryable and "allow_system_only=True" in str(info.value)
+    assert len(model.calls) == 1  # the request was sent, as a provider's is, then refused
+    with pytest.raises(SystemPromptOnlyError):
+        model.invoke([SystemMessage("a"), SystemMessage("b")])
+    assert OfflineChatModel(allow_system_only=True).invoke([SystemMessage("hi")]).content
+    assert model.invoke([SystemMessage("You are a travel assistant."), HumanMessage("hi! I'm bob")]).content
+
+
+def test_allow_system_only_must_be_a_bool():
+    with pytest.raises(TypeError, match="allow_system_only must be True or False"):
+        OfflineChatModel(allow_system_only="yes")
+    import pickle
+
+    from course_utils.model.chat import SystemPromptOnlyError
+
+    error = pickle.loads(pickle.dumps(SystemPromptOnlyError(2)))
+    assert error.count == 2 and "2 system message(s)" in str(error)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from typing import Annotated, TypedDict
 
 import pytest
 from langchain_core.load import dumpd
@@ -24,6 +25,8 @@ from langchain_core.messages import (
     convert_to_openai_messages,
     messages_to_dict,
 )
+
+from langgraph.graph.message import add_messages
 
 from course_utils.agentic.checkpoints import close_checkpointer, postgres_checkpointer, sqlite_checkpointer
 from course_utils.agentic.conversations import (
@@ -117,7 +120,7 @@ def test_the_course_ships_its_agent_conversation_in_each_format(fmt):
     from make_conversation_samples import sample_files  # (scripts/ is on pytest's path) the files are what it writes today
 
     path = sample_file(fmt)
-    assert path.read_text(encoding="utf-8") == sample_files()[path.name]
+    assert path.read_bytes() == sample_files()[path.name]
     loaded = load_conversation_source(path)
     assert loaded.format == fmt
     assert without_ids(loaded.messages) == without_ids(AGENT)
@@ -268,6 +271,12 @@ def test_a_postgres_thread_loads_the_graphs_own_messages_read_only(postgres_url)
     loaded = load_conversation_source(postgres_url, "pg-bob")
     assert loaded.messages == stored and loaded.format == "checkpoint"
     assert "secret" not in loaded.source and "***" in loaded.source  # the password never appears
+    from course_utils.agentic.conversations import list_threads
+
+    assert "pg-bob" in [t.thread_id for t in list_threads(postgres_url)]  # the same SQL, on PostgreSQL
+    with pytest.raises(ConversationError) as info:
+        load_messages(postgres_url)  # no thread: its threads are listed, the password is not
+    assert "'pg-bob'" in info.value.fix and "secret" not in str(info.value)
 
     from course_utils.agentic.conversations import read_only_postgres
 
@@ -295,3 +304,226 @@ def test_sqlite_and_the_files_give_the_same_messages(tmp_path):
 
     assert said(load_messages(tmp_path / "o.json")) == said(stored) == said(load_messages(tmp_path / "a.json"))
     assert all(isinstance(m, (HumanMessage, AIMessage, SystemMessage)) for m in stored)
+
+
+# --- the shapes people have: chat exports, request logs, the APIs' own payloads ---------------------------
+
+SHAPES = sample_file("openai").parent
+#: Each sample (scripts/make_conversation_samples.py), its shape, and its message count worked out by hand from
+#: what the script writes (not from the loader):
+EXPECTED = {
+    # the shown branch n1, n4 (python call), n5 (its output), n6, n7 (image + question), n8: the hidden system
+    # message n0 and the regenerated branch n2, n3 are not shown
+    "chatgpt_export/conversations.json": ("chatgpt", 6),
+    "chatgpt_export.zip": ("chatgpt", 6),
+    "chatgpt_export": ("chatgpt", 6),
+    "claude_ai_export.json": ("claude-ai", 4),  # 'Itinerary check', the longer of two: four turns
+    # the longest request: everything before the agent's last reply (18 messages less that reply)
+    "request_log.openai.jsonl": ("request-log", len(AGENT) - 1),
+    "fine_tuning.openai.jsonl": ("fine-tuning", 5),  # line 3: system + two questions + two answers
+    # no system item; each AI message with its reasoning and calls is one AIMessage
+    "responses_items.json": ("responses", len(AGENT) - 1),
+    "responses_request.json": ("responses", len(AGENT)),  # with "instructions" as the system message
+    "gemini_contents.json": ("gemini", len(AGENT)),
+    "sharegpt.json": ("sharegpt", 5),  # 'travel-1': system, human, call, observation, reply
+    "image_message.openai.json": ("openai", 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_shape_is_recognised_and_reads_its_messages(name):
+    shape, count = EXPECTED[name]
+    loaded = load_conversation_source(SHAPES / name)
+    assert (loaded.format, len(loaded.messages)) == (shape, count)
+
+
+def test_the_samples_are_what_the_script_writes_today():
+    from make_conversation_samples import sample_files
+
+    for name, data in sample_files().items():
+        assert (SHAPES / name).read_bytes() == data, name
+
+
+def test_a_chatgpt_export_follows_the_shown_branch_and_its_tool_call():
+    loaded = load_conversation_source(SHAPES / "chatgpt_export.zip")
+    texts = [m.content if isinstance(m.content, str) else "" for m in loaded.messages]
+    assert "About 430 dollars." not in texts  # the regenerated reply's branch
+    assert loaded.messages[1].tool_calls[0]["name"] == "python"
+    assert loaded.messages[2].type == "tool" and loaded.messages[2].tool_call_id == loaded.messages[1].tool_calls[0]["id"]
+    image = next(b for b in loaded.messages[4].content if b["type"] == "image")
+    assert (image["width"], image["height"]) == (1024, 768)
+    assert "2 conversations" not in loaded.note and "of 2, the longest" in loaded.note and "'Packing list'" in loaded.note
+
+
+@pytest.mark.parametrize("wanted", ["Packing list", "packing list", "6750a1b2-0000-4000-8000-000000000002", "2"])
+def test_a_conversation_is_chosen_by_title_id_or_number(wanted):
+    messages = load_messages(SHAPES / "chatgpt_export", conversation=wanted)
+    assert [m.content for m in messages] == ["What should I pack for Lisbon in April?",
+                                             "Layers, a light rain jacket and comfortable shoes for the hills."]
+
+
+def test_an_unknown_conversation_lists_the_ones_there_are():
+    with pytest.raises(ConversationError) as info:
+        load_messages(SHAPES / "claude_ai_export.json", conversation="Holiday")
+    assert "'Holiday'" in info.value.problem and "'Itinerary check'" in info.value.fix and "'Photo spots'" in info.value.fix
+
+
+def test_claude_ai_attachments_are_read_as_the_text_the_app_sent():
+    messages = load_messages(SHAPES / "claude_ai_export.json")
+    assert "Belém tower" in messages[0].content and messages[1].type == "ai"
+
+
+def test_a_request_log_keeps_its_tool_schemas_and_says_which_call_it_read():
+    loaded = load_conversation_source(SHAPES / "request_log.openai.jsonl")
+    lines = (SHAPES / "request_log.openai.jsonl").read_text(encoding="utf-8").splitlines()
+    assert loaded.tools == json.loads(lines[-1])["tools"] and len(loaded.tools) == 3
+    assert f"{len(lines)} calls" in loaded.note and "the longest" in loaded.note
+    assert len(load_messages(SHAPES / "request_log.openai.jsonl", conversation="1")) == len(json.loads(lines[0])["messages"])
+
+
+def test_responses_text_blocks_are_text_not_json():
+    messages = load_messages(SHAPES / "responses_items.json")
+    assert messages[0].content == AGENT[1].content  # input_text becomes the plain string
+    calls = [c["id"] for m in messages if m.type == "ai" for c in m.tool_calls]
+    assert calls == [c["id"] for m in AGENT if m.type == "ai" for c in m.tool_calls]
+
+
+def test_gemini_calls_and_responses_pair_up():
+    messages = load_messages(SHAPES / "gemini_contents.json")
+    assert [m.type for m in messages] == [m.type for m in AGENT]
+    assert [m.name for m in messages if m.type == "tool"] == [m.name for m in AGENT if m.type == "tool"]
+
+
+def test_a_mixed_jsonl_asks_for_the_format(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "a"}]}) + "\n"
+                    + json.dumps({"messages": [{"role": "user", "content": "b"}]}) + "\n", encoding="utf-8")
+    with pytest.raises(ConversationError) as info:
+        load_messages(path)
+    assert "--format request-log" in info.value.fix and "--format fine-tuning" in info.value.fix
+    assert len(load_messages(path, fmt="fine-tuning")) == 1
+
+
+def test_an_unknown_shape_names_its_keys_and_the_format_option(tmp_path):
+    error = error_for(tmp_path, "odd.json", json.dumps([{"speaker": "me", "said": "hi"}]))
+    assert "none of the shapes" in error.problem and "'said'" in error.problem and "--format" in error.fix
+
+
+def test_a_folder_without_an_export_lists_its_files(tmp_path):
+    (tmp_path / "chat.jsonl").write_text("{}", encoding="utf-8")
+    with pytest.raises(ConversationError) as info:
+        load_messages(tmp_path)
+    assert "folder" in info.value.problem and "chat.jsonl" in info.value.fix
+
+
+def test_a_truncated_file_is_called_cut_short_not_a_missing_comma(tmp_path):
+    whole = json.dumps(convert_to_openai_messages(AGENT))
+    error = error_for(tmp_path, "cut.json", whole[: len(whole) // 2])
+    assert "ends before it is complete" in error.problem and "cut short" in error.fix and "comma" not in error.fix
+
+
+def test_a_zip_without_an_export_is_not_called_latin1(tmp_path):
+    import zipfile
+
+    path = tmp_path / "photos.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.png", b"\x89PNG")
+    with pytest.raises(ConversationError) as info:
+        load_messages(path)
+    assert "no conversations.json" in info.value.problem and "iconv" not in str(info.value)
+
+
+# --- paused threads, other state keys, every thread listed ------------------------------------------------
+
+
+def write_paused_thread(path, thread="paused"):
+    """A real LangGraph agent paused before its tool node (interrupt_before), in a SQLite file."""
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    from course_utils.model.chat import OfflineChatModel
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return f"Sunny in {city}"
+
+    model = OfflineChatModel().bind_tools([get_weather])
+    graph = StateGraph(MessagesState)
+    graph.add_node("agent", lambda state: {"messages": [model.invoke(state["messages"])]})
+    graph.add_node("tools", ToolNode([get_weather]))
+    graph.add_edge(START, "agent")
+    graph.add_conditional_edges("agent", tools_condition)
+    graph.add_edge("tools", "agent")
+    conn = sqlite3.connect(path, check_same_thread=False)
+    app = graph.compile(checkpointer=SqliteSaver(conn), interrupt_before=["tools"])
+    config = {"configurable": {"thread_id": thread}}
+    app.invoke({"messages": [("user", "What is the weather in Porto today?")]}, config)
+    state = app.get_state(config)
+    conn.close()
+    return state
+
+
+class HistoryState(TypedDict):
+    """A graph state whose messages are under "history", not "messages"."""
+
+    history: Annotated[list, add_messages]
+
+
+def write_keyed_thread(path, thread="notes", key="history"):
+    """A real LangGraph graph whose messages live under another state key."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, StateGraph
+
+    from course_utils.model.chat import OfflineChatModel
+
+    model = OfflineChatModel()
+    graph = StateGraph(HistoryState)
+    graph.add_node("reply", lambda state: {key: [model.invoke(state[key])]})
+    graph.add_edge(START, "reply")
+    conn = sqlite3.connect(path, check_same_thread=False)
+    app = graph.compile(checkpointer=SqliteSaver(conn))
+    for text in ["hi! I'm bob", "I like green tea"]:
+        app.invoke({key: [("user", text)]}, {"configurable": {"thread_id": thread}})
+    conn.close()
+
+
+def test_a_thread_paused_before_its_tool_node_is_a_thread_with_a_pending_call(tmp_path):
+    path = tmp_path / "paused.sqlite"
+    state = write_paused_thread(path)
+    assert state.next == ("tools",)
+    before = fingerprint(path)
+    loaded = load_conversation_source(path, "paused")
+    assert loaded.messages == state.values["messages"]
+    assert [c["id"] for c in loaded.pending] == [c["id"] for c in state.values["messages"][-1].tool_calls]
+    assert "waiting for their results" in loaded.note and "get_weather" in loaded.note
+    assert fingerprint(path) == before
+
+
+def test_a_thread_under_another_key_is_read_with_key_and_the_error_names_the_keys(tmp_path):
+    path = tmp_path / "keyed.sqlite"
+    write_keyed_thread(path)
+    assert [m.type for m in load_messages(path, "notes", key="history")] == ["human", "ai", "human", "ai"]
+    with pytest.raises(ConversationError) as info:
+        load_messages(path, "notes")
+    assert "--key" in info.value.fix and "history" in info.value.fix
+
+
+def test_every_thread_is_listed_not_only_the_newest_checkpoints(tmp_path):
+    from course_utils.agentic.conversations import list_threads
+
+    path = tmp_path / "many.sqlite"
+    saver = sqlite_checkpointer(str(path))
+    graph = build_trimming_chatbot(checkpointer=saver)
+    for n in range(32):
+        chat(graph, f"user-{n:02d}", "hi")
+    for _ in range(80):  # 240 newer checkpoints on one thread: the 200 newest hold only it
+        chat(graph, "user-31", "more")
+    close_checkpointer(saver)
+    threads = list_threads(path)
+    assert sorted(t.thread_id for t in threads) == [f"user-{n:02d}" for n in range(32)]
+    with pytest.raises(ConversationError) as info:
+        load_messages(path)
+    assert "32 threads" in info.value.fix and "'user-31'" in info.value.fix and "12 more" in info.value.fix

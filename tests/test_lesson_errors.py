@@ -215,4 +215,26 @@ def test_lesson_06_says_where_tokens_sent_differ_from_money_and_measures_clear_a
 def test_lesson_06b_says_what_the_summarise_rows_measure():
     text = markdown(load("06b_agent_failure_modes"))
     assert "What the summarising rows measure" in text
-    assert "offline" in text and "AGENT_SUMMARY_PROMPT" in text and "COURSE_CHAT_MODEL" in text
+    assert "offline" in text and "`SUMMARY_PROMPT`" in text and "COURSE_CHAT_MODEL" in text
+
+
+def test_lesson_06_says_what_the_clearing_trigger_counts_where_its_output_shows_it():
+    """Calls over the trigger as the model counts them, not cleared: the lesson says the trigger counts the messages
+    only (issue 34), next to the output that shows it."""
+    nb = load("06_agent_context")
+    text = markdown(nb)
+    assert "`request.messages` only" in text and "token_count_method=\"model\"" in text
+    out = stdout(code_cell(nb, "messages_only = exact_counter"))
+    over = [line for line in out.splitlines()
+            if int(line.split("counted")[1].split(";")[0]) > 1200 and line.endswith("cleared 0")]
+    assert over, "the output shows calls over the trigger that were not cleared"
+
+
+def test_lesson_06b_teaches_catching_overflow_and_says_the_system_prompt_alone_is_refused():
+    nb = load("06b_agent_failure_modes")
+    text = markdown(nb)
+    assert "ContextOverflowError" in text and "_overflow_retry_prompt" in text
+    assert "at least one message is required" in text
+    assert "sent the system prompt alone, and refused it" in text
+    assert "caught ContextWindowExceededError, a ContextOverflowError" in stdout(code_cell(nb, "except ContextOverflowError as error"))
+    assert "SystemPromptOnlyError" in stdout(code_cell(nb, "def tight_trim"))

@@ -151,3 +151,74 @@ def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match="path"):
         stored_rows("/nonexistent/x.sqlite")
     assert fact_key("Send the invoice by email.") is None
+
+
+# --- the code lesson 07 writes in its cells (saved to course_utils/lessons/lesson07.py) ---------------
+
+
+def _ask(agent, text, thread, user):
+    from course_utils.lessons.lesson07 import UserContext
+
+    return agent.invoke({"messages": [HumanMessage(text)]}, {"configurable": {"thread_id": thread}},
+                        context=UserContext(user))["messages"]
+
+
+def test_the_lessons_memory_tools_write_one_namespace_per_user_and_a_profile_replaces_a_stale_fact():
+    from course_utils.lessons.lesson07 import memory_agent
+
+    store = InMemoryStore()
+    agent = memory_agent(store)
+    _ask(agent, "Remember that I live in Valencia.", "A", "sara")
+    moved = _ask(agent, "Remember that I live in Lisbon now.", "B", "sara")
+    confirmation = [m.text for m in moved if isinstance(m, ToolMessage)]
+    assert confirmation == ["Saved to memory (city): I live in Lisbon now. (replaces: I live in Valencia.)"]
+    assert [(i.key, i.value) for i in store.search(("memories", "sara"))] == [
+        ("city", {"text": "I live in Lisbon now.", "source": "user"})]
+    assert "Lisbon" in _ask(agent, "Where do I live?", "C", "sara")[-1].text
+    assert "Lisbon" not in _ask(agent, "Where do I live?", "D", "bob")[-1].text
+    assert store.search(("memories", "bob")) == []
+
+
+def test_the_lessons_offloading_middleware_stores_the_result_and_sends_a_pointer_in_tokens():
+    from course_utils.lessons.lesson07 import OFFLOAD_TOKENS, offload_large_results
+    from course_utils.lessons.lesson07 import read_result as lesson_read_result
+
+    store = InMemoryStore()
+    agent = create_agent(OfflineChatModel(context_window=128_000), tools=[read_file, lesson_read_result],
+                         middleware=[offload_large_results], store=store, checkpointer=InMemorySaver())
+    small = [m.text for m in turn(agent, "Read the file notes.txt") if isinstance(m, ToolMessage)]
+    assert small[-1].startswith("No such file"), "a small result passes unchanged"
+    pointer = [m.text for m in turn(agent, "Read the file orders/march.csv") if isinstance(m, ToolMessage)][-1]
+    [item] = store.search(("offloaded", "t"))
+    assert item.value["content"] == "\n".join(order_lines(ORDER_COUNT))
+    assert item.value["tokens"] == count_text_tokens(item.value["content"]) > OFFLOAD_TOKENS
+    assert f"{item.value['tokens']:,} tokens stored as id {item.key}" in pointer
+    assert count_text_tokens(pointer) < OFFLOAD_TOKENS / 5
+    back = [m.text for m in turn(agent, "Read that result back: what is the status of order 1427?")
+            if isinstance(m, ToolMessage)]
+    assert back[-1] == item.value["content"], "read_result returns the whole result"
+    assert len(store.search(("offloaded", "t"))) == 1, "the read-back is not offloaded again"
+
+
+def test_the_store_way_carries_the_memory_tools_schemas_on_every_call_and_caches_nothing_under_the_minimum():
+    from course_utils.lessons.lesson07 import recall_memory, save_memory
+    from course_utils.window.costs import Prices, bill
+
+    model = OfflineChatModel()
+    probe = [HumanMessage("hi")]
+    schemas = model.get_num_tokens_from_messages(probe, tools=[save_memory, recall_memory]) \
+        - model.get_num_tokens_from_messages(probe)
+    bare = compare_memory_costs(load_sample("spread_chat"))
+    costs = compare_memory_costs(load_sample("spread_chat"), schema_tokens=schemas)
+    assert schemas > 100
+    assert costs.store_total - bare.store_total == schemas * len(costs.store)
+    assert costs.history_total == bare.history_total
+    assert all(call.message_keys[0] == "tools" for call in costs.store)
+    # a 1,024-token cache minimum, as OpenAI's: the append-only history is read mostly from the cache,
+    # the store way's calls are all under the minimum and read nothing
+    prices = Prices(input=2.0, output=10.0, cached_input=0.1, cache_write=2.5, min_cached_tokens=1024)
+    history, stored = bill(costs.history, prices), bill(costs.store, prices)
+    assert history.cached_tokens > 0.8 * history.input_tokens
+    assert max(call.input_tokens for call in costs.store) < 1024 and stored.cached_tokens == 0
+    assert stored.cost == bill(costs.store, prices, caching=False).cost
+    assert history.cost < bill(costs.history, prices, caching=False).cost

@@ -85,7 +85,8 @@ CASES = {
     "unanswered tool call": (lambda t: load_messages(write(t, "u.json", [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}])),
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "and?"}])),  # (a call at the very end is pending, not an error)
         "the tool call 'c1' gets no result", "add the tool message"),
     "Anthropic content of the wrong type": (lambda t: load_messages(write(t, "a1.json", anthropic({"role": "assistant", "content": 7}))),
                                             "content must be a string or a list of blocks, got int", "content blocks"),
@@ -204,7 +205,7 @@ def test_records_give_the_same_errors():
 def test_the_inspect_command_says_why_a_source_cannot_be_read_in_persian(tmp_path, persian):
     path = write(tmp_path, "bad.json", '[{"role": "user", "content": "hi"},\n {"role": "ai" "x"}]')
     out, err = io.StringIO(), io.StringIO()
-    code = inspect_command([str(path), "--model", "GPT-4 (original)", "--budget", "60", "--quiet"], stdout=out, stderr=err)
+    code = inspect_command([str(path), "--model", "any model", "--window", "8192", "--budget", "60", "--quiet"], stdout=out, stderr=err)
     said = err.getvalue()
     assert code == EXIT_SOURCE and out.getvalue() == ""
     assert said.startswith(f"{i18n.RLI}خطا: ") and "error:" not in said and not english_phrases(said), said
@@ -214,7 +215,7 @@ def test_the_inspect_command_says_why_a_source_cannot_be_read_in_persian(tmp_pat
 def test_the_inspect_command_in_english_is_unchanged(tmp_path):
     path = write(tmp_path, "bad.json", "")
     err = io.StringIO()
-    assert inspect_command([str(path), "--model", "GPT-4 (original)", "--budget", "60", "--quiet"],
+    assert inspect_command([str(path), "--model", "any model", "--window", "8192", "--budget", "60", "--quiet"],
                            stdout=io.StringIO(), stderr=err) == EXIT_SOURCE
     assert err.getvalue() == (f"error: {path}: the file is empty. "
                               "Fix: export the conversation again; the file holds nothing\n")

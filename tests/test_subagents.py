@@ -172,3 +172,69 @@ def test_figures_state_their_point_from_the_numbers_they_draw():
         schema_figure([], after)
     with pytest.raises(TypeError, match="comparison"):
         windows_figure("runs")
+
+
+# --- what lesson 07b writes in its cells, and what it prices -------------------------------------
+
+
+def test_the_lessons_sub_agent_runs_as_the_packages_does():
+    from course_utils.lessons.lesson07b import research_agents, single_agent
+
+    def model():  # a fresh one each time: the offline model numbers its tool-call ids per instance
+        return OfflineChatModel(context_window=100_000)
+
+    package = compare_isolation(model(), RESEARCH_TASK[:2])
+    lesson_isolated = run_requests(research_agents(model()), RESEARCH_TASK[:2], name="lesson")
+    lesson_single = run_requests(single_agent(model()), RESEARCH_TASK[:2], name="lesson")
+    assert [c.agent for c in lesson_isolated.calls] == [c.agent for c in package.isolated.calls]
+    assert lesson_isolated.total_tokens == package.isolated.total_tokens
+    assert lesson_isolated.answers == package.isolated.answers
+    assert lesson_single.total_tokens == package.single.total_tokens
+
+
+def test_billable_calls_add_up_to_what_the_models_reported_and_key_schemas_by_tool_set():
+    from course_utils.agentic.subagents import billable_calls
+
+    run = compare_isolation(OfflineChatModel(context_window=100_000), RESEARCH_TASK[:2]).isolated
+    billed = billable_calls(run.calls)
+    assert [c.input_tokens for c in billed] == [c.input_tokens for c in run.calls]
+    assert [c.output_tokens for c in billed] == [c.output_tokens for c in run.calls]
+    assert {c.message_keys[0] for c in billed} == {"tools:research", "tools:web_search"}
+    with pytest.raises(TypeError, match="calls"):
+        billable_calls("run")
+
+
+def test_with_caching_the_child_reads_nothing_because_its_calls_are_under_the_minimum():
+    from course_utils.agentic.subagents import billable_calls
+    from course_utils.window.costs import Prices, bill
+
+    prices = Prices(input=2.0, output=10.0, cached_input=0.1, cache_write=2.5, min_cached_tokens=1024)
+    comparison = compare_isolation(OfflineChatModel(context_window=100_000))
+    child = [c for c in comparison.isolated.calls if c.agent == CHILD_NAME]
+    assert max(c.input_tokens for c in child) < prices.min_cached_tokens
+    assert bill(billable_calls(child), prices).cached_tokens == 0
+    single = billable_calls(comparison.single.calls)
+    assert bill(single, prices).cached_tokens > 0
+    assert bill(single, prices).cost < bill(single, prices, caching=False).cost
+
+
+def test_the_selector_is_sent_its_own_prompt_and_the_last_user_message_only():
+    import inspect
+    import re
+
+    from langchain.agents.middleware import tool_selection as source
+
+    # langchain 1.5.2, langchain/agents/middleware/tool_selection.py: _prepare_selection_request sets
+    # system_message = self.system_prompt (line 258) and finds the last HumanMessage (lines 268-276);
+    # wrap_model_call sends exactly these two (lines 403-406).
+    text = inspect.getsource(source.LLMToolSelectorMiddleware)
+    assert "system_message = self.system_prompt" in text
+    assert re.search(r'messages: list\[BaseMessage \| dict\[str, Any\]\] = \[\s*'
+                     r'\{"role": "system", "content": selection_request\.system_message\},\s*'
+                     r'selection_request\.last_user_message,\s*\]', text)
+    model = OfflineChatModel(context_window=100_000)
+    run = run_requests(build_tool_agent(model, select=True), SELECTION_TASK[:2])
+    sent = [c.call.messages for c in run.calls if c.purpose == "selection"][-1]
+    assert [m.type for m in sent] == ["system", "human"]
+    assert sent[0].text.startswith(source.DEFAULT_SYSTEM_PROMPT) and "travel assistant" not in sent[0].text
+    assert sent[1].text == SELECTION_TASK[1], "the last user message, not the conversation"

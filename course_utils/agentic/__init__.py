@@ -12,5 +12,7 @@
 - ``subagents``: a research sub-agent called as a tool, in its own window (lesson 07b);
 - ``tool_catalogue``: many offline tools for one agent, to measure what their schemas cost (lesson 07b);
 - ``tool_selection``: sending each call only the tools it needs, measured (lesson 07b);
-- ``conversations``: your own conversation, loaded from a chat export, an agent's run or a checkpointer thread (appendix A1).
+- ``conversations``: your own conversation, loaded from a chat export, an agent's run or a checkpointer thread (appendix A1);
+  its parts: ``conversation_records`` (message records and the loader's error), ``conversation_files`` (which shape
+  a file is), ``chat_exports`` (ChatGPT's and Claude.ai's exports), ``api_shapes`` (Responses items, Gemini, ShareGPT).
 """

@@ -10,7 +10,7 @@ with its ``pre_model_hook``), runs lesson 06's task through each with
 The model comes from ``make_model(window)``, a function from a context window
 to a chat model; by default :func:`course_utils.model.chat.get_chat_model`, which is
 offline unless the environment variable ``COURSE_CHAT_MODEL`` names a real
-provider (``"openai:gpt-4o-mini"``). A real model ignores ``window``: its
+provider (``"anthropic:claude-haiku-5-5"``). A real model ignores ``window``: its
 window is its own, so "send everything" may not fail there.
 
 >>> runs = run_strategies(names=["send everything"])  # doctest: +SKIP
@@ -20,7 +20,7 @@ window is its own, so "send everything" may not fail there.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain.agents import create_agent
@@ -35,16 +35,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import RemoveMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.core.args import check_instance, check_int
+from course_utils.core.args import check_int
 from course_utils.agentic.agent_tools import TRIP_TOOLS
 from course_utils.agentic.agents import (
     AGENT_SUMMARY_PROMPT,
     TRIP_SYSTEM_PROMPT,
-    StrategyRow,
     TaskRun,
-    calls_without_their_request,
     findings_summary,
-    message_counter,
     run_task,
 )
 from course_utils.model.chat import get_chat_model
@@ -181,7 +178,7 @@ def run_strategies(
     ``make_model(window)`` gives a fresh chat model per run (default: the
     course's, offline unless ``COURSE_CHAT_MODEL`` says otherwise), so the
     same comparison reruns on a real provider:
-    ``run_strategies(lambda window: init_chat_model("openai:gpt-4o-mini"))``.
+    ``run_strategies(lambda window: init_chat_model("anthropic:claude-haiku-5-5"))``.
     """
     if make_model is None:
         make_model = _default_model
@@ -191,83 +188,3 @@ def run_strategies(
         raise TypeError(f"names must be a list of strategy names, got {type(names).__name__}: {names!r:.80}")
     window = check_int(window, "window", minimum=1)
     return {name: run_task(build_strategy(name, make_model, window), name=name) for name in names}
-
-
-# --- lesson 06b's findings in sentences (Persian in the Persian edition, through course_utils.core.i18n) ---------
-
-
-def facts_text(runs: Mapping[str, TaskRun]) -> str:
-    """One line per run: how many of the probe facts were still answerable at the end.
-
-    >>> facts_text({})
-    ''
-    """
-    if not isinstance(runs, Mapping):
-        raise TypeError(f"runs must be a dict of runs by name (as run_strategies returns), got {type(runs).__name__}")
-    return "\n".join(
-        _("{name}: {answered}/{asked} facts").format(
-            name=run_label(name), answered=check_instance(run, "runs", TaskRun, "run_task").facts_answered, asked=len(run.probes))
-        for name, run in runs.items()
-    )
-
-
-def tool_results_text(results: Sequence[Any]) -> str:
-    """How many tokens some tool results take by themselves (each counted as one message of a call adds).
-
-    >>> from langchain_core.messages import ToolMessage
-    >>> tool_results_text([ToolMessage("sunny", tool_call_id="a"), ToolMessage("rain", tool_call_id="b")])
-    'the two tool results alone: 13 tokens'
-    """
-    if isinstance(results, str) or not isinstance(results, Sequence):
-        raise TypeError(f"results must be a list of tool messages, got {type(results).__name__}: {results!r:.80}")
-    tokens = sum(map(message_counter(), results))
-    if len(results) == 2:
-        return _("the two tool results alone: {tokens} tokens").format(tokens=tokens)
-    return _("the {count} tool results alone: {tokens} tokens").format(count=len(results), tokens=tokens)
-
-
-def missing_requests_text(run: TaskRun) -> str:
-    """Which agent calls were not sent the request of their own turn (a summary took it), in a sentence."""
-    missing = calls_without_their_request(check_instance(run, "run", TaskRun, "run_task"))
-    return _("calls not sent the request of their own turn: {calls}").format(calls=missing)
-
-
-#: The comparison's rows that :func:`comparison_text` speaks about, by the names of :data:`STRATEGIES`.
-TRIMS = ("@before_model trim (1000)", "@wrap_model_call trim (1000)", "prebuilt agent, pre_model_hook (1000)")
-
-
-def comparison_text(rows: Sequence[StrategyRow], everything: TaskRun, window: int = WINDOW) -> str:
-    """Lesson 06b's conclusions from the comparison table, with its numbers.
-
-    ``rows`` is :func:`course_utils.agentic.agents.compare_runs` over (at least) every
-    strategy of :data:`STRATEGIES`; ``everything`` is the "send everything"
-    run, whose last call the model refused when it did not fit ``window``.
-    """
-    table = {check_instance(row, "rows", StrategyRow, "compare_runs").strategy: row for row in rows}
-    missing = [name for name in STRATEGIES if name not in table]
-    if missing:
-        raise ValueError(f"rows must hold a row for every strategy of run_strategies; missing {missing}")
-    check_instance(everything, "everything", TaskRun, "run_task")
-    window = check_int(window, "window", minimum=1)
-    roomy, clearing = table["send everything (window 100,000)"], table["clear tool uses (trigger 1200, keep 1)"]
-    summary, findings = table["summarise (1200 tokens, keep 4 messages)"], table["summarise, keeping tool findings"]
-    trims = [table[name] for name in TRIMS]
-    last = everything.agent_calls[-1].input_tokens if everything.agent_calls else None
-    if everything.failed_turns and last is not None:
-        first = _("Sending everything fails on the last call ({tokens} input tokens, as the model counted them, "
-                  "against a window of {window}); with room for it, it sends {roomy}.")
-    else:
-        first = _("Sending everything does not fail here (its last call: {tokens} input tokens, as the model "
-                  "counted them, against a window of {window}); with room for it, it sends {roomy}.")
-    lines = [
-        first.format(tokens=f"{last:,}" if last is not None else "?", window=f"{window:,}", roomy=f"{roomy.tokens_sent:,}"),
-        _("The three trims send the fewest tokens ({sent}) and keep {answered} facts of {asked}. "
-          "Clearing sends {cleared} and keeps {cleared_facts}.").format(
-            sent=", ".join(f"{t.tokens_sent:,}" for t in trims), answered=trims[0].facts_answered,
-            asked=trims[0].facts_asked, cleared=f"{clearing.tokens_sent:,}", cleared_facts=clearing.facts_answered),
-        _("Summarising with the model's own summary sends {sent} plus {summary_tokens} for the summary call and "
-          "keeps {answered}; told to keep the findings it sends {findings_sent} and keeps {findings_answered}.").format(
-            sent=f"{summary.tokens_sent:,}", summary_tokens=f"{summary.summary_tokens:,}", answered=summary.facts_answered,
-            findings_sent=f"{findings.tokens_sent:,}", findings_answered=findings.facts_answered),
-    ]
-    return "\n".join(lines)

@@ -546,25 +546,6 @@ def prefix_reuse(run: TaskRun, token_counter: Any = "exact", *, min_cached_token
     return PrefixReuse(run.name, len(calls), sum(c.input_tokens for c in calls), cacheable, rewrites)
 
 
-def calls_without_their_request(run: TaskRun) -> list[int]:
-    """Agent calls (numbered 1, 2, ... as in :func:`call_rows`) not sent the request of their turn.
-
-    Summarising in the middle of a tool loop can move the user's request
-    into the summary: the model then answers tool results without seeing
-    what they were for.
-    """
-    missing = []
-    for number, call in enumerate(run.agent_calls, start=1):
-        if call.turn is not None and not any(m.id == f"turn-{call.turn}" for m in call.messages):
-            missing.append(number)
-    return missing
-
-
-def summaries_written(run: TaskRun) -> list[str]:
-    """The text of each summary the run's summary calls wrote, in order."""
-    return [call.reply.text for call in run.summary_calls if call.reply is not None]
-
-
 # --- helpers a strategy can use ------------------------------------------------------------
 
 FIGURE = re.compile(r"\d")

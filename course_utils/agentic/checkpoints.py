@@ -77,8 +77,8 @@ class CheckpointerConnectionError(ConnectionError):
 
 # --- keeping passwords out of messages -----------------------------------------------
 
-_URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
-_KEYWORD_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.I)
+_URL_PASSWORD = re.compile(r"(://[^:/@\s]*:)\S*@")  # up to the last "@": a password may hold one
+_KEYWORD_PASSWORD = re.compile(r"(\b(?:password|passwd|pwd)\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&;]+)", re.I)
 
 
 def redact(text: str) -> str:

@@ -1,4 +1,16 @@
-"""LangGraph chatbots for lesson 04: keep the whole history, send the model less.
+"""LangGraph chatbots of lessons 04 and 04b, in a checked variant for the exercise, A1 and the tests.
+
+The lessons write these graphs in their own cells and save them with
+``#@save`` (``course_utils.lessons.lesson04.build_trimming_chatbot`` and
+``chat``; ``course_utils.lessons.lesson04b.build_summarizing_chatbot``,
+``erase_thread`` and ``restart_from_summary``): that is the code a learner
+reads and copies. This module keeps a variant of each for exercise 04, its
+check, appendix A1 and the PostgreSQL tests, which need what a lesson leaves
+out: arguments checked by name, a checkpointer chosen from
+``COURSE_CHECKPOINT_URL`` (a class hub's database), the ``max_messages`` /
+``max_tokens`` triggers, ``as_node``. It is a lower layer than the saved
+lessons, so it cannot import them; ``tests/test_saved_graphs.py`` proves the
+two send the same calls and keep the same state.
 
 Two builders, both compiled with a real checkpointer, so each ``thread_id``
 keeps its own conversation. Given none, they take

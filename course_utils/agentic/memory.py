@@ -9,6 +9,14 @@ LangChain's ``ToolRuntime`` (``create_agent(..., store=store,
 context_schema=UserContext)`` and ``agent.invoke(..., context=UserContext("sara"))``),
 so the same agent serves every user and the model never sees the user id.
 
+Lesson 07 writes its own memory tools and agent in its cells (saved to
+``course_utils.lessons.lesson07``: ``UserContext``, ``save_memory``,
+``recall_memory``, ``memory_agent``); it uses :func:`fact_key`, :func:`recall`
+and :func:`memory_candidates` from here. :func:`memory_tools`,
+:func:`build_memory_agent` and :func:`ask` are their twins, kept because the
+exercise 07 check and the tests import them (``agentic`` sits below
+``lessons``, so it cannot import the saved copies).
+
 Searching. Without an embedding index, ``store.search(namespace, query=...)``
 in the installed langgraph (1.2.22, SqliteStore and InMemoryStore) **ignores
 the query**: it returns the namespace's items, up to ``limit`` (10 by

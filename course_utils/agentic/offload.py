@@ -8,6 +8,13 @@ place: the id, the size, a few lines of summary and the tool that reads it
 back. :func:`read_result` is that tool. The full result never enters the
 history unless the agent asks for it.
 
+Lesson 07 writes the same middleware with ``@wrap_tool_call`` in its cells
+(saved to ``course_utils.lessons.lesson07``: ``offload_large_results``,
+``read_result``, ``pointer_text``); :class:`OffloadLargeResults` and
+:func:`offload_agent` stay for the exercise 07 check and the tests, which
+import them (``agentic`` sits below ``lessons``). The lesson takes
+:func:`read_file` (the order export) from here.
+
 >>> pointer_text("res-1", 20_012, "order 1001 | ...\\norder 1002 | ...", lines=2)
 '[offloaded: 20,012 tokens stored as id res-1; call read_result to read it] 2 lines, beginning:\\norder 1001 | ...\\norder 1002 | ...'
 """
@@ -20,7 +27,6 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain.tools import ToolRuntime, tool
 from langchain_core.messages import ToolMessage
 
-from course_utils.core.i18n import _
 from course_utils.window.tokens import count_text_tokens
 
 #: The first label of the namespace offloaded results are kept under: ``("offloaded", thread_id)``.
@@ -80,15 +86,6 @@ class Offloaded:
     tokens: int
     pointer_tokens: int
 
-    @property
-    def conclusion(self) -> str:
-        """The move in one sentence, in the course's language.
-
-        >>> Offloaded("res-1", "read_file", 17_999, 94).conclusion
-        'offloaded res-1: 17,999 tokens replaced by a 94-token pointer'
-        """
-        return _("offloaded {result_id}: {tokens:,} tokens replaced by a {pointer}-token pointer").format(
-            result_id=self.result_id, tokens=self.tokens, pointer=self.pointer_tokens)
 
 
 class OffloadLargeResults(AgentMiddleware):
@@ -142,27 +139,6 @@ def read_result(result_id: str, runtime: ToolRuntime) -> str:
     return item.value["content"]
 
 
-# --- measuring: the same requests with and without offloading ----------------------------------
-
-#: The lesson's requests: read a large file, ask about a line the pointer does not show, then read back.
-OFFLOAD_REQUESTS = (
-    "Read the file orders/march.csv",
-    "What is the status of order 1427?",
-    "Read that result back: what is the status of order 1427?",
-)
-
-
-@dataclass(frozen=True)
-class OffloadRun:
-    """Per request: the tokens the next call is sent (the whole history after the turn) and the answer."""
-
-    name: str
-    requests: tuple[str, ...]
-    tokens: list[int]
-    answers: list[str]
-    offloaded: list[Offloaded]
-
-
 def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD_TOKENS, middleware=None):
     """``create_agent`` with :func:`read_file` and :func:`read_result`, a store, and (optionally) the middleware.
 
@@ -182,22 +158,3 @@ def offload_agent(model=None, *, offload: bool = True, max_tokens: int = OFFLOAD
                          middleware=[middleware] if middleware else [], store=InMemoryStore(),
                          checkpointer=InMemorySaver())
     return agent, middleware
-
-
-def run_offload(requests=OFFLOAD_REQUESTS, *, offload: bool = True, model=None, middleware=None) -> OffloadRun:
-    """Send the requests on one thread; count what the history holds after each (exact counter)."""
-    from langchain_core.messages import HumanMessage
-
-    from course_utils.window.tokens import exact_counter
-
-    if isinstance(requests, str) or not requests or not all(isinstance(r, str) and r.strip() for r in requests):
-        raise ValueError(f"requests must be a non-empty sequence of non-empty strings, got {requests!r}")
-    agent, middleware = offload_agent(model, offload=offload, middleware=middleware)
-    config = {"configurable": {"thread_id": "offload"}}
-    tokens, answers = [], []
-    for request in requests:
-        messages = agent.invoke({"messages": [HumanMessage(request)]}, config)["messages"]
-        tokens.append(exact_counter(messages))
-        answers.append(messages[-1].text)
-    name = "offloaded to the store" if offload else "kept in the history"
-    return OffloadRun(name, tuple(requests), tokens, answers, list(getattr(middleware, "offloaded", [])))

@@ -11,7 +11,13 @@ system prompt and tool schemas, and one more parent call per request.
 searches itself and through the parent with its sub-agent, and accounts for
 every model call of both (:mod:`course_utils.agentic.call_accounting`);
 :func:`break_even` says after how many requests isolation costs fewer tokens
-in total.
+in total, and :func:`billable_calls` turns recorded calls into the
+:class:`~course_utils.window.costs.Call` records ``bill()`` prices.
+
+Lesson 07b builds the same agents in its cells (saved to
+``course_utils.lessons.lesson07b``: ``research_agents``, ``single_agent``;
+``tests/test_subagents.py`` checks they run as these do); :func:`build_isolated`
+and :func:`build_single` stay for the exercise 07 check and the tests.
 
 >>> [tool.name for tool in [research_tool(object())]]
 ['research']
@@ -29,8 +35,9 @@ from langchain_core.tools import StructuredTool
 
 from course_utils.core.args import check_instance
 from course_utils.agentic.agent_tools import web_search
-from course_utils.agentic.call_accounting import AccountedRun, AgentTally, run_requests
-from course_utils.core.i18n import _
+from course_utils.agentic.call_accounting import AccountedRun, LabelledCall, run_requests
+from course_utils.model.tool_calling import tool_name
+from course_utils.window.costs import Call, call_record
 
 PARENT_NAME = "planner"
 CHILD_NAME = "researcher"
@@ -138,83 +145,38 @@ def break_even(single: AccountedRun, isolated: AccountedRun) -> int | None:
     return None
 
 
+def billable_calls(calls: Sequence[LabelledCall]) -> list[Call]:
+    """The recorded calls as :func:`course_utils.window.costs.bill` prices them, in order.
+
+    Each call's parts are its messages (the course's exact counter) with the
+    tool schemas first, as providers send them: the schemas' tokens are what
+    the model reported as input beyond its messages. The schemas' part is
+    keyed by the tool names, so a prompt cache only matches calls that bound
+    the same tools.
+
+    >>> billable_calls([])
+    []
+    """
+    from course_utils.window.tokens import exact_counter
+
+    if isinstance(calls, (str, bytes)) or not isinstance(calls, Sequence):
+        raise TypeError(f"calls must be a list of LabelledCall (run.calls or recorder.labelled), got {calls!r:.80}")
+    billed = []
+    for i, labelled in enumerate(calls):
+        check_instance(labelled, f"calls[{i}]", LabelledCall, "run_requests")
+        messages = labelled.call.messages
+        schemas = max(0, labelled.input_tokens - exact_counter(messages)) if labelled.call.tools else 0
+        record = call_record("turn", messages, labelled.output_tokens, exact_counter, extra_input=schemas)
+        if schemas:
+            tools = "tools:" + ",".join(tool_name(t) for t in labelled.call.tools)
+            record = Call(record.kind, (tools, *record.message_keys[1:]), record.message_tokens, record.output_tokens)
+        billed.append(record)
+    return billed
+
+
 def ask_after(agent: Any, run: AccountedRun, question: str) -> str:
     """Ask ``agent`` one more question from the end of ``run`` (its history), and return the answer."""
     from course_utils.agentic.call_accounting import final_text
 
     state = agent.invoke({"messages": [*run.messages, HumanMessage(question, id="after")]})
     return final_text(state["messages"][len(run.messages):])
-
-
-# What lesson 07b prints, one sentence per function, in the package's language (course_utils.core.i18n).
-
-def run_name(run: AccountedRun) -> str:
-    """A run's name in the package's language: the course's own names are in the catalogue, others stay."""
-    check_instance(run, "run", AccountedRun, "run_requests")
-    return _(run.name) if run.name else run.name
-
-
-def run_line(run: AccountedRun) -> str:
-    """A run's calls and tokens in one line.
-
-    >>> run_line(AccountedRun("one agent", [], [], [], []))
-    'one agent: 0 calls, 0 tokens'
-    """
-    return _("{name}: {calls} calls, {tokens} tokens").format(
-        name=run_name(run), calls=run.total_calls, tokens=run.total_tokens)
-
-
-def window_line(row: AgentTally) -> str:
-    """One agent's calls, largest window and tokens, in one line (indented under :func:`run_line`).
-
-    >>> window_line(AgentTally("planner", 8, 3000, 585, 656))
-    '      planner: 8 calls, largest window 656 tokens, 3585 tokens in all'
-    """
-    check_instance(row, "row", AgentTally, "tally")
-    # The indent stays outside the message: inside a right-to-left one it would land at the line's far end.
-    return "   " + _("{agent:>10}: {calls} calls, largest window {largest} tokens, {total} tokens in all").format(
-        agent=row.agent, calls=row.calls, largest=row.largest_input, total=row.total_tokens)
-
-
-def total_after_line(turn: int, single: int, isolated: int) -> str:
-    """Both runs' total tokens after request ``turn``, in one line.
-
-    >>> total_after_line(1, 796, 1220)
-    'after request 1: one agent   796 tokens, parent + sub-agent  1220'
-    """
-    return _("after request {turn}: one agent {single:>5} tokens, parent + sub-agent {isolated:>5}").format(
-        turn=turn, single=single, isolated=isolated)
-
-
-def break_even_line(single: AccountedRun, isolated: AccountedRun) -> str:
-    """When isolation starts to pay (:func:`break_even`), in one sentence.
-
-    >>> break_even_line(AccountedRun("a", ["x"], [], [], []), AccountedRun("b", ["x"], [], [], []))
-    'isolation never cost less within these requests'
-    """
-    turns = break_even(single, isolated)
-    if turns is None:
-        return _("isolation never cost less within these requests")
-    return _("isolation pays from request {turns}").format(turns=turns)
-
-
-def first_answer_line(answer: str) -> str:
-    """The isolated run's first answer (the model's own words), labelled.
-
-    >>> first_answer_line("Open 08:00-20:00.")
-    'first answer, isolated: Open 08:00-20:00.'
-    """
-    return _("first answer, isolated: {answer}").format(answer=answer)
-
-
-def detail_lines(question: str, single: str, isolated: str) -> str:
-    """The detail question and both agents' answers to it (:func:`ask_after`), one per line.
-
-    >>> print(detail_lines("Which hall?", "Bom Sucesso.", "I don't know."))
-    question: Which hall?
-    one agent:           Bom Sucesso.
-    parent + sub-agent:  I don't know.
-    """
-    return "\n".join([_("question: {question}").format(question=question),
-                      _("one agent:           {answer}").format(answer=single),
-                      _("parent + sub-agent:  {answer}").format(answer=isolated)])

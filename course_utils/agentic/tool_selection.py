@@ -29,7 +29,6 @@ from langchain_core.language_models import BaseChatModel
 from course_utils.core.args import check_instance, check_int
 from course_utils.agentic.agents import message_counter, tool_schemas_message
 from course_utils.agentic.call_accounting import AccountedRun
-from course_utils.core.i18n import _, pgettext
 from course_utils.agentic.tool_catalogue import CATALOGUE
 from course_utils.model.tool_calling import tool_name
 
@@ -107,73 +106,3 @@ def build_tool_agent(model: BaseChatModel, tools: Sequence[Any] = CATALOGUE, *, 
         middleware = [LLMToolSelectorMiddleware(model=selector, max_tools=max_tools)]
     return create_agent(model, list(tools), system_prompt=SELECTION_PROMPT, middleware=middleware,
                         name="selecting" if select else "all tools")
-
-
-# What lesson 07b prints, one sentence per function, in the package's language (course_utils.core.i18n).
-
-def schema_line(name: str, tokens: int) -> str:
-    """One tool's schema tokens, in one line.
-
-    >>> schema_line("get_weather", 87)
-    '     get_weather:  87 tokens'
-    """
-    return _("{name:>16}: {tokens:>3} tokens").format(name=name, tokens=tokens)
-
-
-def catalogue_line(tools: int, tokens: int) -> str:
-    """What ``tools`` tools' schemas cost together, on every call.
-
-    >>> catalogue_line(14, 1101)
-    'all 14 tools: 1101 tokens, on every call'
-    """
-    return _("all {tools} tools: {tokens} tokens, on every call").format(tools=tools, tokens=tokens)
-
-
-def summary_line(summary: SelectionSummary) -> str:
-    """A run's tool costs (:func:`selection_summary`) in one line; the course's run names are translated.
-
-    >>> summary_line(SelectionSummary("run", 6, 0, 1101.0, 9135))
-    'run: 6 agent calls carrying 1101 schema tokens on average, 0 selector calls; 9135 tokens in all'
-    """
-    check_instance(summary, "summary", SelectionSummary, "selection_summary")
-    return _("{name}: {agent_calls} agent calls carrying {schema:.0f} schema tokens on average, "
-             "{selection_calls} selector calls; {total} tokens in all").format(
-        name=_(summary.name) if summary.name else summary.name, agent_calls=summary.agent_calls,
-        schema=summary.schema_tokens_per_agent_call, selection_calls=summary.selection_calls,
-        total=summary.total_tokens)
-
-
-def same_answers_line(before: AccountedRun, after: AccountedRun) -> str:
-    """Whether two runs of the same requests gave the same answers, in one line."""
-    check_instance(before, "before", AccountedRun, "run_requests")
-    check_instance(after, "after", AccountedRun, "run_requests")
-    return _("same answers: {same}").format(same=before.answers == after.answers)
-
-
-#: What a call was for (LabelledCall.purpose), in words.
-PURPOSES = {"agent": lambda: pgettext("call purpose", "agent"),
-            "selection": lambda: pgettext("call purpose", "selection"),
-            "summary": lambda: pgettext("call purpose", "summary")}
-
-
-def schema_row_line(row: SchemaRow) -> str:
-    """One call of :func:`schema_rows`: what it was for, the tools bound and their share of its input.
-
-    >>> schema_row_line(SchemaRow(2, 1, "agent", ("get_weather",), 87, 119))
-    '  call 2 (agent): get_weather: 87 schema tokens of 119'
-    """
-    check_instance(row, "row", SchemaRow, "schema_rows")
-    purpose = PURPOSES[row.purpose]() if row.purpose in PURPOSES else row.purpose
-    return "  " + _("call {call} ({purpose}): {tools}: {schema} schema tokens of {input}").format(
-        call=row.call, purpose=purpose, tools=", ".join(row.tools), schema=row.schema_tokens, input=row.input_tokens)
-
-
-def bound_line(max_tools: int, tools: Sequence[str], answer: str) -> str:
-    """The tools a selector bound under ``max_tools``, and the answer the agent gave with them (two lines).
-
-    >>> print(bound_line(1, ["get_weather"], "Rain."))
-    max_tools=1: bound get_weather
-       answer: Rain.
-    """
-    return (_("max_tools={max_tools}: bound {tools}").format(max_tools=max_tools, tools=", ".join(tools)) + "\n"
-            + "   " + _("answer: {answer}").format(answer=answer))

@@ -9,6 +9,7 @@ checkpointer database (a SQLite file or a ``postgresql://`` URL) with
 ``--thread ID``. Run it with ``--help`` for the options and exit codes.
 
 - :mod:`course_utils.inspect.analysis` computes (:func:`inspect_messages`);
+- :mod:`course_utils.inspect.media` counts images and files by each provider's published rule;
 - :mod:`course_utils.inspect.report` writes the summary and the HTML report;
 - :mod:`course_utils.inspect.cli` is the command.
 

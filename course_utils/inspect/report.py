@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from course_utils.core.i18n import _
 from course_utils.inspect.analysis import Inspection, index_ranges
+from course_utils.inspect.media import RULES
 from course_utils.window.models import MODELS_NOTE
 from course_utils.window.tokens import counter_name
 
@@ -52,30 +53,84 @@ def trim_call(inspection: Inspection) -> str:
     ) + ")"
 
 
+def _saving(with_caching: float, without: float) -> str:
+    """How much less caching costs, in words that stay true at 0 and below ("no less", "3% more")."""
+    share = 1 - with_caching / without if without else 0.0
+    if round(share * 100) == 0:
+        return _("about the same")
+    if share < 0:
+        return _("{share} more").format(share=f"{-share:.0%}")
+    return _("{share} less").format(share=f"{share:.0%}")
+
+
+def _calls_word(count: int) -> str:
+    return _("1 call") if count == 1 else _("{count} calls").format(count=f"{count:,}")
+
+
 def cost_sentence(inspection: Inspection) -> str:
     m = inspection.model
-    if inspection.with_caching is None:
-        reason = _("the model has no prices in models.json") if not m.has_prices else _("there is no model call to price")
+    impossible = len(inspection.impossible_calls)
+    if inspection.with_caching is None or (not inspection.costs and impossible):
+        if not m.has_prices:
+            reason = _("the model has no prices in models.json (give --input-price and --output-price)")
+        elif impossible:
+            reason = _("every call is over the model's window, so none could have been sent")
+        else:
+            reason = _("there is no model call to price")
         return _("Cost: not computed ({reason}).").format(reason=reason)
     w, wo = inspection.with_caching, inspection.without_caching
+    calls = _calls_word(len(inspection.costs))
+    over = "" if not impossible else " " + _(
+        "The other {count} are over the model's window: they could not have been sent as recorded, so they are "
+        "not priced.").format(count=f"{impossible:,}")
     if not w.caching:
-        return _("Cost of the {calls} calls as recorded: {cost} ({model} offers no prompt caching in models.json).").format(
-            calls=f"{inspection.calls:,}", cost=_money(wo.cost), model=m.model)
-    saving = 1 - w.cost / wo.cost if wo.cost else 0.0
-    return _("Cost of the {calls} calls as recorded: {cost} without caching, {cached_cost} with caching ({share} of "
-             "input tokens read from the cache; {saving} less), at {model}'s prices of {checked}.").format(
-        calls=f"{inspection.calls:,}", cost=_money(wo.cost), cached_cost=_money(w.cost), share=f"{w.cached_share:.1%}",
-        saving=f"{saving:.0%}", model=m.model, checked=m.checked)
+        return _("Cost of the {calls} as recorded: {cost} ({model} offers no prompt caching in models.json).").format(
+            calls=calls, cost=_money(wo.cost), model=m.model) + over
+    return _("Cost of the {calls} as recorded: {cost} without caching, {cached_cost} with caching ({share} of "
+             "input tokens read from the cache; {saving}), at {model}'s prices of {checked}.").format(
+        calls=calls, cost=_money(wo.cost), cached_cost=_money(w.cost), share=f"{w.cached_share:.1%}",
+        saving=_saving(w.cost, wo.cost), model=m.model, checked=m.checked) + over
+
+
+def media_sentence(inspection: Inspection) -> str | None:
+    """What the images and files cost, by which rule, and which could not be counted (None: there are none)."""
+    media = inspection.media
+    if not media:
+        return None
+    counted = [x for x in media if x.tokens is not None]
+    text = _("{count} image(s) or file(s): {counted} counted by the provider's published rule ({tokens} tokens, "
+             "never their base64 as text)").format(count=len(media), counted=len(counted),
+                                                   tokens=f"{sum(x.tokens for x in counted):,}")
+    reasons = sorted({x.reason for x in media if x.tokens is None})
+    if reasons:
+        text += "; " + _("{count} not counted: {reasons}").format(count=len(media) - len(counted), reasons="; ".join(reasons))
+    text += "."
+    rule = RULES.get(inspection.model.provider)
+    if counted and rule:
+        source, date, words = rule
+        text += " " + _("The rule: {rule}; from {source}, read {date}.").format(rule=words, source=source, date=date)
+    return text
+
+
+def _model_calls(count: int) -> str:
+    return _("1 model call") if count == 1 else _("{count} model calls").format(count=f"{count:,}")
 
 
 def summary_lines(inspection: Inspection) -> list[str]:
     """The short summary: counts, tokens by role, the crossing, the trim, the cost."""
     i = inspection
     roles = ", ".join(f"{role} {tokens:,}" for role, tokens in i.tokens_by_role.items())
+    count = _("1 message") if len(i.messages) == 1 else _("{count} messages").format(count=f"{len(i.messages):,}")
     lines = [
-        _("{count} messages; tokens ({counter}): {roles}; all {total}.").format(
-            count=f"{len(i.messages):,}", counter=counter_label(i), roles=roles, total=f"{i.total_tokens:,}"),
+        _("{count}; tokens ({counter}): {roles}; all {total}.").format(
+            count=count, counter=counter_label(i), roles=roles, total=f"{i.total_tokens:,}"),
     ]
+    if i.tool_tokens:
+        lines.append(_("Tool schemas sent with every call: {tokens} tokens, counted as input of each call.").format(
+            tokens=f"{i.tool_tokens:,}"))
+    media = media_sentence(i)
+    if media:
+        lines.append(media)
     if i.growth is None:
         lines.append(_("No AI message: there is no model call to replay."))
     else:
@@ -83,14 +138,15 @@ def summary_lines(inspection: Inspection) -> list[str]:
         window = _("{tokens}-token window of {model}").format(tokens=f"{i.model.context_window:,}", model=i.model.model)
         if crossing is None:
             largest = max(r.history_tokens for r in i.growth.rows)
-            lines.append(_("{calls} model calls; the history stays within the {window} (largest: {largest} tokens).").format(
-                calls=f"{i.calls:,}", window=window, largest=f"{largest:,}"))
+            lines.append(_("{calls}; the history stays within the {window} (largest: {largest} tokens).").format(
+                calls=_model_calls(i.calls), window=window, largest=f"{largest:,}"))
         else:
             lines.append(
-                _("{calls} model calls; the history crosses the {window} at call {call} (message index {index}): "
-                  "{tokens} tokens, if every call sent it all.").format(
-                    calls=f"{i.calls:,}", window=window, call=f"{crossing.call:,}", index=f"{crossing.ai_index:,}",
-                    tokens=f"{crossing.history_tokens:,}")
+                _("{calls}; the history crosses the {window} at call {call} (message index {index}): "
+                  "{tokens} tokens, if every call sent it all. From there on ({impossible}) a call could not have "
+                  "been sent as recorded: the provider refuses an input over the window.").format(
+                    calls=_model_calls(i.calls), window=window, call=f"{crossing.call:,}", index=f"{crossing.ai_index:,}",
+                    tokens=f"{crossing.history_tokens:,}", impossible=_calls_word(len(i.impossible_calls)))
             )
     kept = i.kept_indexes
     lines.append(
@@ -140,7 +196,8 @@ def cost_rows(inspection: Inspection) -> list[dict]:
     return rows
 
 
-def report_html(inspection: Inspection, *, source: str, format: str, thread: str | None = None, text: bool = True) -> str:
+def report_html(inspection: Inspection, *, source: str, format: str, thread: str | None = None, text: bool = True,
+                note: str | None = None) -> str:
     """The self-contained HTML report (see the module)."""
     import jinja2
     from markupsafe import Markup
@@ -168,7 +225,7 @@ def report_html(inspection: Inspection, *, source: str, format: str, thread: str
             if m.price_cached_input is not None and m.price_input is not None else "no prompt caching")
     return environment.get_template("report.html.j2").render(
         source=source, format=format, thread=thread, model=m, counter_label=counter_label(i), budget=i.budget,
-        privacy=privacy, summary=summary_lines(i),
+        privacy=privacy, summary=([note] if note else []) + summary_lines(i),
         roles=[(role, counts.get(role, 0), tokens) for role, tokens in i.tokens_by_role.items()],
         messages=len(i.messages), total_tokens=i.total_tokens, figure=figure, figure_alt=alt,
         trim_call=trim_call(i), trim_table=Markup(trim_table_html(i.trim, text=text, run_rows=REPORT_RUN_ROWS)),
@@ -176,4 +233,5 @@ def report_html(inspection: Inspection, *, source: str, format: str, thread: str
     )
 
 
-__all__ = ["NO_TEXT_NOTE", "PRIVACY", "cost_rows", "counter_label", "cost_sentence", "report_html", "summary_lines", "trim_call"]
+__all__ = ["NO_TEXT_NOTE", "PRIVACY", "cost_rows", "counter_label", "cost_sentence", "media_sentence", "report_html",
+           "summary_lines", "trim_call"]

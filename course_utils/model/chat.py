@@ -45,7 +45,7 @@ and read back in either:
 'اسم شما باب است.'
 
 :func:`get_chat_model` returns it, or a real provider's model when the
-environment variable ``COURSE_CHAT_MODEL`` names one (``"openai:gpt-4o-mini"``).
+environment variable ``COURSE_CHAT_MODEL`` names one (``"anthropic:claude-haiku-5-5"``).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.exceptions import ContextOverflowError
+from langchain_core.exceptions import ContextOverflowError, ModelInvalidRequestError
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
@@ -280,6 +280,34 @@ class ContextWindowExceededError(ContextOverflowError, ValueError):
         return (type(self), (self.limit, self.requested))
 
 
+class SystemPromptOnlyError(ModelInvalidRequestError, ValueError):
+    """The input holds system messages and nothing else, refused as Anthropic refuses it.
+
+    Anthropic's Messages API takes the system prompt out of ``messages``
+    (into its ``system`` field), so a list of system messages alone leaves
+    ``messages`` empty, and the request is refused ("at least one message is
+    required"; seen through LiteLLM, BerriAI/litellm pull request 3019,
+    2024-04-14, and braintrust-proxy pull request 250, 2025-06-11). A trim that
+    keeps nothing sends exactly that. No provider is verified here to accept
+    such a list; ``OfflineChatModel(allow_system_only=True)`` answers it anyway.
+    It is a ``langchain_core.exceptions.ModelInvalidRequestError`` (HTTP 400),
+    not retryable, and a ValueError.
+    """
+
+    code = "invalid_request_error"
+
+    def __init__(self, count: int):
+        self.count = count
+        super().__init__(
+            f"messages: at least one message is required; the input holds {count} system message(s) and "
+            "nothing else (a trim that keeps nothing sends this). Send at least one human message, or pass "
+            f"OfflineChatModel(allow_system_only=True) to answer it anyway. (code: '{self.code}')"
+        )
+
+    def __reduce__(self):
+        return (type(self), (self.count,))
+
+
 class InvalidToolSequenceError(ValueError):
     """A tool result that answers no tool call just before it, worded like OpenAI's error.
 
@@ -337,7 +365,14 @@ _OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {
     "summary_questions": _check_summary_questions,
     "model_name": lambda value: check_text(value, "model_name", empty_ok=False),
     "cache_min_tokens": lambda value: check_int(value, "cache_min_tokens", none_ok=True),
+    "allow_system_only": lambda value: _check_flag(value, "allow_system_only"),
 }
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__}: {value!r:.80}")
+    return value
 
 
 def _unknown_option_message(cls_name: str, name: str, accepted: set[str]) -> str:
@@ -373,10 +408,13 @@ class OfflineChatModel(BaseChatModel):
             ``usage_metadata``, the context window and ``get_num_tokens_from_messages``.
         summary_questions: how many of the user's questions a summary keeps
             (the last ones); None (default) keeps them all.
+        allow_system_only: answer an input of system messages alone (default
+            False: refused with :class:`SystemPromptOnlyError`, as Anthropic refuses it).
 
     Any other keyword must be one of BaseChatModel's (``callbacks``, ``tags``,
     ...): a misspelt option is a TypeError, as for a function, not ignored.
-    Like a provider it refuses an empty list of messages and empty ``stop``
+    Like a provider it refuses an empty list of messages, a list of system
+    messages alone (:class:`SystemPromptOnlyError`) and empty ``stop``
     sequences (ValueError).
 
     >>> model = OfflineChatModel(context_window=50, token_counter="dummy")
@@ -397,6 +435,8 @@ class OfflineChatModel(BaseChatModel):
     #: A provider's prompt cache with this minimum prefix (costs.PromptCache): cache reads and writes are
     #: reported in usage_metadata["input_token_details"] as providers do. None (default): no cache.
     cache_min_tokens: int | None = None
+    #: Answer an input of system messages alone instead of refusing it (SystemPromptOnlyError).
+    allow_system_only: bool = False
 
     _prompt_cache: Any = PrivateAttr(default=None)
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
@@ -528,6 +568,8 @@ class OfflineChatModel(BaseChatModel):
             raise ValueError("messages must not be empty: a chat model needs at least one message to answer")
         stop = _check_stop(stop)
         number = self._record(messages)
+        if not self.allow_system_only and all(isinstance(m, SystemMessage) for m in messages):
+            raise SystemPromptOnlyError(len(messages))
         input_tokens = self.get_num_tokens_from_messages(messages, tools)
         if input_tokens > self.context_window:
             raise ContextWindowExceededError(self.context_window, input_tokens)
@@ -620,7 +662,7 @@ def get_chat_model(spec: str | None = None, **kwargs: Any) -> BaseChatModel:
 
     ``spec`` (or, when it is None, the environment variable ``COURSE_CHAT_MODEL``)
     is empty or ``"offline"`` for :class:`OfflineChatModel` (``kwargs`` go to it),
-    or ``"provider:model"`` such as ``"openai:gpt-4o-mini"`` for
+    or ``"provider:model"`` such as ``"anthropic:claude-haiku-5-5"`` for
     ``langchain.chat_models.init_chat_model`` (``context_window`` and
     ``token_counter`` are then dropped; other ``kwargs`` go to the provider).
 
@@ -630,14 +672,14 @@ def get_chat_model(spec: str | None = None, **kwargs: Any) -> BaseChatModel:
     if spec is None:
         spec = os.environ.get("COURSE_CHAT_MODEL", "")
     if not isinstance(spec, str):
-        raise TypeError(f"spec must be a str like 'openai:gpt-4o-mini' or None, got {type(spec).__name__}: {spec!r}")
+        raise TypeError(f"spec must be a str like 'anthropic:claude-haiku-5-5' or None, got {type(spec).__name__}: {spec!r}")
     spec = spec.strip()
     if spec in ("", "offline"):
         return OfflineChatModel(**kwargs)
     provider, _, model = spec.partition(":")
     if not provider or not model:
         raise ValueError(
-            f"COURSE_CHAT_MODEL / spec must look like 'provider:model' (e.g. 'openai:gpt-4o-mini'), got {spec!r}"
+            f"COURSE_CHAT_MODEL / spec must look like 'provider:model' (e.g. 'anthropic:claude-haiku-5-5'), got {spec!r}"
         )
     missing = missing_packages(provider)
     if missing:

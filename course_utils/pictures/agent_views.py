@@ -31,17 +31,12 @@ from course_utils.agentic.agents import (
     StrategyRow,
     TaskRun,
     call_rows,
-    call_tokens,
     message_counter,
     message_statuses,
-    orphans_received,
-    prefix_reuse,
     role_of,
-    summaries_written,
     tokens_by_role,
 )
-from course_utils.window.growth import GrowthReport
-from course_utils.core.i18n import PDI, RLI, _, direction, fill, get_language, pgettext, translate
+from course_utils.core.i18n import PDI, RLI, _, direction, pgettext, translate
 from course_utils.pictures.plots import DescribedFigure, drawn
 from course_utils.pictures.render import preview
 from course_utils.core.style import LIMIT_COLOUR, NEUTRAL, STATUS_COLOURS as PALETTE
@@ -102,7 +97,9 @@ def _word(context: str | None, text: str) -> str:
     return translated.replace(RLI, "").replace(PDI, "")
 
 
-def _check_rows(rows: Sequence[CallRow]) -> list[CallRow]:
+def _check_rows(rows: Sequence[CallRow] | TaskRun) -> list[CallRow]:
+    if isinstance(rows, TaskRun):  # a run: its agent calls' rows
+        rows = call_rows(rows)
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
         raise TypeError(f"rows must be a non-empty list of CallRow (from call_rows), got {rows!r:.80}")
     for i, row in enumerate(rows):
@@ -110,8 +107,11 @@ def _check_rows(rows: Sequence[CallRow]) -> list[CallRow]:
     return list(rows)
 
 
-def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: str | None = None) -> Figure:
-    """Tokens per model call, stacked by role, with the context window as a dashed line."""
+def roles_figure(rows: Sequence[CallRow] | TaskRun, *, limit: int | None = None, title: str | None = None) -> Figure:
+    """Tokens per model call, stacked by role, with the context window as a dashed line.
+
+    ``rows`` is :func:`~course_utils.agentic.agents.call_rows` of a run, or the run itself.
+    """
     rows = _check_rows(rows)
     limit = check_int(limit, "limit", minimum=1, none_ok=True)
     check_text(title, "title", none_ok=True)
@@ -138,7 +138,7 @@ def roles_figure(rows: Sequence[CallRow], *, limit: int | None = None, title: st
     return fig
 
 
-def roles_text(rows: Sequence[CallRow]) -> str:
+def roles_text(rows: Sequence[CallRow] | TaskRun) -> str:
     """The point of :func:`roles_figure` in words: how much of the last call tool results take."""
     rows = _check_rows(rows)
     last = rows[-1]
@@ -281,7 +281,7 @@ def turns_text(run: TaskRun, *, width: int = 90) -> str:
 def probes_text(run: TaskRun, *, width: int = 90) -> str:
     """One line per probe question: answered or not, and what the agent said."""
     check_instance(run, "run", TaskRun, "run_task")
-    lines = [_("{name}: {answered}/{asked} facts still answerable").format(
+    lines = [_("{name}: {answered}/{asked} facts answerable from what was sent").format(
         name=run_label(run.name), answered=run.facts_answered, asked=len(run.probes))]
     for probe in run.probes:
         mark = _word("probe answered", "yes") if probe.answered else _word("probe answered", "NO ")
@@ -289,137 +289,6 @@ def probes_text(run: TaskRun, *, width: int = 90) -> str:
         lines.append(f"  {mark} {probe.question}\n      -> {preview(said, width)}")
     return "\n".join(lines)
 
-
-
-# --- the sentences lesson 06 prints from its runs ------------------------------------------------
-
-
-def task_text(requests: Sequence[str], probes: Sequence[tuple[str, str, int]]) -> str:
-    """The task, one request per turn, then each probe question with the fact it needs and its turn.
-
-    >>> print(task_text(["Read the file a.md."], [("What is in a.md?", "42", 1)]))
-    turn 1: Read the file a.md.
-    probe: What is in a.md?  (needs '42', from turn 1)
-    """
-    if isinstance(requests, (str, bytes)) or not isinstance(requests, Sequence):
-        raise TypeError(f"requests must be a list of request strings, got {requests!r:.80}")
-    if isinstance(probes, (str, bytes)) or not isinstance(probes, Sequence):
-        raise TypeError(f"probes must be a list of (question, expected, turn) tuples, got {probes!r:.80}")
-    lines = [_("turn {number}: {request}").format(number=n, request=_ltr(check_text(r, f"requests[{n - 1}]")))
-             for n, r in enumerate(requests, start=1)]
-    for i, probe in enumerate(probes):
-        if not (isinstance(probe, tuple) and len(probe) == 3):
-            raise TypeError(f"probes[{i}] must be a (question, expected, turn) tuple, got {probe!r:.80}")
-        question, expected, turn = probe
-        lines.append(_("probe: {question}  (needs {expected}, from turn {turn})").format(
-            question=_ltr(question), expected=_ltr(repr(expected)), turn=turn))
-    return "\n".join(lines)
-
-
-def growth_text(growth: GrowthReport, limit: int) -> str:
-    """How many calls a replayed history made, the tokens they sent, and the first call over ``limit``."""
-    check_instance(growth, "growth", GrowthReport, "replay_growth")
-    limit = check_int(limit, "limit", minimum=1)
-    over = growth.first_over_limit
-    return _("{calls} model calls; {sent:,} tokens sent in total; the first call over {limit} tokens: {over}").format(
-        calls=growth.calls, sent=growth.total_sent_tokens, limit=limit, over=over.call if over else _word("no call over the limit", "none"))
-
-
-def summaries_text(run: TaskRun) -> str:
-    """How many summary calls a run made, then the last summary written (its text, as the model wrote it)."""
-    check_instance(run, "run", TaskRun, "run_task")
-    last = summaries_written(run)[-1] if run.summary_calls else _word("no summary", "(none)")
-    return _("summary calls: {count}; the last summary written:").format(count=len(run.summary_calls)) + "\n" + last
-
-
-def orphans_text(run: TaskRun) -> str:
-    """How many tool results a run's model calls received without the AI message that called them."""
-    check_instance(run, "run", TaskRun, "run_task")
-    return _("tool results sent without their call, over every model call: {count}").format(
-        count=orphans_received(run))
-
-
-def summary_input_text(run: TaskRun, token_counter: str = "exact") -> str:
-    """The input tokens of each summary call of a run, then the last line of the summary its history now holds.
-
-    ``[]`` means no summary call ran (``trim_tokens_to_summarize`` left
-    nothing to summarise, so the middleware wrote its fallback text).
-    """
-    check_instance(run, "run", TaskRun, "run_task")
-    summary = next((m.text for m in run.messages if m.text.startswith("Here is a summary")), None)
-    if summary is None:
-        raise ValueError(f"run {run.name!r} holds no summary message (no 'Here is a summary ...' in its history)")
-    tokens = [call_tokens(call, token_counter) for call in run.summary_calls]
-    head = _("{name}: summary calls' input {tokens} tokens").format(name=run_label(run.name), tokens=tokens)
-    return head + "\n    " + _("the summary: {summary}").format(summary=_ltr(repr(summary.splitlines()[-1])))
-
-
-def fraction_trigger_text(run: TaskRun, window: int, fraction: float) -> str:
-    """The token count a fraction trigger fires at, int(window × fraction), and what the run then did."""
-    check_instance(run, "run", TaskRun, "run_task")
-    window = check_int(window, "window", minimum=1)
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"fraction must be a number in (0, 1], got {fraction!r}")
-    working = _ltr(f"int({window} * {fraction}) = {int(window * fraction)}")  # arithmetic reads left to right
-    return _("trigger: {working} tokens; summary calls: {summaries}; turns failed: {failed}").format(
-        working=working, summaries=len(run.summary_calls), failed=len(run.failed_turns))
-
-
-def savings_text(everything: StrategyRow, editing: StrategyRow) -> str:
-    """Tokens sent over the task without and with clearing, the saving, and the largest call of each."""
-    check_instance(everything, "everything", StrategyRow, "compare_runs")
-    check_instance(editing, "editing", StrategyRow, "compare_runs")
-    return _("tokens sent over the task: {everything:,} sending everything, {editing:,} with clearing "
-             "({saved:,} saved); largest call {before:,} -> {after:,}").format(
-        everything=everything.tokens_sent, editing=editing.tokens_sent,
-        saved=everything.tokens_sent - editing.tokens_sent, before=everything.largest_call, after=editing.largest_call)
-
-
-def stored_text(run: TaskRun, *, then: str) -> str:
-    """The stored history's length at the end of a run, then ``then``: "orphans" sent, or "facts" answerable."""
-    check_instance(run, "run", TaskRun, "run_task")
-    if then == "orphans":
-        return _("stored history at the end: {count} messages; orphaned tool results sent: {orphans}").format(
-            count=len(run.messages), orphans=orphans_received(run))
-    if then == "facts":
-        return _("stored history at the end: {count} messages; facts answerable: {answered}/{asked}").format(
-            count=len(run.messages), answered=run.facts_answered, asked=len(run.probes))
-    raise ValueError(f"then must be 'orphans' or 'facts', got {then!r}")
-
-
-def history_text(run: TaskRun, token_counter: str = "exact") -> str:
-    """The stored history (messages and tokens) beside the largest model call: what was kept against what was sent."""
-    check_instance(run, "run", TaskRun, "run_task")
-    counter = resolve_token_counter(token_counter)
-    return _("stored history: {count} messages, {tokens:,} tokens; largest model call: {largest:,} tokens").format(
-        count=len(run.messages), tokens=counter(run.messages),
-        largest=max(row.tokens for row in call_rows(run, token_counter)))
-
-
-def reuse_table(runs: Sequence[TaskRun]) -> str:
-    """Each run's input tokens, how many a prompt cache could serve, the rewrites that break it, and facts kept.
-
-    A text table for ``print()``, one row per run (:func:`~course_utils.agentic.agents.prefix_reuse`).
-    The columns keep their English keys, aligned in a fixed-width font; in
-    another language each row ends with the run's name (:func:`run_label`), so
-    the numbers stay aligned, and a legend under the table names each column.
-    """
-    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence) or not runs:
-        raise TypeError(f"runs must be a non-empty list of TaskRun (from run_task), got {runs!r:.80}")
-    english = get_language() == "en"  # English prints the table as lesson 06 always did
-    columns = f"{'sent':>6} {'cacheable':>9} {'uncached':>8} {'rewrites':>8} {'facts':>5}"
-    lines = [f"{'strategy':<58} {columns}" if english else f"{columns}  strategy"]
-    for i, run in enumerate(runs):
-        reuse = prefix_reuse(check_instance(run, f"runs[{i}]", TaskRun, "run_task"))
-        numbers = (f"{reuse.tokens_sent:>6,} {reuse.cacheable_tokens:>9,} {reuse.uncached_tokens:>8,} "
-                   f"{reuse.rewrites:>8} {run.facts_answered:>3}/{len(run.probes)}")
-        lines.append(f"{run.name:<58} {numbers}" if english else f"{numbers}  {run_label(run.name)}")
-    if not english:
-        lines.append(fill(_("sent: input tokens over the task; cacheable: those a prompt cache could serve (each call's "
-                       "start that an earlier call also started with); uncached: the rest; rewrites: calls whose "
-                       "history changed, breaking the cache; facts: probe questions still answerable; strategy: "
-                       "the run."), 96))
-    return "\n".join(lines)
 
 
 # --- a widget: step through the calls of each strategy ------------------------------------------

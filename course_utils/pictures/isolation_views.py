@@ -18,7 +18,8 @@ from course_utils.core.i18n import _, translate
 from course_utils.pictures.plots import DescribedFigure, drawn
 from course_utils.core.style import HISTORY_COLOUR, LIMIT_COLOUR, NEUTRAL, SENT_COLOUR
 from course_utils.agentic.subagents import CHILD_NAME, IsolationComparison, break_even, cumulative_tokens
-from course_utils.agentic.tool_selection import SchemaRow
+from course_utils.agentic.call_accounting import AccountedRun
+from course_utils.agentic.tool_selection import SchemaRow, schema_rows
 
 #: One colour (and, for the child, a hatch: colour is never the only cue) per agent.
 AGENT_STYLES = {"single": (SENT_COLOUR, ""), "planner": (HISTORY_COLOUR, ""), "researcher": ("#8e24aa", "//")}
@@ -38,8 +39,14 @@ def windows_text(comparison: IsolationComparison) -> str:
         single_calls=comparison.single.total_calls)
 
 
-def windows_figure(comparison: IsolationComparison) -> DescribedFigure:
-    """Input tokens of every call: the single agent's on the left, the parent's and the child's on the right."""
+def windows_figure(comparison: IsolationComparison | AccountedRun, isolated: AccountedRun | None = None) -> DescribedFigure:
+    """Input tokens of every call: the single agent's on the left, the parent's and the child's on the right.
+
+    Pass a comparison (``compare_isolation``), or the two runs: ``windows_figure(single, isolated)``.
+    """
+    if isolated is not None:
+        check_instance(comparison, "single", AccountedRun, "run_requests")
+        comparison = IsolationComparison(comparison, check_instance(isolated, "isolated", AccountedRun, "run_requests"))
     check_instance(comparison, "comparison", IsolationComparison, "compare_isolation")
     fig = DescribedFigure(figsize=(9.0, 3.4), dpi=100, layout="constrained")
     # One message, not two joined: two right-to-left sentences on one printed line would read in the wrong order.
@@ -107,8 +114,13 @@ def schema_text(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> str:
         selection_tokens=selection[0].input_tokens if selection else 0)
 
 
-def schema_figure(before: Sequence[SchemaRow], after: Sequence[SchemaRow]) -> DescribedFigure:
-    """Input tokens per call, the tool schemas' share shaded, without and with a tool selector."""
+def schema_figure(before: Sequence[SchemaRow] | AccountedRun, after: Sequence[SchemaRow] | AccountedRun) -> DescribedFigure:
+    """Input tokens per call, the tool schemas' share shaded, without and with a tool selector.
+
+    ``before`` and ``after``: two runs (``run_requests``) or their :func:`schema_rows`.
+    """
+    before = schema_rows(before) if isinstance(before, AccountedRun) else before
+    after = schema_rows(after) if isinstance(after, AccountedRun) else after
     for name, rows in (("before", before), ("after", after)):
         if isinstance(rows, (str, bytes)) or not rows:
             raise TypeError(f"{name} must be a non-empty list of SchemaRow (from schema_rows), got {rows!r:.80}")

@@ -13,8 +13,11 @@ computed from the numbers drawn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from course_utils.core.args import check_int
+
 from course_utils.window.memory_costs import MemoryCosts
-from course_utils.agentic.offload import OffloadRun
 from course_utils.core.i18n import _, translate
 from course_utils.pictures.plots import call_ticks, described, drawn, said
 from course_utils.core.style import HISTORY_COLOUR, NEUTRAL, SENT_COLOUR
@@ -49,36 +52,44 @@ def memory_costs_figure(costs: MemoryCosts):
     return fig
 
 
-def offload_alt_text(kept: OffloadRun, offloaded: OffloadRun) -> str:
+def offload_alt_text(kept: Sequence[int], offloaded: Sequence[int]) -> str:
     steps = translate("; ").join(
         translate("after request {request}, {kept:,} tokens kept in the history against {offloaded:,} offloaded").format(
             request=i + 1, kept=a, offloaded=b)
-        for i, (a, b) in enumerate(zip(kept.tokens, offloaded.tokens)))
+        for i, (a, b) in enumerate(zip(kept, offloaded)))
     return said(translate("Tokens the next call is sent: {steps}. The read-back brings the whole result back.").format(
         steps=steps))
 
 
-def offload_figure(kept: OffloadRun, offloaded: OffloadRun):
-    """Grouped bars: the history's tokens after each request, with the large result kept and offloaded."""
-    for name, run in (("kept", kept), ("offloaded", offloaded)):
-        if not isinstance(run, OffloadRun):
-            raise TypeError(f"{name} must be an OffloadRun (run_offload(...)), got {type(run).__name__}")
+def _token_list(value, parameter: str) -> list[int]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not value:
+        raise TypeError(f"{parameter} must be a non-empty list of token counts, one per request, got {value!r:.80}")
+    return [check_int(x, f"{parameter}[{i}]") for i, x in enumerate(value)]
+
+
+def offload_figure(kept: Sequence[int], offloaded: Sequence[int], result_tokens: int | None = None):
+    """Grouped bars: the history's tokens after each request, with the large result kept and offloaded.
+
+    ``kept`` and ``offloaded``: the tokens the thread's history holds after each
+    request, one list per agent; ``result_tokens``: the offloaded result's size, for the title.
+    """
+    kept, offloaded = _token_list(kept, "kept"), _token_list(offloaded, "offloaded")
     fig = described(offload_alt_text(kept, offloaded), figsize=(8.5, 3.4))
     ax = fig.add_subplot()
-    n = min(len(kept.tokens), len(offloaded.tokens))
+    n = min(len(kept), len(offloaded))
     xs = range(n)
-    ax.bar([x - 0.2 for x in xs], kept.tokens[:n], width=0.4, color=HISTORY_COLOUR, label=drawn(translate(kept.name)))
-    ax.bar([x + 0.2 for x in xs], offloaded.tokens[:n], width=0.4, color=SENT_COLOUR, label=drawn(translate(offloaded.name)))
+    ax.bar([x - 0.2 for x in xs], kept[:n], width=0.4, color=HISTORY_COLOUR, label=drawn(_("kept in the history")))
+    ax.bar([x + 0.2 for x in xs], offloaded[:n], width=0.4, color=SENT_COLOUR, label=drawn(_("offloaded to the store")))
     for x in xs:
-        ax.annotate(f"{offloaded.tokens[x]:,}", (x + 0.2, offloaded.tokens[x]), ha="center", va="bottom", fontsize=8)
+        ax.annotate(f"{offloaded[x]:,}", (x + 0.2, offloaded[x]), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(list(xs), [drawn(_("request {number}").format(number=x + 1)) for x in xs])
     ax.set_ylabel(drawn(_("tokens in the history")))
     ax.grid(axis="y", color=NEUTRAL, alpha=0.3)
-    ax.set_ylim(0, max(*kept.tokens[:n], *offloaded.tokens[:n]) * 1.3)  # room for the legend above the bars
+    ax.set_ylim(0, max(*kept[:n], *offloaded[:n]) * 1.3)  # room for the legend above the bars
     ax.legend(frameon=False, loc="upper left", ncol=2)
-    if offloaded.offloaded:
+    if result_tokens is not None:
         heading = _("A {tokens:,}-token tool result: kept in the history, or offloaded with a pointer").format(
-            tokens=offloaded.offloaded[0].tokens)
+            tokens=check_int(result_tokens, "result_tokens"))
     else:
         heading = _("A large tool result: kept in the history, or offloaded with a pointer")
     ax.set_title(drawn(heading))

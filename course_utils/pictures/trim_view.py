@@ -48,6 +48,10 @@ from course_utils.window.trimming import NO_TRIM, STATUSES, TrimReport, TrimRow
 # --- text ---------------------------------------------------------------------
 
 
+#: Unicode's explicit direction controls: shown by name in a preview, never obeyed.
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
 def preview(text: str, width: int = 80) -> str:
     """``text`` on one line, at most ``width`` characters, ending in "…" when cut.
 
@@ -58,11 +62,15 @@ def preview(text: str, width: int = 80) -> str:
     'hello world'
     >>> preview("abcdefghij", 5)
     'abcd…'
+    >>> preview("invoice\u202egpj.exe")
+    'invoice<U+202E>gpj.exe'
     """
     check_text(text, "text")
     width = check_int(width, "width", minimum=1)
     line = re.sub(r"\s+", " ", text).strip()
-    return line if len(line) <= width else line[: width - 1] + "…"
+    line = line if len(line) <= width else line[: width - 1] + "…"
+    # a message's own direction controls (U+202A-U+202E, U+2066-U+2069) would reorder the table around it
+    return BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", line)
 
 
 def role_label(message: BaseMessage) -> str:

@@ -465,6 +465,9 @@ def additive_parts(token_counter: Any) -> tuple[Callable[[BaseMessage], int], in
         if token_counter not in COUNTER_NAMES + ENCODING_NAMES:
             return None
         token_counter = get_token_counter(token_counter)
+    declared = getattr(token_counter, "additive_parts", None)  # a counter that says how it adds up (inspect's media counter)
+    if callable(declared):
+        return declared()
     if token_counter is exact_counter:
         token_counter = _SHARED_EXACT
     if isinstance(token_counter, ExactTokenCounter):
