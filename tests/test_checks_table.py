@@ -26,7 +26,7 @@ def _lenient(monkeypatch):
     monkeypatch.setattr(checks, "STRICT", False)
 
 
-OK, NO, NOT, ERR = Status.CORRECT, Status.WRONG, Status.NOT_ATTEMPTED, Status.ERROR
+OK, NO, NOT = Status.CORRECT, Status.WRONG, Status.NOT_ATTEMPTED
 
 Q1_TABLE = [  # (answer, status): the first is right, the rest wrong or hostile
     (A.save_fact, OK), (A.save_fact_uuid, OK),
@@ -187,7 +187,7 @@ def node_fixed_cap(model, max_tokens):
 
 EX04_Q2_TABLE = [(node_right, OK), (node_whole_first, NO), (node_whole_after, NO), (node_twice, NO),
                  (node_no_model, NO),
-                 (node_fixed_cap, ERR)]  # a cap of 40 keeps only the system prompt: the model refuses that call
+                 (node_fixed_cap, NO)]
 
 
 @pytest.mark.parametrize("answer, status", EX04_Q2_TABLE, ids=lambda v: getattr(v, "__name__", None) or str(v))

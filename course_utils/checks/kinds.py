@@ -1,7 +1,7 @@
 """The kinds of answer every exercise uses: a number, a letter,
 and conversations generated inside a check (seeded, so the feedback is the same on every run).
 
-A multiple-choice question is one call of :func:`choice_question`. What the
+Multiple-choice questions with reasons are :class:`~course_utils.checks.questions.ChoiceQuestion`. What the
 exercise modules share is public here (no module imports another's
 underscore names):
 
