@@ -3,7 +3,8 @@
 Every title, message and hint is a literal here (not read from the check
 modules, whose wording may change): the English gradebook rendered from these
 results must stay byte-identical to ``tests/data/gradebook/class_en.{csv,html}``,
-which were written by the gradebook before it spoke Persian (issue 23). Only
+which were written by the gradebook before it spoke Persian (issue 23) and rewritten when it gained the
+review columns and the review queue (issue 33). Only
 the exercise titles come from the checks (``find_exercise``), as in a real run.
 
     PYTHONPATH=$PWD python tests/gradebook_cases.py   # rewrite the goldens (only for a wanted English change)
@@ -42,7 +43,7 @@ def class_results() -> list[NotebookResult]:
             (2, "keep_last_tokens by hand", "wrong",
              "`keep_last_tokens` kept ['a9'] but `trim_messages(..., strategy=\"last\")` keeps ['h9', 'a9']: "
              "the counter takes a *list* of messages.", "Walk `reversed(messages)`, adding token_counter([message])."),
-            (3, "repair the orphaned ToolMessage", "needs review", "A teacher will read your reason.", "",
+            (3, "repair the orphaned ToolMessage", "for the teacher", "A teacher will read your reason.", "",
              "Because the tool result lost its AIMessage & <the call>."),
             (4, "a teammate's fix", "not attempted", "`answer` is still `...`: fill it in.", hint1),
         ]),

@@ -112,11 +112,11 @@ def cases() -> dict[str, str]:
     out["with_word"] = with_word("<div>bar</div>", "over", "#b71c1c")
     out["with_word_hidden"] = with_word("<div>bar</div>", "over", "#b71c1c", shown=False, slot="3em")
     # --- checks/machinery.py (the feedback boxes)
-    for status in ("correct", "wrong", "error", "not attempted", "needs review"):
+    for status in ("correct", "wrong", "error", "not attempted", "for the teacher"):
         out[f"check_{status}"] = CheckResult(f"q1 (keep {SPECIAL})", status,
                                              f"Use `trim_messages(x < 3)` & see\nline two 'q' \"dq\"")._repr_html_()
     out["check_fa"] = CheckResult("q3 (why)", "wrong", PERSIAN + " `کد`", lang="fa")._repr_html_()
-    out["check_zh"] = CheckResult("q3 (why)", "needs review", CHINESE, lang="zh")._repr_html_()
+    out["check_zh"] = CheckResult("q3 (why)", "for the teacher", CHINESE, lang="zh")._repr_html_()
     out["check_details"] = CheckResult("q2", "wrong", "short…", details=f"the whole {SPECIAL}\nmessage")._repr_html_()
     out["note_hint"] = Note("hint", "q1", "Look at `max_tokens` <here>")._repr_html_()
     out["note_solution"] = Note("solution", "q1", "The master's lines:", code=f"x = 1 < 2\nprint({SPECIAL!r})")._repr_html_()

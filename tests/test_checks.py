@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from course_utils import checks
-from course_utils.checks import CheckResult, Exercise, Note, claims, ex01, ex02, ex03, ex04, ex05, ex06, solutions
+from course_utils.checks import CheckResult, Exercise, Note, ex01, ex02, ex03, ex04, ex05, ex06, solutions
+from course_utils.checks.ex05 import ex05_tool_tokens
+from course_utils.checks.questions import ChoiceQuestion, Kind, Statement, Statements, statements_of
 from course_utils.checks import cells as cells_module
 from course_utils.window.sequences import orphaned_tool_messages
 
@@ -79,7 +81,7 @@ def test_no_check_module_imports_another_modules_private_names():
                 private = [a.name for a in node.names if a.name.startswith("_") and a.name != "_"]
                 assert not private, f"{path.name} imports {private} from {node.module}"
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr.startswith("_") \
-                    and node.value.id in ("machinery", "kinds", "reasons", "claims", "solutions", "spies", "record",
+                    and node.value.id in ("machinery", "kinds", "questions", "status", "solutions", "spies", "record",
                                           "cells") and not node.attr.startswith("__"):
                 raise AssertionError(f"{path.name} uses {node.value.id}.{node.attr}")
 
@@ -276,50 +278,34 @@ REASONED = [
     (ex02.q4, ("c",)),
     (ex03.q4, ("a",)),
     (ex04.q3, ("d",)),
-    (ex05.q4, ({"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492, "start_on": "human"},)),
+    (ex05.q4, ({"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492 - ex05_tool_tokens(),
+                "start_on": "human"},)),
     (ex06.q3, ("c",)),
 ]
 
-
-#: Reasons the judge (checks.reasons) accepts for each question, in three languages.
-GOOD_REASONS = {
-    ("02", 4): ("the pasted document is too big, so shrink it", "粘贴的文档太长了，应该缩短它",
-                "سند چسبانده‌شده بزرگ است و باید کوتاه شود"),
-    ("03", 4): ("it drops the newest messages", "它只保留最早的消息", "آخرین پیام حذف می‌شود"),
-    ("01", 4): ("each call re-sends the whole history; with a cap each call costs at most the cap",
-                "不裁剪时每次重新发送整个历史，有上限时每次最多花费上限",
-                "بدون برش هر بار کل تاریخچه دوباره فرستاده می‌شود و با سقف هزینه هر فراخوانی ثابت می‌ماند"),
-    ("04", 3): ("the state keeps it but the trimmed list is sent", "状态保存着，但发送的是裁剪后的列表",
-                "حالت آن را نگه می‌دارد ولی فهرست برش‌خورده ارسال می‌شود"),
-    ("05", 4): ("the history alone gets H_max; tool results stay with their calls", "只有历史受上限约束，工具结果和调用在一起",
-                "فقط تاریخچه کوتاه می‌شود و نتیجه ابزار با فراخوانی می‌ماند"),
-    ("06", 3): ("old file reads are big and the tests stay", "文件很大，测试结果保留", "فایل‌ها بزرگ‌اند و تست می‌ماند"),
-}
+#: Own words in three languages, right, wrong and nonsense: none of them changes a status (the teacher reads them).
+OWN_WORDS = ("the pasted document is too big, so shrink it", "粘贴的文档太长了，应该缩短它",
+             "سند چسبانده‌شده بزرگ است و باید کوتاه شود", "It is the save of facts and the small call.", "because")
 
 
 @pytest.mark.parametrize(("q", "answers"), REASONED, ids=[f"ex{q.exercise}-q{q.number}" for q, _ in REASONED])
-def test_one_rule_for_a_reason_in_every_exercise(q, answers):
-    for short in ("because", "it grows", "   ", "becausebecausebecause"):
-        result = q.check(*answers, short)
-        assert result.status == "not attempted", result
-        assert "at least 3 words" in result.message, result
-    for number in (5, ["a", "list", "of", "words"]):
-        result = q.check(*answers, number)
-        assert result.status == "wrong" and "as a string" in result.message, result
-    assert q.check(*answers, ...).status == "not attempted"
-    for enough in GOOD_REASONS[(q.exercise, q.number)]:
-        assert q.check(*answers, enough).correct, enough
-    result = q.check(*answers, "because it grows")  # long enough, but asserts nothing the question asks
-    assert result.status == "wrong" and "does not say why yet" in result.message, result
-
-
-def test_is_reason_counts_words_or_unspaced_characters():
-    assert checks.is_reason("one two three")
-    assert not checks.is_reason("one two")
-    assert not checks.is_reason("supercalifragilistic")
-    assert checks.is_reason("保留最新消息")  # six characters of a script written without spaces
-    assert not checks.is_reason("最新消息")
-    assert not checks.is_reason(None) and not checks.is_reason(3)
+def test_own_words_are_never_marked_and_reasons_are_exact(q, answers):
+    statements = statements_of(q)
+    right = set(statements.right)
+    for words in OWN_WORDS:
+        result = q.check(*answers, right, words)
+        assert result.status == "correct" and result.answer_text == words, result
+        assert statements.model_answer[:30] in result.message
+    blank = q.check(*answers, right, ...)
+    assert blank.status == "correct" and blank.answer_text is None
+    assert "own_words" in blank.message and statements.model_answer[:30] not in blank.message
+    extra = max(set(range(1, len(statements.items) + 1)) - right)
+    assert q.check(*answers, right | {extra}, ...).status == "wrong"
+    for shape in ("1, 2", ["1"], 0, 99, set()):
+        assert q.check(*answers, shape, ...).status == "wrong", shape
+    assert q.check(*answers, ..., "words").status == "not attempted"
+    result = q.check(*answers, right, 5)
+    assert result.status == "wrong" and "as a string" in result.message, result
 
 
 def test_orphan_diagnosis_uses_the_library_rule():
@@ -341,20 +327,20 @@ def test_orphan_diagnosis_uses_the_library_rule():
     assert "does not come right after the AIMessage" in result.message, result
 
 
-def test_a_choice_question_is_one_factory_call():
+def test_a_choice_question_is_data_registered_in_one_call():
+    statements = Statements((Statement("y keeps it", Kind.JUSTIFIES), Statement("y drops it", Kind.REVERSED),
+                             Statement("the sky is blue", Kind.IRRELEVANT)), model_answer="Because y keeps it.",
+                            rubric="Says y keeps it.")
     ex = Exercise("99", "test", "99_test")
-    q = checks.choice_question(ex, "pick", "q1.check(choice, why)", hints=("h",),
-                               options={"a": "x", "b": "y"}, answer="b", feedback={"a": "not x"},
-                               praise="y it is.", claim=claims.EX03_Q4)
-    assert ex.q1 is q
-    assert q.check("a", "it is x for sure").status == "wrong"
-    assert q.check("b", "because it drops the newest messages").status == "correct"
-    assert q.check("b", "because it keeps the newest messages").status == "wrong"
-    assert q.check("b", ...).status == "not attempted"
+    q = ChoiceQuestion("pick", ("h",), {"a": "x", "b": "y"}, "b", {"a": "not x"}, "y it is.", statements).register(ex)
+    assert ex.q1 is q and q.usage == "q1.check(choice, reasons, own_words)"
+    assert q.check("a", {1}, "it is x for sure").status == "wrong"
+    assert q.check("b", {1}, "because it drops the newest messages").status == "correct"
+    assert q.check("b", {1, 2}, ...).status == "wrong"
+    assert q.check("b", {1, 3}, ...).status == "wrong"
+    assert q.check("b", ..., ...).status == "not attempted"
     assert "No worked solution" in q.solution().message  # no master for exercise 99
-    with pytest.raises(ValueError, match="missing: \\['a'\\]"):
-        checks.choice_question(ex, "pick", "q2.check(choice, why)", hints=("h",),
-                               options={"a": "x", "b": "y"}, answer="b", feedback={}, praise="", claim=claims.EX03_Q4)
-    with pytest.raises(TypeError, match="claim"):
-        checks.choice_question(ex, "pick", "q2.check(choice, why)", hints=("h",),
-                               options={"a": "x", "b": "y"}, answer="b", feedback={"a": ""}, praise="", claim=("x",))
+    with pytest.raises(ValueError, match="missing"):
+        ChoiceQuestion("pick", ("h",), {"a": "x", "b": "y"}, "b", {}, "", statements)
+    with pytest.raises(ValueError, match="reverse or swap"):
+        Statements((Statement("y keeps it", Kind.JUSTIFIES),), model_answer="", rubric="")

@@ -27,7 +27,8 @@ from langchain_core.messages.utils import count_tokens_approximately
 from course_utils import checks
 from course_utils.window.budget import history_budget
 from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex04_state_messages
-from course_utils.checks.subagent_decision import decision_pays_from
+from course_utils.checks.ex05 import ex05_tool_tokens
+from course_utils.checks.questions import statements_of
 from course_utils.window.growth import replay_growth
 from course_utils.core.samples import load_conversation
 from test_exercise04_summaries import eraser, forgetful, summarizer
@@ -533,15 +534,16 @@ LEAVE_OUT = object()  #: plan(key=LEAVE_OUT): a plan without that key
 
 
 def plan(**changes):
-    """A right plan that trims the history alone (cap H_max = 5492), with some values changed."""
-    good = {"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492, "start_on": "human"}
+    """A right plan that trims the history alone (cap H_max = 5492 - T), with some values changed."""
+    good = {"reserve": 800, "margin": 500, "include_system": False, "max_tokens": 5492 - ex05_tool_tokens(),
+            "start_on": "human"}
     good.update(changes)
     return {k: v for k, v in good.items() if v is not LEAVE_OUT}
 
 
 def whole_list_plan(**changes):
-    """A right plan that trims the whole list, system prompt and new input included (cap L - R - M = 6892)."""
-    return plan(**{"include_system": True, "max_tokens": 6892, **changes})
+    """A right plan that trims the whole list, system prompt and new input included (cap L - R - M - T)."""
+    return plan(**{"include_system": True, "max_tokens": 6892 - ex05_tool_tokens(), **changes})
 
 
 WHY = ("R covers the longest reply, M the counting error, the cap leaves room for the system prompt and the "
@@ -635,10 +637,17 @@ def _ex07_offload(kind):
 
 EX07_WHY = ("The plan and language are saved once in the user's store namespace, so any new thread can recall "
             "them, and each call is sent only a few short facts instead of the whole history.")
-#: Exercise 07 q4: the answer, computed by the question's own fresh run (a public function, not the checker).
-EX07_Q4_PAYS = decision_pays_from()
-EX07_Q4_WHY = ("The sub-agent adds extra calls to every request, but the single agent re-sends all the earlier "
-               "pages on each later call, so once enough pages pile up it costs more.")
+
+
+def right_reasons(q):
+    """The numbers of the statements that justify a reason question's answer (what a right answer picks)."""
+    return set(statements_of(q).right)
+
+
+#: Exercise 05 q4's caps, the tool schemas taken off (T, counted as the course counts them).
+T = ex05_tool_tokens()
+H_MAX = 8192 - 1100 - 300 - 800 - 500 - T
+WHOLE = 8192 - 800 - 500 - T
 
 
 WRONG = [
@@ -664,12 +673,12 @@ WRONG = [
     (ex01.q3, (bob_report("approximate"), right_figure(), 19), "wrong", "still fits"),
     (ex01.q3, (bob_report("approximate"), right_figure(), 21), "wrong", "off by one"),
     # 01 q4: how does it grow
-    (ex01.q4, ("c", "c", WHY), "wrong", "per call"),
-    (ex01.q4, ("d", "d", WHY), "wrong", "with a cap"),
-    (ex01.q4, ("a", "c", WHY), "wrong", "exponential"),
-    (ex01.q4, ("d", "b", WHY), "wrong", "keeps growing"),
-    (ex01.q4, ("d", "c", ...), "not attempted", "why"),
-    (ex01.q4, ("d", "c", "because"), "not attempted", "at least 3 words"),
+    (ex01.q4, ("c", "c", {1, 2}, WHY), "wrong", "per call"),
+    (ex01.q4, ("d", "d", {1, 2}, WHY), "wrong", "with a cap"),
+    (ex01.q4, ("a", "c", {1, 2}, WHY), "wrong", "exponential"),
+    (ex01.q4, ("d", "b", {1, 2}, WHY), "wrong", "keeps growing"),
+    (ex01.q4, ("d", "c", ..., WHY), "not attempted", "reasons"),
+    (ex01.q4, ("d", "c", {1, 3}, WHY), "wrong", "do not justify it"),
     # 01 q5: predict, then look (the wrong tokenizer, the wrong language, a count far off)
     (ex01.q5, ("cl100k_base", "zh", 20), "wrong", "vocabulary is twice as large"),
     (ex01.q5, ("o200k_base", "fa", 20), "wrong", "per character"),
@@ -694,9 +703,10 @@ WRONG = [
     (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), 2112), "wrong", "add up"),
     (ex02.q3, (ValueError("other"), 64), "wrong", "not the one"),
     # 02 q4: choose a fix
-    (ex02.q4, ("b", WHY), "wrong", "Trimming cannot fix it"),
-    (ex02.q4, ("a", WHY), "wrong", "bigger"),
-    (ex02.q4, ("z", WHY), "wrong", "one of the letters"),
+    (ex02.q4, ("b", {1, 2}, WHY), "wrong", "Trimming cannot fix it"),
+    (ex02.q4, ("a", {1, 2}, WHY), "wrong", "bigger"),
+    (ex02.q4, ("c", {1, 2, 4}, WHY), "wrong", "do not justify it"),
+    (ex02.q4, ("z", {1, 2}, WHY), "wrong", "one of the letters"),
     # 03 q1: trim by hand
     (ex03.q1, (["a3", "h3", "a2", "h2"],), "wrong", "newest first"),
     (ex03.q1, (["h1", "a1", "h2"],), "wrong", "strategy='first'"),
@@ -720,9 +730,10 @@ WRONG = [
     (ex03.q3, (safe_trim_bigger_budget,), "wrong", "over max_tokens"),
     (ex03.q3, (safe_trim_drop_tools,), "wrong", "removed the tool results"),
     # 03 q4: a teammate's fix
-    (ex03.q4, ("b", WHY), "wrong", "oldest"),
-    (ex03.q4, ("d", WHY), "wrong", "*which* messages"),
-    (ex03.q4, ("a", ""), "not attempted", "why"),
+    (ex03.q4, ("b", {1, 2}, WHY), "wrong", "oldest"),
+    (ex03.q4, ("d", {1, 2}, WHY), "wrong", "*which* messages"),
+    (ex03.q4, ("a", ..., ""), "not attempted", "reasons"),
+    (ex03.q4, ("a", {1, 2, 3}, ""), "wrong", "do not justify it"),
     # 04 q1: what the node sends
     (ex04.q1, (["h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"],), "wrong", "system prompt is missing"),
     (ex04.q1, (["a5", "h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"],), "wrong",
@@ -750,9 +761,10 @@ WRONG = [
     (ex04.q4, (forgetful("remove"), eraser("nothing")), "wrong", "RemoveMessage removes a message from the current state only"),
     (ex04.q5, (summarizer("plain_slice"),), "wrong", "valid_tail(messages, keep_last)"),
     (ex04.q5, (summarizer("keep_list"),), "wrong", "merges them into the state by id"),
-    (ex04.q3, ("a", WHY), "wrong", "stored_messages"),
-    (ex04.q3, ("b", WHY), "wrong", "new list"),
-    (ex04.q3, ("c", WHY), "wrong", "far below the window"),
+    (ex04.q3, ("a", {1, 2}, WHY), "wrong", "stored_messages"),
+    (ex04.q3, ("b", {1, 2}, WHY), "wrong", "new list"),
+    (ex04.q3, ("c", {1, 2}, WHY), "wrong", "far below the window"),
+    (ex04.q3, ("d", {1}, WHY), "wrong", "missing"),
     # 05 q1: H_max
     (ex05.q1, (12884,), "wrong", "safety margin"),
     (ex05.q1, (14084,), "wrong", "reply reserve"),
@@ -767,28 +779,28 @@ WRONG = [
     (ex05.q3, (cost_looks_in_history,), "wrong", "not in the stored history"),
     (ex05.q3, (cost_without_system,), "wrong", "system prompt"),
     # 05 q4: choose thresholds
-    (ex05.q4, (plan(reserve=300, max_tokens=5992), WHY), "wrong", "less than the longest reply"),
-    (ex05.q4, (plan(margin=0, max_tokens=5992), WHY), "wrong", "5% of 8192"),
-    (ex05.q4, (plan(max_tokens=5992), WHY), "wrong", "without the margin"),
-    (ex05.q4, (plan(max_tokens=4000), WHY), "wrong", "below H_max"),
-    (ex05.q4, (plan(start_on=None), WHY), "wrong", "ToolMessage"),
-    (ex05.q4, (plan(reserve=5000, max_tokens=1292), WHY), "wrong", "twice the longest reply"),
+    (ex05.q4, (plan(reserve=300, max_tokens=5992 - T), {1, 2, 3}, WHY), "wrong", "less than the longest reply"),
+    (ex05.q4, (plan(margin=0, max_tokens=5992 - T), {1, 2, 3}, WHY), "wrong", "5% of 8192"),
+    (ex05.q4, (plan(max_tokens=5992 - T), {1, 2, 3}, WHY), "wrong", "without the margin"),
+    (ex05.q4, (plan(max_tokens=4000), {1, 2, 3}, WHY), "wrong", "below H_max"),
+    (ex05.q4, (plan(start_on=None), {1, 2, 3}, WHY), "wrong", "ToolMessage"),
+    (ex05.q4, (plan(reserve=5000, max_tokens=1292), {1, 2, 3}, WHY), "wrong", "twice the longest reply"),
     # 05 q4: the cap must match the list the plan trims
-    (ex05.q4, (plan(max_tokens=6892), WHY), "wrong", "with include_system=False you trim the history alone"),
-    (ex05.q4, (plan(include_system=True), WHY), "wrong", "H_max, the room for the history alone"),
-    (ex05.q4, (whole_list_plan(max_tokens=7392), WHY), "wrong", "L - R, without the margin"),
-    (ex05.q4, (whole_list_plan(max_tokens=7000), WHY), "wrong", "more than L - R - M = 8192 - 800 - 500 = 6892"),
-    (ex05.q4, (whole_list_plan(max_tokens=6000), WHY), "wrong", "below L - R - M = 6892"),
-    (ex05.q4, (whole_list_plan(max_tokens=8192), WHY), "wrong", "whole window"),
-    (ex05.q4, (whole_list_plan(reserve=300, max_tokens=7392), WHY), "wrong", "less than the longest reply"),
-    (ex05.q4, (whole_list_plan(start_on=LEAVE_OUT), WHY), "wrong", "missing ['start_on']"),
-    (ex05.q4, (plan(include_system=LEAVE_OUT), WHY), "wrong", "which list you trim"),
-    (ex05.q4, (plan(include_system="yes"), WHY), "wrong", "should be True"),
-    (ex05.q4, (whole_list_plan(start_on="ai"), WHY), "wrong", "ToolMessage"),
-    (ex05.q4, (plan(), "because"), "not attempted", "at least 3 words"),
-    (ex05.q4, (plan(), "any reason at all will do"), "wrong", "does not say why yet"),
-    (ex05.q4, (plan(), "R covers the longest reply and M the counting error"), "wrong", "which list your cap is for"),
-    (ex05.q4, (plan(), "the cap leaves room for the system prompt and the new message"), "wrong", "tool results"),
+    (ex05.q4, (plan(max_tokens=6892 - T), {1, 2, 3}, WHY), "wrong", "with include_system=False you trim the history alone"),
+    (ex05.q4, (plan(include_system=True), {1, 2, 3}, WHY), "wrong", "H_max, the room for the history alone"),
+    (ex05.q4, (whole_list_plan(max_tokens=7392 - T), {1, 2, 3}, WHY), "wrong", "without the margin"),
+    (ex05.q4, (whole_list_plan(max_tokens=7000), {1, 2, 3}, WHY), "wrong", "more than L - R - M - T"),
+    (ex05.q4, (whole_list_plan(max_tokens=6000), {1, 2, 3}, WHY), "wrong", "below L - R - M - T"),
+    (ex05.q4, (whole_list_plan(max_tokens=6892), {1, 2, 3}, WHY), "wrong", "leaves out the tool schemas"),
+    (ex05.q4, (plan(max_tokens=5492), {1, 2, 3}, WHY), "wrong", "leaves out the tool schemas"),
+    (ex05.q4, (whole_list_plan(max_tokens=8192), {1, 2, 3}, WHY), "wrong", "whole window"),
+    (ex05.q4, (whole_list_plan(reserve=300, max_tokens=7392), {1, 2, 3}, WHY), "wrong", "less than the longest reply"),
+    (ex05.q4, (whole_list_plan(start_on=LEAVE_OUT), {1, 2, 3}, WHY), "wrong", "missing ['start_on']"),
+    (ex05.q4, (plan(include_system=LEAVE_OUT), {1, 2, 3}, WHY), "wrong", "which list you trim"),
+    (ex05.q4, (plan(include_system="yes"), {1, 2, 3}, WHY), "wrong", "should be True"),
+    (ex05.q4, (whole_list_plan(start_on="ai"), {1, 2, 3}, WHY), "wrong", "ToolMessage"),
+    (ex05.q4, (plan(), {1, 3}, WHY), "wrong", "missing"),
+    (ex05.q4, (plan(), {1, 2, 3, 4}, "any reason at all"), "wrong", "do not justify it"),
     # 05 q5: what a prompt cache serves
     (ex05.q5, (cache_previous_call_only,), "wrong", "previous call only"),
     (ex05.q5, (cache_anywhere,), "wrong", "only a *prefix*"),
@@ -810,30 +822,28 @@ WRONG = [
     (ex06.q2, (_ex06_hook(max_tokens=200),), "wrong", "the newest messages that fit in 300"),
     (ex06.q2, (lambda state, runtime: None,), "wrong", "@before_model"),
     # 06 q3: choose a strategy
-    (ex06.q3, ("a", EX06_WHY), "wrong", "pays again"),
-    (ex06.q3, ("b", EX06_WHY), "wrong", "summary"),
-    (ex06.q3, ("d", EX06_WHY), "wrong", "rewrites the stored history"),
-    # 07 q1: a memory tool
+    (ex06.q3, ("a", {1, 2, 3}, EX06_WHY), "wrong", "pays again"),
+    (ex06.q3, ("b", {1, 2, 3}, EX06_WHY), "wrong", "summary"),
+    (ex06.q3, ("d", {1, 2, 3}, EX06_WHY), "wrong", "rewrites the stored history"),
+    (ex06.q3, ("c", {1, 2, 5}, EX06_WHY), "wrong", "do not justify it"),
+    # 07 q1: a memory tool (tests/test_checks_table.py holds the hostile ones)
     (ex07.q1, (lambda text: "saved",), "wrong", "should be a tool"),
-    (ex07.q1, (_ex07_tool("no user"),), "wrong", "holds nothing"),
-    (ex07.q1, (_ex07_tool("other field"),), "wrong", "{'fact'"),
-    (ex07.q1, (_ex07_tool("nothing"),), "wrong", "holds nothing"),
+    (ex07.q1, (_ex07_tool("no user"),), "wrong", "not this user's"),
+    (ex07.q1, (_ex07_tool("other field"),), "wrong", "same key"),
+    (ex07.q1, (_ex07_tool("nothing"),), "wrong", "holds 0 item"),
     # 07 q2: offloading middleware
-    (ex07.q2, (_ex07_offload("pass through"),), "wrong", "over 1000"),
-    (ex07.q2, (_ex07_offload("everything"),), "wrong", "leave results under 1000 tokens unchanged"),
+    (ex07.q2, (_ex07_offload("pass through"),), "wrong", "the question's threshold is 1000 tokens"),
+    (ex07.q2, (_ex07_offload("everything"),), "wrong", "offload only results over 1000"),
     (ex07.q2, (_ex07_offload("read back too"),), "wrong", "offloaded again"),
     (ex07.q2, (lambda request, handler: handler(request),), "wrong", "@wrap_tool_call"),
     # 07 q3: choose a move
-    (ex07.q3, ("a", EX07_WHY), "wrong", "grow without end"),
-    (ex07.q3, ("c", EX07_WHY), "wrong", "read back in full"),
-    (ex07.q3, ("b", "because that is the right answer"), "wrong", "does not say why yet"),
-    # 07 q4: does a sub-agent pay? (the number is never typed here: the wrong ones are off the computed one)
-    (ex07.q4, (1, EX07_Q4_WHY), "wrong", "child's calls are paid for too"),
-    (ex07.q4, (EX07_Q4_PAYS + 1, EX07_Q4_WHY), "wrong", "find the first request"),
-    (ex07.q4, (0, EX07_Q4_WHY), "wrong", "find the first request"),
-    (ex07.q4, (str(EX07_Q4_PAYS), EX07_Q4_WHY), "wrong", "should be a whole number"),
-    (ex07.q4, (EX07_Q4_PAYS, "The parent's window is smaller, so it is cheaper."), "wrong", "sub-agent adds"),
-    (ex07.q4, (EX07_Q4_PAYS, "The sub-agent adds overhead."), "wrong", "single agent does with the pages"),
+    (ex07.q3, ("a", {1, 2}, EX07_WHY), "wrong", "grow without end"),
+    (ex07.q3, ("c", {1, 2}, EX07_WHY), "wrong", "read back in full"),
+    (ex07.q3, ("b", {1, 2, 3}, "because that is the right answer"), "wrong", "do not justify it"),
+    # 07 q4: from which request a sub-agent pays, in money (a function, run on unseen scenarios)
+    (ex07.q4, (4, {1, 2, 3}, ...), "wrong", "should be a function"),
+    (ex07.q4, (lambda comparison, prices, caching: 4, {1, 2, 3}, ...), "wrong", "your function answered 4"),
+    (ex07.q4, (lambda comparison, prices, caching: "4", {1, 2, 3}, ...), "wrong", "whole number"),
 ]
 
 
@@ -879,29 +889,27 @@ def test_right_answers_pass():
     assert ex03.q1.check(["h2", "a2", "h3", "a3"]).correct
     assert ex03.q3.check(trim_with(strategy="last", start_on="human", include_system=True)).correct
     assert ex04.q2.check(node_factory()).correct
-    assert ex05.q4.check(plan(), WHY).correct
-    assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682),
-                         "the history alone gets H_max, and tool results stay with their calls").correct
-    assert ex07.q4.check(EX07_Q4_PAYS, EX07_Q4_WHY).correct
+    assert ex05.q4.check(plan(), {1, 2, 3}, WHY).correct
+    assert ex05.q4.check(plan(reserve=700, margin=410, max_tokens=5682 - T), {1, 2, 3}, ...).correct
 
 
 def test_both_caps_of_lesson_05_pass_each_for_its_own_list():
-    """H_max when the plan trims the history alone; L - R - M when the list also holds S and U."""
-    history_alone = ex05.q4.check(plan(), WHY)
-    whole_list = ex05.q4.check(whole_list_plan(), WHY)
-    assert history_alone.correct and "H_max = 5492" in history_alone.message, history_alone
-    assert whole_list.correct and "L - R - M = 6892" in whole_list.message, whole_list
+    """H_max when the plan trims the history alone; L - R - M when the list also holds S and U; T off both."""
+    history_alone = ex05.q4.check(plan(), {1, 2, 3}, WHY)
+    whole_list = ex05.q4.check(whole_list_plan(), {1, 2, 3}, WHY)
+    assert history_alone.correct and f"H_max = {H_MAX}" in history_alone.message, history_alone
+    assert whole_list.correct and f"L - R - M - T = {WHOLE}" in whole_list.message, whole_list
     # the same numbers with the other choice of list are wrong
-    assert not ex05.q4.check(plan(max_tokens=6892), WHY).correct
-    assert not ex05.q4.check(plan(include_system=True, max_tokens=5492), WHY).correct
+    assert not ex05.q4.check(plan(max_tokens=WHOLE), {1, 2, 3}, WHY).correct
+    assert not ex05.q4.check(plan(include_system=True, max_tokens=H_MAX), {1, 2, 3}, WHY).correct
     # any R and M in range: the cap follows them, for either list
     for reserve, margin in ((700, 410), (1400, 1638), (1000, 819)):
-        h_max = history_budget(8192, 1100, 300, reserve, margin=margin)
-        assert ex05.q4.check(plan(reserve=reserve, margin=margin, max_tokens=h_max), WHY).correct
+        h_max = history_budget(8192, 1100, 300, reserve, margin=margin) - T
+        assert ex05.q4.check(plan(reserve=reserve, margin=margin, max_tokens=h_max), {1, 2, 3}, WHY).correct
         assert ex05.q4.check(plan(reserve=reserve, margin=margin, include_system=True,
-                                  max_tokens=8192 - reserve - margin), WHY).correct
+                                  max_tokens=8192 - reserve - margin - T), {1, 2, 3}, WHY).correct
         assert not ex05.q4.check(plan(reserve=reserve, margin=margin, include_system=True,
-                                      max_tokens=8192 - reserve - margin + 1), WHY).correct
+                                      max_tokens=8192 - reserve - margin - T + 1), {1, 2, 3}, WHY).correct
 
 
 #: The multiple-choice questions: (question, the answers before `why`, with one letter to vary).
@@ -912,7 +920,7 @@ CHOICES = [
     (ex03.q4, lambda letter: (letter,)),
     (ex04.q3, lambda letter: (letter,)),
 ]
-#: A reason that asserts its question's claim (checks.claims), for the choice questions.
+#: Own words for the choice questions (never marked: they do not change the status).
 IDEA_WHY = {
     ("02", 4): "The pasted document makes S + U + R exceed L, so shrink the document.",
     ("03", 4): "strategy='first' drops the newest messages, the latest question among them.",
@@ -925,9 +933,9 @@ def test_multiple_choice_answers_are_not_all_the_same_letter():
     right = []
     for q, answers in CHOICES:
         why = IDEA_WHY.get((q.exercise, q.number), WHY)
-        letters = [letter for letter in "abcd" if q.check(*answers(letter), why).correct]
+        letters = [letter for letter in "abcd" if q.check(*answers(letter), right_reasons(q), why).correct]
         assert len(letters) == 1, (q, letters)
-        wrong = [q.check(*answers(letter), why) for letter in "abcd" if letter not in letters]
+        wrong = [q.check(*answers(letter), right_reasons(q), why) for letter in "abcd" if letter not in letters]
         assert all(r.status == "wrong" and len(r.message) > 40 for r in wrong), wrong
         right.append(letters[0])
     assert right == ["d", "c", "c", "a", "d"]

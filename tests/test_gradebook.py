@@ -139,7 +139,7 @@ def test_a_persian_page_is_right_to_left_with_persian_words_statuses_and_titles(
     with speaking("fa"):
         words = {status: status_word(status) for status in QUESTION_STATUSES + NOTEBOOK_STATUSES}
     assert all(re.search("[\u0600-\u06ff]", word) for word in words.values()), words
-    for status in ("correct", "wrong", "needs review", "not attempted", "error", "not run", "ok", "crashed",
+    for status in ("correct", "wrong", "for the teacher", "not attempted", "error", "not run", "ok", "crashed",
                    "timeout", "memory limit", "disk limit", "invalid notebook"):
         assert status in english and words[status] in text, status
         assert f">{status}<" not in html and f"\u00b7 {status}<" not in html, status
@@ -262,3 +262,60 @@ def test_the_graders_never_ran_messages_are_said_in_the_gradebooks_language():
         assert "`q2.check(kept)`" in said[0] and status_word("timeout") in said[0] and "never ran" not in said[0]
         assert "`q1.check(x)`" in said[1] and "never ran" not in said[1]
         assert grader_message("Correct: `kept` agrees.") == "Correct: `kept` agrees."  # a check's message: as it is
+
+
+# --- the review queue and the teacher's marks (issue 33) ------------------------------------------------
+
+
+def _own_words_results():
+    from course_utils.grade.results import NotebookResult, QuestionResult, Submission
+
+    def notebook(student, text):
+        sub = Submission(Path("/s") / student / "07_beyond_one_window_exercise.ipynb",
+                         f"{student}/07_beyond_one_window_exercise.ipynb", student, "07")
+        return NotebookResult(sub, "07", "ok", "", (
+            QuestionResult(3, "choose a move for a returning user", "correct", "Correct.", "", text),))
+
+    return [notebook("ana", "The store keeps the plan & <language>."), notebook("ben", "Because it is small.")]
+
+
+def test_the_review_queue_lists_own_words_under_the_model_answer_and_rubric():
+    from course_utils.checks import ex07
+
+    html = gradebook_html(_own_words_results(), gradebook_cases.SETTINGS, gradebook_cases.ISOLATION, [], lang="en")
+    queue = html.split('id="review"', 1)[1]
+    statements = ex07.q3.spec.statements
+    import html as html_lib
+
+    assert html_lib.escape(statements.model_answer[:60]) in queue and html_lib.escape(statements.rubric[:60]) in queue
+    assert "The store keeps the plan &amp; &lt;language&gt;." in queue and "Because it is small." in queue
+    assert queue.count('class="mark-row"') == 2 and 'data-question="q3"' in queue
+    assert 'aria-label="mark for ana, q3"' in queue and "Download marks.csv" in queue
+
+
+def test_a_teachers_marks_reach_the_csv_apart_from_the_automatic_status(tmp_path):
+    from course_utils.grade.review import read_marks
+
+    marks_file = tmp_path / "marks.csv"
+    marks_file.write_text("student,exercise,question,mark,comment\nana,7,q3,1,clear\nben,07,q3,,\n", encoding="utf-8")
+    marks = read_marks(marks_file)
+    rows = {r["student"]: r for r in csv.DictReader(io.StringIO(gradebook_csv(_own_words_results(), "en", marks)))}
+    assert (rows["ana"]["status"], rows["ana"]["review"], rows["ana"]["teacher_mark"]) == ("correct", "marked", "1")
+    assert rows["ana"]["teacher_comment"] == "clear"
+    assert (rows["ben"]["review"], rows["ben"]["teacher_mark"]) == ("for the teacher", "")
+    html = gradebook_html(_own_words_results(), gradebook_cases.SETTINGS, gradebook_cases.ISOLATION, [], "en", marks)
+    assert 'value="1"' in html and 'value="clear"' in html
+
+
+@pytest.mark.parametrize("text, words", [
+    ("name,mark\n", "first line must name the columns"),
+    ("student,exercise,question,mark,comment\nana,07,q3,high,\n", "line 2: mark 'high' is not a number"),
+    ("student,exercise,question,mark,comment\nana,07,q3,3,\n", "line 2: mark 3 is outside 0 to 1"),
+])
+def test_a_bad_marks_file_gets_an_error_naming_the_line_and_the_fix(tmp_path, text, words):
+    from course_utils.grade.review import MarksError, read_marks
+
+    path = tmp_path / "marks.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(MarksError, match=re.escape(words)):
+        read_marks(path)

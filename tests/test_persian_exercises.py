@@ -99,7 +99,7 @@ def test_an_edited_english_cell_is_drift(tmp_path, monkeypatch):
 
     nb.cells[i].source = original  # the markdown as it was; now change the cell whose answer is translated
     j = min(edition.read_answers(source))
-    nb.cells[j].source = nb.cells[j].source.replace("why = (", "why = (\"A new start. \"\n       ", 1)
+    nb.cells[j].source = nb.cells[j].source.replace("own_words = ", "own_words = \"A new start. \" ", 1)
     nbformat.write(nb, tmp_path / f"{source.stem}.ipynb")
     problems = edition.drift(source)
     assert len(problems) == 1 and f"English code cell {j} changed" in problems[0]
@@ -268,7 +268,7 @@ def test_every_wrapped_check_string_has_a_persian_translation():
     with PO.open("rb") as f:
         translated = {(m.context, m.id): m.string for m in read_po(f) if m.id}
     found = set()
-    for name in ("machinery", "kinds", *(f"ex{n}" for n in PERSIAN_EXERCISES)):
+    for name in ("machinery", "kinds", "questions", "subagent_decision", *(f"ex{n}" for n in PERSIAN_EXERCISES)):
         tree = ast.parse((ROOT / "course_utils" / "checks" / f"{name}.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -17,8 +17,12 @@ and every question has three methods:
 - ``q1.solution()`` shows the master notebook's solution (a teacher can switch
   this off with the environment variable ``COURSE_HIDE_SOLUTIONS=1``).
 
-A written reason ("why") is **needs review** when the check cannot judge it
-with confidence: never "correct", and shown so in the teacher's gradebook.
+A reason is graded exactly where it can be: the learner picks every statement
+that justifies the answer from a list (true relations, their reversals,
+swapped subjects, true statements beside the point). A reason in the
+learner's own words is never marked by the package: it is kept **for the
+teacher** (the gradebook's review queue), and the learner sees the model
+reasoning to compare with.
 
 Where the answer is a function, the check calls it on several inputs, among
 them conversations generated inside the check (seeded, so the feedback is
@@ -28,17 +32,18 @@ Known wrong answers (off by one, newest-first order, the other strategy,
 a mutated state, ...) are recognised and named.
 
 **Strict mode** is for the tests: with ``COURSE_CHECKS_STRICT=1`` in the
-environment (or after :func:`set_strict`), a result that is not correct raises
+environment (or after :func:`set_strict`; ``machinery.STRICT`` is the switch), a result that is not correct raises
 ``AssertionError`` with the same message, so ``pytest --nbval`` fails on a
 master whose solution is wrong. A correct answer displays the same either way.
 
 Inside, one job per module: ``machinery`` (check, hint, solution, results,
-strict mode), ``kinds`` (the kinds of question: a number, a choice with a
-reason, a written reason, ...), ``reasons`` and ``claims`` (the "why" judge
-and what each reason must assert), ``cells`` (which answer cells failed),
+strict mode), ``status`` (the :class:`Status` enum), ``questions`` (questions as
+data: generated cases, rules, known mistakes, reason statements),
+``reason_lists`` (exercises 01-06's statements), ``kinds`` (numbers, letters,
+generated conversations), ``cells`` (which answer cells failed),
 ``spies`` (which library functions a learner's code calls), ``record`` (what
 a check leaves for the grader), ``solutions`` (the master's solution lines),
-``subagent_decision`` (exercise 07's accounting question) and one module per
+``subagent_decision`` (exercise 07's money question) and one module per
 exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``, ``ex05``, ``ex06``, ``ex07``.
 
 >>> from course_utils.checks import ex02
@@ -54,12 +59,9 @@ The package, one job per module:
   ``Exercise``, ``CheckResult``, ``Note`` and strict mode;
 - :mod:`~course_utils.checks.record`: the record the grader reads, written and
   parsed in one place;
-- :mod:`~course_utils.checks.kinds`: the question kinds (a number, a choice
-  with a reason, a written reason) and the conversations generated inside checks;
-- :mod:`~course_utils.checks.reasons`: the "why" judge, which reads the
-  relations a written reason asserts (English, Persian, Chinese), and
-  :mod:`~course_utils.checks.claims`, what each reason question's answer must assert;
-  a reason it cannot judge with confidence is "needs review" (a teacher reads it);
+- :mod:`~course_utils.checks.questions`: questions as data (``CodeQuestion``,
+  ``ChoiceQuestion``, ``Statements``); :mod:`~course_utils.checks.status`: ``Status``;
+- :mod:`~course_utils.checks.kinds`: numbers, letters, and the conversations generated inside checks;
 - :mod:`~course_utils.checks.spies`: which library functions a learner's
   function calls, for rules a question states ("without calling trim_messages");
 - :mod:`~course_utils.checks.solutions`: the worked solutions, generated from the
@@ -83,14 +85,9 @@ from course_utils.checks.ex04 import EX04_CAP, ex04, ex04_state_messages
 from course_utils.checks.ex05 import ex05
 from course_utils.checks.ex06 import ex06
 from course_utils.checks.ex07 import ex07
-from course_utils.checks.kinds import (
-    REASON_UNSPACED_CHARS,
-    REASON_WORDS,
-    choice_question,
-    is_reason,
-    random_conversation,
-    random_costs,
-)
+from course_utils.checks.kinds import random_conversation, random_costs
+from course_utils.checks.questions import ChoiceQuestion, CodeQuestion, Kind, Mistake, Rule, Statement, Statements
+from course_utils.checks.status import Status
 from course_utils.checks.machinery import (
     STYLES,
     CheckResult,
@@ -106,7 +103,14 @@ from course_utils.checks.record import RECORD_ENV, STATUSES, read_records, valid
 
 __all__ = [
     "STATUSES",
+    "ChoiceQuestion",
+    "CodeQuestion",
+    "Mistake",
+    "Rule",
+    "Statement",
+    "Statements",
     "STRICT",
+    "Status",
     "CheckResult",
     "Exercise",
     "Note",
@@ -126,8 +130,8 @@ __all__ = [
 class _ChecksPackage(types.ModuleType):
     """``course_utils.checks.STRICT`` reads and sets the one switch in :mod:`.machinery`.
 
-    Tests write ``monkeypatch.setattr(checks, "STRICT", False)``; without this the
-    assignment would land on the package and the checks would not see it.
+    Tests write ``monkeypatch.setattr(checks, "STRICT", False)`` (tests/conftest.py and the grader's tests);
+    without this the assignment would land on the package and the checks would not see it.
     """
 
     @property

@@ -16,14 +16,12 @@ from course_utils.checks.kinds import (
     grade_number,
     counts_of,
     letter_of,
-    need_reason,
-    RIGHT_LETTERS,
-    check_claim,
     snapshot,
     random_conversation,
     random_costs,
 )
-from course_utils.checks.claims import EX01_Q4
+from course_utils.checks.questions import Statements, grade_statements, own_words, with_own_words
+from course_utils.checks.reason_lists import EX01_Q4
 from course_utils.core.i18n import _, pgettext, translate
 from course_utils.checks.machinery import short_list, describe, Exercise
 from course_utils.window.trimming import table_token_counter
@@ -215,13 +213,20 @@ EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "
 
 @ex01.question(
     "how does it grow?",
-    "q4.check(without_trim, with_trim, why)",
+    "q4.check(without_trim, with_trim, reasons, own_words)",
     hints=(
         "Without trimming, call k re-sends the whole history, which grows by a turn each call.",
         "1 + 2 + ... + n = n(n + 1)/2. With a cap, each call costs at most the cap.",
     ),
 )
-def _ex01_q4(q, without_trim, with_trim, why):
+def _ex01_q4(q, without_trim, with_trim, reasons, own_words_text):
+    written = own_words(q, own_words_text, EX01_Q4)
+    return with_own_words(q, _ex01_q4_marks(q, without_trim, with_trim, reasons), written, EX01_Q4)
+
+
+_ex01_q4.spec = Statements.holder(EX01_Q4)  # the statements and model answer, for the review queue
+
+def _ex01_q4_marks(q, without_trim, with_trim, reasons):
     q.need(without_trim, "without_trim")
     q.need(with_trim, "with_trim")
     a, b = letter_of(without_trim), letter_of(with_trim)
@@ -229,7 +234,7 @@ def _ex01_q4(q, without_trim, with_trim, why):
         if letter not in EX01_OPTIONS:
             return q.wrong(_("`{name}` should be one of the letters 'a', 'b', 'c', 'd', got "
                              "{describe}.").format(name=name, describe=describe(value)))
-    need_reason(q, why)
+    q.need(reasons, "reasons")
     if EX01_OPTIONS[a] != "quadratically":
         feedback = {
             "linearly": _("the tokens *per call* grow linearly, because each call adds a turn to the history; the "
@@ -248,7 +253,9 @@ def _ex01_q4(q, without_trim, with_trim, why):
             "not at all": _("every call still sends up to the cap, so the total keeps growing."),
         }[EX01_OPTIONS[b]]
         return q.wrong(_("with trimming, not ({b}) {ex01_options}: {feedback}").format(b=b, ex01_options=pgettext("exercise 01", EX01_OPTIONS[b]), feedback=feedback))
-    check_claim(q, why, EX01_Q4, RIGHT_LETTERS)
+    wrong = grade_statements(q, reasons, EX01_Q4)
+    if wrong is not None:
+        return wrong
     return q.correct(_("quadratically without trimming (each call re-sends a longer history), "
                        "linearly with a cap (each call costs at most the cap)."))
 

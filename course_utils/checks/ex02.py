@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import random
 
-from course_utils.checks.claims import EX02_Q4
-from course_utils.checks.kinds import choice_question, grade_number
+from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.reason_lists import EX02_Q4
+from course_utils.checks.kinds import grade_number
 from course_utils.core.i18n import _, pgettext
 from course_utils.checks.machinery import learner_line, describe, ltr, Exercise
 
@@ -176,10 +177,8 @@ EX02_Q4_OPTIONS = {
 }
 
 
-_ex02_q4 = choice_question(
-    ex02,
+_ex02_q4 = ChoiceQuestion(
     "choose a fix",
-    "q4.check(choice, why)",
     hints=(
         "Which term of B = L - S - U - R can you make smaller without hurting the answer?",
         "Trimming changes the history, which is not one of S, U, R.",
@@ -192,7 +191,7 @@ _ex02_q4 = choice_question(
         "history does not fit. Trimming cannot fix it.",
         "d": "a margin is taken off the limit as well: it makes things worse.",
     },
-    claim=EX02_Q4,
+    statements=EX02_Q4,
     praise="shrinking U is the only option that makes room: 2048 - 900 - 300 - 512 = 336 tokens for the history. "
     "Trimming cannot help when the fixed parts alone are over the limit.",
-)
+).register(ex02)

@@ -19,9 +19,9 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import count_tokens_approximately
 
-from course_utils.checks.claims import EX03_Q4
+from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.reason_lists import EX03_Q4
 from course_utils.checks.kinds import (
-    choice_question,
     learner_message_list,
     counts_of,
     same_messages,
@@ -345,10 +345,8 @@ EX03_Q4_OPTIONS = {
 }
 
 
-_ex03_q4 = choice_question(
-    ex03,
+_ex03_q4 = ChoiceQuestion(
     "a teammate's fix",
-    "q4.check(choice, why)",
     hints=(
         "What does strategy='first' keep when the history is over the budget?",
         "Which message must a chatbot always send, whatever else it drops?",
@@ -361,7 +359,7 @@ _ex03_q4 = choice_question(
         "c": "both strategies take the same token_counter; the problem is what strategy='first' keeps.",
         "d": "both strategies keep at most max_tokens; the problem is *which* messages they keep.",
     },
-    claim=EX03_Q4,
+    statements=EX03_Q4,
     praise="strategy='first' keeps the oldest messages, so the model never sees the newest question. "
     "Keep strategy='last' and fix the boundary with start_on='human'.",
-)
+).register(ex03)

@@ -9,6 +9,8 @@ thread), and the how-to's summary node, which must keep a valid tail.
 
 from __future__ import annotations
 
+import random
+
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -23,10 +25,10 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from course_utils.checks.claims import EX04_Q3
+from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.reason_lists import EX04_Q3
 from course_utils.checks.ex03 import ids_answer
 from course_utils.checks.kinds import (
-    choice_question,
     counts_of,
     same_messages,
     snapshot,
@@ -172,8 +174,13 @@ def _ex04_q2(q, make_chatbot_node):
 
     # 1. Call the node directly on a state, as LangGraph would.
     # States and caps where leaving out start_on or include_system changes what is sent.
-    for seed, cap in ((51, 80), (52, 100)):
-        model = OfflineChatModel(token_counter="approximate")
+    # Two states and caps where leaving out start_on or include_system changes what is sent, then two
+    # conversations made now, new at every check.
+    seeds = (51, 52, *random.SystemRandom().sample(range(1000, 100_000), 2))
+    for seed, cap in zip(seeds, (80, 100, 80, 100)):
+        # The check's own caps can leave only the system prompt when the last question is long: that is
+        # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
+        model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
         node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
         if not callable(node):
             return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
@@ -199,7 +206,11 @@ def _ex04_q2(q, make_chatbot_node):
                              "Trimming is for the model call only; return just the reply."))
         if not model.calls:
             return q.wrong(_("your node did not call `model.invoke`."))
-        problem = _ex04_sent_problem(model.calls[-1], history, cap, _("for {about}").format(about=about))
+        if len(model.calls) > 1:
+            return q.wrong(_("for {about} your node called the model {count} times for one turn: every call is "
+                             "sent (and billed), so send it the trimmed list once.").format(
+                                 about=about, count=len(model.calls)))
+        problem = _ex04_sent_problem(model.calls[0], history, cap, _("for {about}").format(about=about))
         if problem:
             return q.wrong(problem)
         if not new or not isinstance(new[-1], AIMessage):
@@ -216,6 +227,7 @@ def _ex04_q2(q, make_chatbot_node):
     config = {"configurable": {"thread_id": "check"}}
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
+        made = len(model.calls)
         q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
                about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
         stored = list(graph.get_state(config).values.get("messages", []))
@@ -224,6 +236,10 @@ def _ex04_q2(q, make_chatbot_node):
                              "messages instead of {expected}: your node loses history. The state must keep "
                              "every message; only the model call is trimmed.").format(
                 turn=turn, count=len(stored), expected=2 * turn))
+        if len(model.calls) - made != 1:
+            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
+                             "sent (and billed), so send it the trimmed list once.").format(
+                                 turn=turn, count=len(model.calls) - made))
         problem = _ex04_sent_problem(model.calls[-1], [*before, stored[len(before)]], 40,
                                      _("in a graph, on turn {turn}").format(turn=turn))
         if problem:
@@ -240,10 +256,8 @@ EX04_Q3_OPTIONS = {
 }
 
 
-_ex04_q3 = choice_question(
-    ex04,
+_ex04_q3 = ChoiceQuestion(
     "why does it forget?",
-    "q3.check(choice, why)",
     hints=(
         "Compare `stored_messages(...)` (what the thread keeps) with `model.calls[-1]` (what the model was sent).",
         "There are two spaces: the state, for keeping; the trimmed list, for this one call.",
@@ -257,8 +271,8 @@ _ex04_q3 = choice_question(
     },
     praise="two spaces: the state keeps everything, the model sees only the trimmed list. To remember the name "
     "past the cap, summarise (the how-to's summary node) or raise the cap.",
-    claim=EX04_Q3,
-)
+    statements=EX04_Q3,
+).register(ex04)
 
 # --- question 4: a node that means to store less, and removes nothing --------------------------
 
@@ -311,7 +325,9 @@ def _ex04_q4(q, make_forgetful_node, erase_history):
     factory = q.need_function(make_forgetful_node, "make_forgetful_node")
 
     # 1. Called directly, the node must not change the state it is given (that is question 2's bug).
-    model = OfflineChatModel(token_counter="approximate")
+    # The check's own caps can leave only the system prompt when the last question is long: that is
+    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
+    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
     node = q.call(factory, model, max_tokens=60, about="(model, max_tokens=60)")
     if not callable(node):
         return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
@@ -363,6 +379,10 @@ def _ex04_q4_thread(q, factory, erase, saver, db: Path):
         sent = ex04_trim(seen, EX04_FORGET_CAP)
         if len(model.calls) == calls:
             return q.wrong(_("on turn {turn} your node did not call `model.invoke`.").format(turn=turn))
+        if len(model.calls) - calls != 1:
+            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
+                             "sent (and billed), so send it the trimmed list once.").format(
+                                 turn=turn, count=len(model.calls) - calls))
         problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, _("on turn {turn}").format(turn=turn))
         if problem:
             return q.wrong(problem)
@@ -502,6 +522,9 @@ def _ex04_q5(q, make_summarize_node):
                              "returned {value}.").format(where=where, value=describe(out)))
         if not model.calls:
             return q.wrong(_("{where} your node did not call `model.invoke`.").format(where=where))
+        if len(model.calls) != 1:
+            return q.wrong(_("{where} your node called the model {count} times: one call writes the summary; every "
+                             "call is sent (and billed).").format(where=where, count=len(model.calls)))
         problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
         if problem:
             return q.wrong(_("{where}: {problem}").format(where=where, problem=problem))

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import ex04_trim
-from course_utils.checks.claims import EX05_Q4 as EX05_Q4_CLAIM
-from course_utils.checks.kinds import grade_number, counts_of, need_reason, snapshot, random_conversation
+from course_utils.checks.questions import Statements, grade_statements, own_words, with_own_words
+from course_utils.checks.reason_lists import EX05_Q4 as EX05_Q4_REASONS
+from course_utils.checks.kinds import grade_number, counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
 from course_utils.core.i18n import _
 from course_utils.window.sequences import safe_trim_kwargs
@@ -178,17 +179,35 @@ def _ex05_q3(q, cost_and_forgetting):
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
 EX05_Q4_KEYS = ("reserve", "margin", "include_system", "max_tokens", "start_on")
 
+def ex05_tool_tokens() -> int:
+    """The agent's tool schemas (lesson 06's three trip tools), counted as the course counts them:
+    ``count_tokens_approximately([], tools=...)``. They are sent on every call, outside ``state["messages"]``."""
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    from course_utils.agentic.agent_tools import TRIP_TOOLS
+
+    return count_tokens_approximately([], tools=TRIP_TOOLS)
+
+
 @ex05.question(
     "choose thresholds for an agent",
-    "q4.check(plan, why)",
+    "q4.check(plan, reasons, own_words)",
     hints=(
         "R must cover the longest reply you expect; M must cover the counter's error (5% of the window). "
-        "The cap depends on the list you trim: the history alone has room H_max = L - S - U - R - M; the whole "
-        "list, with the system prompt and the new input in it, has H_max + S + U = L - R - M.",
+        "The cap depends on the list you trim: the history alone has room H_max = L - S - U - R - M - T; the "
+        "whole list, with the system prompt and the new input in it, has H_max + S + U = L - R - M - T, where T "
+        "is the tool schemas: bind_tools sends them outside the messages, so trim_messages never counts them.",
         "A tool-using agent has ToolMessages in its history: which start_on avoids the orphan trap?",
     ),
 )
-def _ex05_q4(q, plan, why):
+def _ex05_q4(q, plan, reasons, own_words_text):
+    written = own_words(q, own_words_text, EX05_Q4_REASONS)
+    return with_own_words(q, _ex05_q4_marks(q, plan, reasons), written, EX05_Q4_REASONS)
+
+
+_ex05_q4.spec = Statements.holder(EX05_Q4_REASONS)  # the statements and model answer, for the review queue
+
+def _ex05_q4_marks(q, plan, reasons):
     from course_utils.window.budget import history_budget
 
     L, S, U, longest, error = EX05_Q4.values()
@@ -224,10 +243,16 @@ def _ex05_q4(q, plan, why):
         return q.wrong(_("margin={M} is over 20% of the window: that much unused room costs history for no "
                          "gain.").format(M=M))
     try:
-        h_max = history_budget(L, S, U, R, margin=M)
+        T = ex05_tool_tokens()
+        h_max = history_budget(L, S, U, R, margin=M) - T
     except ValueError as exc:  # pragma: no cover - the ranges above leave room
         return q.wrong(str(exc))
-    whole = h_max + S + U  # = L - R - M: the cap of a list that also holds the system prompt and the new input
+    whole = h_max + S + U  # = L - R - M - T: the cap of a list that also holds the system prompt and the new input
+    if cap in (h_max + T, whole + T):
+        return q.wrong(_("max_tokens={cap} leaves out the tool schemas ({T} tokens, counted with "
+                         "`count_tokens_approximately([], tools=TRIP_TOOLS)`): bind_tools sends them with every call "
+                         "outside state[\"messages\"], so trim_messages never counts them. Subtract them from the "
+                         "cap: {right}.").format(cap=cap, T=T, right=whole if whole_list else h_max))
     if cap == L:
         return q.wrong(_("max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
                          "for the history alone, S and U) leave.").format(cap=cap))
@@ -235,32 +260,32 @@ def _ex05_q4(q, plan, why):
         if cap == h_max:
             return q.wrong(_("max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
                              "the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
-                             "cap is H_max + S + U = L - R - M = {whole}; with H_max the history gets {SU} "
+                             "cap is H_max + S + U = L - R - M - T = {whole}; with H_max the history gets {SU} "
                              "tokens less than it may use.").format(cap=cap, S=S, U=U, whole=whole, SU=S + U))
-        if cap == L - R:
-            return q.wrong(_("max_tokens={cap} is L - R, without the margin: use L - R - M = {whole}.").format(
+        if cap == L - R - T:
+            return q.wrong(_("max_tokens={cap} is L - R - T, without the margin: use L - R - M - T = {whole}.").format(
                 cap=cap, whole=whole))
         if cap > whole:
-            return q.wrong(_("max_tokens={cap} is more than L - R - M = {L} - {R} - {M} = {whole}: a full list "
+            return q.wrong(_("max_tokens={cap} is more than L - R - M - T = {L} - {R} - {M} - {T} = {whole}: a full list "
                              "would push the call over the window, into the room kept for the reply.").format(
-                cap=cap, L=L, R=R, M=M, whole=whole))
+                cap=cap, L=L, R=R, M=M, T=T, whole=whole))
         if cap < whole:
-            return q.wrong(_("max_tokens={cap} is below L - R - M = {whole} with your own R and M: the model "
-                             "forgets sooner than it has to. The list holds S and U too, so use L - R - M.").format(
+            return q.wrong(_("max_tokens={cap} is below L - R - M - T = {whole} with your own R and M: the model "
+                             "forgets sooner than it has to. The list holds S and U too, so use L - R - M - T.").format(
                 cap=cap, whole=whole))
     else:
         if cap == whole:
-            return q.wrong(_("max_tokens={cap} is L - R - M, the cap for the whole list with the system prompt and "
+            return q.wrong(_("max_tokens={cap} is L - R - M - T, the cap for the whole list with the system prompt and "
                              "the new input in it. With include_system=False you trim the history alone, so its cap "
-                             "is H_max = L - S - U - R - M = {h_max}: {cap} would let the history take the room of "
+                             "is H_max = L - S - U - R - M - T = {h_max}: {cap} would let the history take the room of "
                              "S and U and push the call over the window.").format(cap=cap, h_max=h_max))
-        if cap == L - S - U - R:
-            return q.wrong(_("max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M = "
+        if cap == L - S - U - R - T:
+            return q.wrong(_("max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M - T = "
                              "{h_max}.").format(cap=cap, h_max=h_max))
         if cap > h_max:
-            return q.wrong(_("max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} = {h_max}: a full "
+            return q.wrong(_("max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} - {T} = {h_max}: a full "
                              "history would push the call over the window.").format(
-                cap=cap, L=L, S=S, U=U, R=R, M=M, h_max=h_max))
+                cap=cap, L=L, S=S, U=U, R=R, M=M, T=T, h_max=h_max))
         if cap < h_max:
             return q.wrong(_("max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
                              "sooner than it has to. Use H_max.").format(cap=cap, h_max=h_max))
@@ -269,13 +294,16 @@ def _ex05_q4(q, plan, why):
         return q.wrong(_("start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
                          "start with one whose tool call was cut. start_on=\"human\" avoids that.").format(
             start_on=start_on))
-    need_reason(q, why, claim=EX05_Q4_CLAIM)
+    q.need(reasons, "reasons")
+    wrong = grade_statements(q, reasons, EX05_Q4_REASONS)
+    if wrong is not None:
+        return wrong
     from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")
     if whole_list:
         kept = trim_messages(agent, **safe_trim_kwargs(cap, "approximate"))
-        how = _("max_tokens = L - R - M = {whole} (H_max = {h_max}, plus S and U, which are in the list), so a "
+        how = _("max_tokens = L - R - M - T = {whole} (H_max = {h_max}, plus S and U, which are in the list), so a "
                 "full list still fits. With it the whole agent_tools conversation ({count} messages, system "
                 "prompt included)").format(whole=whole, h_max=h_max, count=len(kept))
     else:

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checks.claims import EX06_Q3
-from course_utils.checks.kinds import counts_of, snapshot, choice_question, random_conversation
+from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.reason_lists import EX06_Q3
+from course_utils.checks.kinds import counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import Exercise, describe, ltr, quote
 from course_utils.checks.spies import watching
 from course_utils.core.i18n import _, pgettext
@@ -83,6 +84,11 @@ def _ex06_q1(q, middleware):
                              "ContextEditingMiddleware(...), a @before_model hook ...), got {describe}.").format(
                                  i=i, describe=describe(item)))
     run, row = q.call(_trip_run, middleware, about=_("the lesson's task"))
+    invented = invented_facts(run)
+    if invented:
+        return q.wrong(_("the model was sent {fact!r} in a {kind} message that no tool, model reply or summary of the "
+                         "run produced: your middleware writes the facts itself. Keep what the run said; don't add "
+                         "answers.").format(fact=invented[0][0], kind=invented[0][1]))
     if row.orphaned_tool_results:
         return q.wrong(_("{count} tool results were sent without their tool call: trim with "
                          "start_on=\"human\" and end_on=(\"human\", \"tool\").").format(count=row.orphaned_tool_results))
@@ -110,6 +116,51 @@ def _ex06_q1(q, middleware):
                        "failed, no orphaned tool result, and {answered} of {probes} facts still answerable.").format(
                            largest=row.largest_call, budget=EX06_BUDGET, sent=row.tokens_sent,
                            answered=row.facts_answered, probes=len(run.probes)))
+
+
+def _tool_output(call: dict) -> str | None:
+    """What the lesson's tool returns for a tool call the model made (None for a tool it does not have)."""
+    from course_utils.agentic.agent_tools import TRIP_TOOLS
+
+    tools = {t.name: t for t in TRIP_TOOLS}
+    tool = tools.get(call.get("name"))
+    return None if tool is None else str(tool.invoke(call.get("args", {})))
+
+
+def invented_facts(run) -> list[tuple[str, str]]:
+    """(fact, message type) for every probe answer the model was sent that nothing in the run produced.
+
+    A fact may reach the model only in a tool result the model asked for (its text taken from what the tool
+    returned), in a model reply, or in a summary the model wrote. A note a hook writes itself is invented.
+    """
+    from course_utils.agentic.agents import TRIP_PROBES
+
+    replies = [c.reply for c in run.calls if c.reply is not None]
+    reply_texts = {r.text for r in replies}
+    summaries = [c.reply.text for c in run.calls if c.kind == "summary" and c.reply is not None]
+    asked = {tc["id"]: tc for r in replies for tc in (r.tool_calls or [])}
+    outputs: dict[str, str | None] = {}
+    found = []
+    for call in run.calls:
+        if call.kind == "summary":  # a summary call is sent the history to summarise, inside its prompt
+            continue
+        for message in call.messages:
+            text = message.text
+            for _question, fact, _turn in TRIP_PROBES:
+                if fact not in text:
+                    continue
+                if isinstance(message, ToolMessage) and message.tool_call_id in asked:
+                    if message.tool_call_id not in outputs:
+                        outputs[message.tool_call_id] = _tool_output(asked[message.tool_call_id])
+                    real = outputs[message.tool_call_id] or ""
+                    if all(line.strip() in real for line in text.splitlines() if fact in line):
+                        continue
+                elif isinstance(message, AIMessage) and text in reply_texts:
+                    continue
+                elif any(fact in summary and summary in text for summary in summaries):
+                    continue
+                found.append((fact, message.type))
+    return found
 
 
 def _call_tokens(run, index: int) -> int:
@@ -198,7 +249,7 @@ def _hook_result(q, hook, state_messages, about):
         "lets the history end on a request or on tool results, where the model is called.",
         "When the current turn's tool results alone are over 300 tokens, the trim keeps nothing: keep the turn "
         "anyway, with its tool results shortened. `fit_turn(state[\"messages\"], 300, token_counter=exact_counter)` "
-        "does that (lesson 06, section 6a).",
+        "does that (lesson 06b, section 1).",
     ),
 )
 def _ex06_q2(q, trim_history):
@@ -251,8 +302,8 @@ def _ex06_q2(q, trim_history):
                                      about=about, count=len(turn), tokens=exact_counter(turn), budget=EX06_HOOK_TOKENS))
             return q.wrong(_("for {about}: the current turn alone is {tokens} tokens, over {budget}, and your hook "
                              "keeps {kept}: the model would be sent no request to answer. Keep the current turn: when "
-                             "the trim keeps nothing, keep the whole turn and shorten its tool results (lesson 06, "
-                             "section 6a: `fit_turn(state[\"messages\"], {budget}, token_counter=exact_counter)`).").format(
+                             "the trim keeps nothing, keep the whole turn and shorten its tool results (lesson 06b, "
+                             "section 1: `fit_turn(state[\"messages\"], {budget}, token_counter=exact_counter)`).").format(
                                  about=about, tokens=exact_counter(turn), budget=EX06_HOOK_TOKENS,
                                  kept=pgettext("exercise 06", "nothing") if not kept else
                                  pgettext("exercise 06", "none of it")))
@@ -277,10 +328,8 @@ def _ex06_q2(q, trim_history):
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
 
-choice_question(
-    ex06,
+ChoiceQuestion(
     "choose a strategy for an agent",
-    "q3.check(choice, why)",
     hints=(
         "Which later steps need which tool results? And must the stored history stay whole?",
         "Old file reads can be fetched again; test results cannot be re-read for free. One middleware clears "
@@ -304,5 +353,5 @@ choice_question(
     },
     praise="old file reads are cleared in what is sent (they can be read again), the test results stay because "
            "run_tests is excluded, and the stored history keeps everything for the review.",
-    claim=EX06_Q3,
-)
+    statements=EX06_Q3,
+).register(ex06)

@@ -1,14 +1,13 @@
-"""The kinds of question every exercise uses: a number, a choice with a reason, a written reason,
+"""The kinds of answer every exercise uses: a number, a letter,
 and conversations generated inside a check (seeded, so the feedback is the same on every run).
 
-A multiple-choice question is one call of :func:`choice_question`. What the
+Multiple-choice questions with reasons are :class:`~course_utils.checks.questions.ChoiceQuestion`. What the
 exercise modules share is public here (no module imports another's
 underscore names):
 
 - :func:`grade_number`, :func:`letter_of`: a number answer, a letter answer;
-- :func:`need_reason`, :func:`check_claim`: a written reason, judged by
-  :func:`course_utils.checks.reasons.judge` against a claim of
-  :mod:`course_utils.checks.claims`;
+- reasons are picked from statements and the learner's own words go to the
+  teacher: see :mod:`course_utils.checks.questions`;
 - :func:`random_conversation`, :func:`random_costs`: seeded test inputs;
 - :func:`snapshot`, :func:`same_messages`, :func:`learner_message_list`,
   :func:`counts_of`: comparing and describing lists of messages.
@@ -25,7 +24,6 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from course_utils.checks.machinery import CheckResult, Exercise, Question, describe, ltr
-from course_utils.checks.reasons import Claim, judge
 from course_utils.core.i18n import _, ngettext
 
 
@@ -50,111 +48,6 @@ def letter_of(value: Any) -> str | None:
         if match:
             return match.group(1).lower()
     return None
-
-
-#: A written reason ("why") needs at least this many words ...
-REASON_WORDS = 3
-#: ... or, in a script written without spaces between words (Chinese, Japanese, Thai, ...), this many characters.
-REASON_UNSPACED_CHARS = 6
-_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-
-
-def is_reason(why: Any) -> bool:
-    """True when ``why`` is a sentence, not a word: the one rule for every "say why" answer.
-
-    >>> is_reason("because"), is_reason("because it grows"), is_reason("截断保留最新的消息")
-    (False, True, True)
-    """
-    if not isinstance(why, str):
-        return False
-    return len(why.split()) >= REASON_WORDS or len(_UNSPACED.findall(why)) >= REASON_UNSPACED_CHARS
-
-
-#: How feedback on a reason starts when the rest of the answer is right, in the reason's language.
-RIGHT_CHOICE = {"en": "({letter}) is the right choice", "fa": "گزینه ({letter}) درست است",
-                "zh": "（{letter}）是正确的选项"}
-RIGHT_LETTERS = {"en": "both letters are right", "fa": "هر دو گزینه درست‌اند", "zh": "两个选项都对"}
-_JOINERS = {"wrong": {"en": ", but ", "fa": "، ولی ", "zh": "，但"},
-            "needs review": {"en": "; ", "fa": "؛ ", "zh": "；"}}
-
-
-def need_reason(q: Question, why: Any, name: str = "why", claim: Claim | None = None) -> str:
-    """Stop unless ``why`` is a written reason (see :func:`is_reason`) that asserts ``claim`` (when given).
-
-    The text is noted for the grader's record (``answer_text``) whatever the
-    outcome, so a teacher can read it. With a ``claim``, the reason is judged
-    (:func:`check_claim`): a reason that is wrong or needs review stops here.
-    """
-    q.need(why, name)
-    if not isinstance(why, str):
-        q.stop(q.wrong(_("`{name}` should be your reason as a string (a sentence in quotes), got {value}.").format(
-            name=name, value=describe(why))))
-    q.note_answer_text(why)
-    if not is_reason(why):
-        short = _("{value} is too short: ").format(value=describe(why.strip())) if why.strip() else ""
-        q.stop(q.not_attempted(short + _("write your reason in `{name}` as a sentence of at least {words} words, "
-                                         "then check again.").format(name=name, words=REASON_WORDS)))
-    if claim is not None:
-        check_claim(q, why, claim)
-    return why
-
-
-def check_claim(q: Question, why: str, claim: Claim, lead: Mapping[str, str] | None = None) -> None:
-    """Stop with "not quite" or "needs review" unless the judge finds ``claim`` in ``why``.
-
-    The feedback is in the reason's language (see :mod:`course_utils.checks.reasons`);
-    ``lead`` (per language, e.g. :data:`RIGHT_CHOICE` formatted) starts it when the rest of the answer is right.
-    """
-    verdict = judge(claim, why)
-    if verdict.status == "correct":
-        return
-    message = verdict.message
-    if lead:
-        message = lead[verdict.lang] + _JOINERS[verdict.status][verdict.lang] + message
-    if verdict.status == "needs review":
-        q.stop(q.review(message, verdict.lang))
-    q.stop(q.wrong(message, verdict.lang))
-
-
-def _grade_choice(q: Question, choice: Any, why: Any, options: Mapping[str, str], answer: str,
-                  feedback: Mapping[str, str], praise: str, claim: Claim) -> CheckResult:
-    """Multiple choice with a one-sentence justification (in any of the course's languages) that asserts ``claim``."""
-    q.need(choice, "choice")
-    letter = letter_of(choice)
-    if letter not in options:
-        return q.wrong(_("`choice` should be one of the letters {letters}, got {value}.").format(
-            letters=", ".join(repr(k) for k in options), value=describe(choice)))
-    need_reason(q, why)
-    if letter != answer:
-        return q.wrong(_("({letter}) is not it: {feedback}").format(letter=letter, feedback=_(feedback[letter])))
-    check_claim(q, why, claim, {lang: text.format(letter=letter) for lang, text in RIGHT_CHOICE.items()})
-    return q.correct(_(praise))
-
-
-def choice_question(exercise: Exercise, title: str, usage: str, *, hints: Sequence[str],
-                    options: Mapping[str, str], answer: str, feedback: Mapping[str, str], praise: str,
-                    claim: Claim, explanation: str = "") -> Question:
-    """Register a multiple-choice question with a written reason as the next question of ``exercise``.
-
-    The learner calls ``qN.check(choice, why)``. ``feedback`` has one message
-    per wrong letter; ``praise`` is shown for the right answer with a reason
-    that asserts ``claim`` (a :class:`~course_utils.checks.reasons.Claim`,
-    judged by :func:`~course_utils.checks.reasons.judge`). With the right
-    letter, a reason that misses a relation, reverses one or is a bag of
-    words is "not quite"; one the judge cannot read with confidence "needs
-    review". The worked solution comes from the exercise's master notebook.
-    """
-    missing = sorted(set(options) - {answer} - set(feedback))
-    if answer not in options or missing:
-        raise ValueError(f"answer {answer!r} must be one of the options {sorted(options)}, and every other option "
-                         f"needs feedback (missing: {missing})")
-    if not isinstance(claim, Claim):
-        raise TypeError(f"claim must be a reasons.Claim, got {describe(claim)}")
-
-    def checker(q, choice, why):
-        return _grade_choice(q, choice, why, options, answer, feedback, praise, claim)
-
-    return exercise.question(title, usage, hints=hints, explanation=explanation)(checker)
 
 
 # --- conversations generated inside the checks ------------------------------------------------

@@ -30,6 +30,7 @@ from langchain_core.messages import BaseMessage
 
 from course_utils.checks.cells import FailedCell, failed_answer, install as _install_cell_hook
 from course_utils.checks.record import STATUSES, write_record
+from course_utils.checks.status import Status
 from course_utils.core.i18n import _, direction, get_language, pgettext
 from course_utils.core.style import STATUS_COLOURS
 from course_utils.pictures.templates import Markup, render_template
@@ -67,7 +68,7 @@ LABELS = {
     "not attempted": "Not attempted yet",
     "wrong": "Not quite",
     "error": "Your code raised an error",
-    "needs review": "Needs review",
+    "for the teacher": "For the teacher",
     "hint": "Hint",
     "solution": "Solution",
 }
@@ -161,6 +162,7 @@ class CheckResult:
             object.__setattr__(self, "lang", shown_language(self.message))
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        object.__setattr__(self, "status", Status(self.status))
         if self.lang not in LANGUAGE_ATTRIBUTES:
             raise ValueError(f"lang must be one of {sorted(LANGUAGE_ATTRIBUTES)}, got {self.lang!r}")
         if self.lang == "fa":
@@ -428,9 +430,9 @@ class Question:
     def error(self, message: str) -> CheckResult:
         return CheckResult(self.label, "error", message)
 
-    def review(self, message: str, lang: str | None = None) -> CheckResult:
-        """A written answer the check cannot judge with confidence: a teacher reads it (never "correct")."""
-        return CheckResult(self.label, "needs review", message, lang=lang)
+    def for_teacher(self, message: str, lang: str | None = None) -> CheckResult:
+        """An answer in the learner's own words: the package never marks it; the teacher does (never "correct")."""
+        return CheckResult(self.label, Status.FOR_TEACHER, message, lang=lang)
 
     # -- helpers that stop the check early ----------------------------------------------
 

@@ -27,9 +27,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-#: What a check can say about an answer.
-#: "needs review": a written reason the check could not judge with confidence; a teacher reads it.
-STATUSES = ("correct", "not attempted", "wrong", "error", "needs review")
+from course_utils.checks.status import STATUSES as STATUSES  # re-exported: the grader reads it here
+
+#: What a check can say about an answer: ``STATUSES``, the values of :class:`course_utils.checks.status.Status`,
+#: imported above and re-exported for the grader ("for the teacher": an answer in the learner's own words, never
+#: marked by the check; the teacher marks it).
 
 #: The grader (``python -m course_utils.grade``) names a file here; every check then appends one
 #: JSON line to it. Unset in a learner's notebook, where nothing is written.
@@ -44,7 +46,7 @@ MAX_ANSWER_TEXT = 2000
 def record_of(question: Any, result: Any) -> dict:
     """The record of one check's result, as the record file and the grader's own cells both write it."""
     record = {"exercise": question.exercise, "question": question.number, "title": question.title,
-              "status": result.status, "message": result.message}
+              "status": str(result.status), "message": result.message}
     answer_text = getattr(result, "answer_text", None)
     if isinstance(answer_text, str):
         record["answer_text"] = answer_text[:MAX_ANSWER_TEXT]

@@ -1,142 +1,249 @@
-"""Exercise 07, question 4: decide from the token accounting whether a sub-agent pays (lesson 07b).
+"""Exercise 07, question 4: from which request does a sub-agent pay, in money (lesson 07b).
 
-Registered as q4 of exercise 07 in :mod:`course_utils.checks.ex07` with
+The learner writes a function ``pays_from(comparison, prices, caching)``: it
+prices every model call of both runs of an :class:`~course_utils.agentic.subagents.IsolationComparison`
+with :func:`course_utils.window.costs.bill` (``billed_calls`` turns a run's
+calls into the provider's view: the tool schemas first, then each message),
+request by request, and returns the first number of requests after which
+parent + sub-agent has cost **fewer dollars** in total than the single agent
+(0 if it never has within the run). The check runs it on the task the
+question states (lesson 07b's four requests at GPT-6.2 Sol's prices, with and
+without caching) and on scenarios made at check time that the learner never
+saw (other orders and lengths of the task, other prices), and compares with
+the reference, :func:`reference_pays_from`. A typed number cannot pass: the
+scenarios' answers differ. The reason is picked from statements (exact); the
+learner's own words go to the teacher.
 
-    ex07.question(TITLE, USAGE, hints=HINTS)(check_subagent_decision)
-
-The learner runs ``compare_isolation`` on the task of :func:`decision_task`
-(lesson 07b's last three research requests, ``RESEARCH_TASK[1:]``), adds up
-every call of parent and child after each request, and answers
-``q4.check(pays_from, why)``: ``pays_from`` is the first number of requests
-after which parent + sub-agent has cost fewer tokens in total than one agent
-(0 if it never has within the task); ``why`` says why, and is judged by
-:data:`SUBAGENT_DECISION` (:mod:`course_utils.checks.reasons`): a right reason
-says that the sub-agent adds calls (or tokens) to every request, *and* that
-the single agent sends its earlier pages again on every later call. The
-expected number is computed in the check from a fresh run, never stored.
-
->>> from course_utils.checks.reasons import judge
->>> judge(SUBAGENT_DECISION, "The sub-agent adds extra calls to every request, but the single agent re-sends "
-...       "all the earlier pages on each later call, so from the third request it costs more.").status
-'correct'
->>> judge(SUBAGENT_DECISION, "The parent's window is smaller, so it is cheaper.").status
-'wrong'
+>>> from course_utils.window.costs import Call, Prices
+>>> first_cheaper([[Call("turn", ("a",), (100,), 10)]], [[Call("turn", ("b",), (50,), 10)]], Prices(1.0, 1.0), False)
+1
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import random
+from collections.abc import Sequence
 from typing import Any
 
-from course_utils.checks.kinds import grade_number, need_reason
-from course_utils.checks.machinery import CheckResult, Question
-from course_utils.checks.reasons import Claim, Relation, Reversal, Term
+from course_utils.checks.machinery import CheckResult, Question, describe
+from course_utils.checks.questions import (
+    Kind,
+    Statement,
+    Statements,
+    grade_statements,
+    own_words,
+    with_own_words,
+)
 from course_utils.core.i18n import _
+from course_utils.window.costs import Call, Prices, bill, message_key, pair_overhead
 
-TITLE = "decide whether a sub-agent pays, from the token accounting"
-USAGE = "q4.check(pays_from, why)"
+TITLE = "from which request does a sub-agent pay, in money"
+#: The model whose prices the question states (models.json), and the two caching assumptions it asks about.
+STATED_MODEL = "GPT-6.2 Sol"
 HINTS = (
-    "Lesson 07b, section 1: `compare_isolation(model, RESEARCH_TASK[1:])` runs both; `cumulative_tokens(run)` gives the "
-    "tokens of every call, parent and child, after each request.",
-    "Compare the two lists request by request: the first request after which the sub-agent's total is the lower "
-    "one is `pays_from` (0 if there is none). For the reason: what does the sub-agent add to every request, and "
-    "what does the single agent send again on every later call?",
+    "For each k = 1, 2, ...: `bill([c for turn, c in billed_calls(run) if turn <= k], prices, caching=caching).cost` "
+    "is what the first k requests cost; do that for `comparison.single` and `comparison.isolated`.",
+    "Return the first k at which the isolated run's cost is the lower one, or 0 if there is none; compare dollars "
+    "(`.cost`), not tokens, and pass `caching` on to `bill`.",
 )
 
-def decision_task() -> tuple[str, ...]:
-    """The task of the question: lesson 07b's last three research requests (imported when called)."""
-    from course_utils.agentic.subagents import RESEARCH_TASK
 
-    return tuple(RESEARCH_TASK[1:])
+def billed_calls(run: Any) -> list[tuple[int, Call]]:
+    """Every model call of an accounted run as (request number, :class:`~course_utils.window.costs.Call`).
+
+    A call's input is what the model reported: its tool schemas first (keyed by
+    their content, so only the same tools match in the cache), then one part
+    per message, as :func:`course_utils.window.costs.call_record` splits it.
+    """
+    from course_utils.window.tokens import exact_counter
+
+    overhead = pair_overhead(exact_counter)
+    out = []
+    for labelled in run.calls:
+        messages = list(labelled.call.messages)
+        parts = [max(0, exact_counter([m]) - overhead) for m in messages]
+        keys = [message_key(m) for m in messages]
+        rest = exact_counter(messages) - sum(parts)
+        if rest > 0:
+            keys.append("list-overhead")
+            parts.append(rest)
+        schemas = labelled.input_tokens - exact_counter(messages)
+        if schemas > 0:
+            digest = hashlib.sha1(json.dumps(labelled.call.tools, sort_keys=True, default=str).encode()).hexdigest()
+            keys.insert(0, f"tools-{digest[:12]}")
+            parts.insert(0, schemas)
+        out.append((labelled.turn or 0, Call("turn", tuple(keys), tuple(parts), labelled.output_tokens)))
+    return out
 
 
-def decision_pays_from() -> int:
-    """The answer, computed now: the first number of requests after which isolation cost less, 0 if never."""
-    from course_utils.model.chat import OfflineChatModel
-    from course_utils.agentic.subagents import break_even, compare_isolation
+def first_cheaper(single: Sequence[Sequence[Call]], isolated: Sequence[Sequence[Call]], prices: Prices,
+                  caching: bool) -> int:
+    """The first k (1-based) at which the isolated calls of requests 1..k cost less than the single's; 0 if never.
 
-    comparison = compare_isolation(OfflineChatModel(context_window=100_000), decision_task())
+    ``single[k]`` and ``isolated[k]`` are the calls of request k + 1.
+    """
+    done_single: list[Call] = []
+    done_isolated: list[Call] = []
+    for k, (alone, split) in enumerate(zip(single, isolated), start=1):
+        done_single += alone
+        done_isolated += split
+        if bill(done_isolated, prices, caching=caching).cost < bill(done_single, prices, caching=caching).cost:
+            return k
+    return 0
+
+
+def _by_request(run: Any) -> list[list[Call]]:
+    calls = billed_calls(run)
+    return [[c for turn, c in calls if turn == k] for k in range(1, len(run.requests) + 1)]
+
+
+def reference_pays_from(comparison: Any, prices: Prices, caching: bool) -> int:
+    """The answer for one scenario, computed now."""
+    return first_cheaper(_by_request(comparison.single), _by_request(comparison.isolated), prices, caching)
+
+
+def tokens_pays_from(comparison: Any) -> int:
+    """The known mistake: the same question in tokens (lesson 07b's first answer), 0 if never."""
+    from course_utils.agentic.subagents import break_even
+
     return break_even(comparison.single, comparison.isolated) or 0
 
 
-# --- the reason ------------------------------------------------------------------------------
+# --- the scenarios --------------------------------------------------------------------------------
 
-EXTRA = Term("extra_calls", predicate=True, opposite="no_extra_calls",
-             en=("extra call", "extra model call", "extra parent call", "more calls", "more model calls",
-                 "additional call", "additional model call", "twice as many", "double the calls", "doubles the calls",
-                 "doubles the number of calls", "two more calls", "overhead", "its own system prompt",
-                 "its own prompt", "own tool schema", "own schemas", "another parent call", "fixed cost",
-                 "extra tokens", "extra cost", "costs more per request", "more per request", "adds calls",
-                 "adds a parent call", "adds the child's calls", "adds its own calls", "child's calls cost",
-                 "child's calls are paid", "pays for the child", "child's own calls"),
-             fa=("فراخوانی بیشتر", "فراخوانی اضافه", "فراخوانی‌های بیشتر", "فراخوانی های بیشتر", "دو برابر فراخوانی",
-                 "سربار", "هزینه اضافه", "پرامپت سیستم خودش", "توکن اضافه"),
-             zh=("更多调用", "额外的调用", "额外调用", "多一次调用", "调用次数翻倍", "两倍的调用", "开销", "自己的系统提示",
-                 "额外的令牌", "额外的token", "额外成本"))
-NO_EXTRA = Term("no_extra_calls", predicate=True, opposite="extra_calls",
-                en=("costs nothing", "cost nothing", "are free", "is free", "for free", "free of charge",
-                    "no overhead", "don't count", "do not count", "doesn't count", "does not count", "not counted"),
-                fa=("رایگان", "هزینه‌ای ندارد", "هزینه ای ندارد", "بی هزینه", "حساب نمی"),
-                zh=("免费", "不算", "不花钱", "不计入", "没有开销"))
-RESEND = Term("resend", predicate=True, opposite="no_resend",
-              en=("re-send", "resend", "sends again", "sent again", "send again", "sends them again",
-                  "sends every page", "sends all the pages", "every page so far", "all the pages", "all the earlier",
-                  "every earlier page", "old pages", "earlier pages", "previous pages", "earlier results",
-                  "old results", "previous results", "pile up", "piles up", "accumulat", "grows with every",
-                  "keeps growing", "window grows", "history grows", "carries every", "carries all",
-                  "keeps every page", "keeps all the pages", "repeats the pages", "repeated on every"),
-              fa=("دوباره می فرست", "دوباره می‌فرست", "دوباره فرستاده", "دوباره ارسال", "همه صفحه", "صفحه های قبلی",
-                  "صفحه‌های قبلی", "انباشته", "بزرگ تر می شود", "بزرگتر می شود"),
-              zh=("重新发送", "再次发送", "又发送", "所有页面", "之前的页面", "以前的页面", "累积", "越来越大", "越来越长",
-                  "都要再发"))
-NO_RESEND = Term("no_resend", predicate=True, opposite="resend",
-                 en=("sends each page once", "each page is sent once", "sends only the new page",
-                     "only sends the new page", "pages are sent only once"),
-                 fa=("فقط یک بار می فرست", "فقط یک بار می‌فرست"),
-                 zh=("只发送一次", "只发一次"))
+#: Prices of unseen scenarios (US dollars per million tokens): input-heavy with no caching, and a cheap cache
+#: read with no write premium. Made up on purpose: the function must work for any prices.
+OTHER_PRICES = (Prices(input=5.0, output=1.0), Prices(input=1.0, output=8.0, cached_input=0.5))
 
-SUBAGENT_DECISION = Claim(
-    "07 sub-agent",
-    relations=(
-        Relation("overhead", ((EXTRA,),), {
-            "en": "say what the sub-agent adds to every request, even the first",
-            "fa": "بگویید زیرعامل به هر درخواست، حتی اولی، چه چیزی اضافه می‌کند",
-            "zh": "说明子代理给每个请求（包括第一个）增加了什么",
-        }),
-        Relation("resend", ((RESEND,),), {
-            "en": "say what the single agent does with the pages it has read, on every later call",
-            "fa": "بگویید عامل تنها در هر فراخوانی بعدی با صفحه‌هایی که خوانده چه می‌کند",
-            "zh": "说明单个代理在之后的每次调用中如何处理它读过的页面",
-        }),
+
+def stated_prices() -> Prices:
+    from course_utils.window.models import model_info
+
+    return model_info(STATED_MODEL).prices
+
+
+def _comparison(requests: Sequence[str]):
+    from course_utils.agentic.subagents import compare_isolation
+    from course_utils.model.chat import OfflineChatModel
+
+    return compare_isolation(OfflineChatModel(context_window=100_000), tuple(requests))
+
+
+def unseen_tasks(rng: random.Random) -> list[tuple[str, ...]]:
+    """Two orders and lengths of lesson 07b's requests the question does not name."""
+    from course_utils.agentic.subagents import RESEARCH_TASK
+
+    task = list(RESEARCH_TASK)
+    longer = task + rng.sample(task, 2)
+    shuffled = rng.sample(task, len(task)) + rng.sample(task, 1)
+    return [tuple(longer), tuple(shuffled)]
+
+
+def _call_learner(q: Question, fn: Any, comparison: Any, prices: Prices, caching: bool, about: str) -> int:
+    value = q.call(fn, comparison, prices, caching, about=about)
+    if isinstance(value, bool) or not isinstance(value, int):
+        q.stop(q.wrong(_("`pays_from` should return a whole number of requests (0 if never), but it returned {value} "
+                         "for {about}.").format(value=describe(value), about=about)))
+    return value
+
+
+def check_pays_from(q: Question, fn: Any, rng: random.Random | None = None) -> CheckResult | None:
+    """None when ``fn`` agrees with the reference on the stated task and on unseen ones; else "not quite"."""
+    from course_utils.agentic.subagents import RESEARCH_TASK
+
+    q.need(fn, "pays_from")
+    if not callable(fn):
+        return q.wrong(_("`pays_from` should be a function `pays_from(comparison, prices, caching)`: the question "
+                         "asks you to compute the request, so the check can run it on other tasks; got {value}.")
+                       .format(value=describe(fn)))
+    q.need_function(fn, "pays_from")
+    rng = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
+    scenarios = [(tuple(RESEARCH_TASK), stated_prices(), caching) for caching in (False, True)]
+    first, second = unseen_tasks(rng)
+    # The first unseen scenario's prices make isolation pay early, caching or not: a function that only tells
+    # caching on from off cannot match it. The second is drawn from every price list.
+    scenarios.append((first, OTHER_PRICES[0], rng.choice((False, True))))
+    scenarios.append((second, rng.choice((stated_prices(), *OTHER_PRICES)), rng.choice((False, True))))
+    comparisons: dict[tuple, Any] = {}
+    for task, prices, caching in scenarios:
+        if task not in comparisons:
+            comparisons[task] = _comparison(task)
+        comparison = comparisons[task]
+        about = _("{count} requests at {input} / {output} dollars per million tokens in / out, caching {on}").format(
+            count=len(task), input=prices.input, output=prices.output, on=_("on") if caching else _("off"))
+        got = _call_learner(q, fn, comparison, prices, caching, about)
+        expected = reference_pays_from(comparison, prices, caching)
+        if got == expected:
+            continue
+        if got == tokens_pays_from(comparison):
+            return q.wrong(_("for {about}, your function answered {got}, the request from which the sub-agent costs "
+                             "fewer *tokens*; the question asks for dollars: price each run with `bill(...).cost`.")
+                           .format(about=about, got=got))
+        if got == reference_pays_from(comparison, prices, not caching):
+            return q.wrong(_("for {about}, your function answered {got}, the answer with caching {other}: pass "
+                             "`caching` on to `bill`.").format(about=about, got=got,
+                                                                other=_("off") if caching else _("on")))
+        return q.wrong(_("for {about}, your function answered {got}; pricing every call of both runs with `bill` "
+                         "gives another request. Add up each run's calls up to request k, then compare the costs.")
+                       .format(about=about, got=got))
+    return None
+
+
+STATEMENTS = Statements(
+    (
+        Statement("The sub-agent adds its own model calls, each with its own system prompt and tool schemas, to "
+                  "every request, even the first.", Kind.JUSTIFIES),
+        Statement("The single agent sends every page it has read again on each later call, so its cost per request "
+                  "grows.", Kind.JUSTIFIES),
+        Statement("With caching, the pages the single agent sends again are read from the cache at a fraction of "
+                  "the input price, so its growing cost grows much more slowly.", Kind.JUSTIFIES),
+        Statement("The parent sends every page again on each later call, while the single agent sees only short "
+                  "answers.", Kind.SWAPPED),
+        Statement("The sub-agent's calls cost nothing, because only the parent's window is billed.", Kind.REVERSED),
+        Statement("Caching makes the single agent's re-sent pages cost more than the sub-agent's fresh ones.",
+                  Kind.REVERSED),
+        Statement("The sub-agent keeps the parent's window small, so the parent can run longer before it is full.",
+                  Kind.IRRELEVANT),
+        Statement("Output tokens cost more per token than input tokens.", Kind.IRRELEVANT),
     ),
-    reversed=(
-        Reversal(((NO_EXTRA,),), {"en": "that the sub-agent's calls cost nothing",
-                                  "fa": "که فراخوانی‌های زیرعامل هزینه‌ای ندارند",
-                                  "zh": "子代理的调用不花成本"}),
-        Reversal(((NO_RESEND,),), {"en": "that the single agent sends each page only once",
-                                   "fa": "که عامل تنها هر صفحه را فقط یک بار می‌فرستد",
-                                   "zh": "单个代理每个页面只发送一次"}),
-    ),
+    model_answer="Isolation adds the child's calls, with their own prompt and schemas, to every request, so it starts "
+                 "behind; the single agent catches up only because it sends all earlier pages again on every later "
+                 "call. Without caching that re-sending costs the full input price and overtakes the overhead after "
+                 "a few requests; with caching the re-sent prefix costs a tenth or less, so within a short task the "
+                 "overhead is never paid back.",
+    rubric="Full marks: names the sub-agent's overhead on every request, the single agent's re-sending of earlier "
+           "pages, and what caching does to that re-sending (in money). Half: two of the three. None: compares "
+           "window sizes only, or tokens instead of money.",
 )
 
 
-def check_subagent_decision(q: Question, pays_from: Any, why: Any) -> CheckResult:
-    """The checker: ``pays_from`` against a fresh run of :func:`decision_task`, then ``why`` against the claim."""
-    expected = decision_pays_from()
-    requests = len(decision_task())
-    known = {
-        1: "after one request the sub-agent costs more: the parent's window is smaller, but the child's calls "
-           "are paid for too. Add them.",
-        requests: _("{requests} is the number of requests in the task; look for the first one after which the "
-                    "sub-agent's running total is the lower one.").format(requests=requests),
-    }
-    known.pop(expected, None)
-    result = grade_number(q, pays_from, "pays_from", expected, known,
-                          "Add up every call's tokens, parent and child, after each request (`cumulative_tokens`), "
-                          "and find the first request after which the sub-agent's total is lower (0 if never).",
-                          "")
-    if not result.correct:
-        return result
-    need_reason(q, why, "why", SUBAGENT_DECISION)
-    return q.correct(_("Right: from request {expected} on, parent + sub-agent has cost fewer tokens than one agent. "
-                       "The sub-agent costs more on every request; it pays only once the single agent re-sends "
-                       "enough old pages.").format(expected=expected))
+def check_subagent_decision(q: Question, pays_from: Any, reasons: Any, own: Any) -> CheckResult:
+    """The checker: the function on every scenario, then the statements; the own words go to the teacher."""
+    written = own_words(q, own, STATEMENTS)
+    result = check_pays_from(q, pays_from)
+    if result is None:
+        q.need(reasons, "reasons")
+        result = grade_statements(q, reasons, STATEMENTS)
+    if result is None:
+        result = q.correct(_(
+            "Right: your function gives the stated task's answers and those of tasks and prices you never saw, and "
+            "your reasons are the ones that justify it."))
+    return with_own_words(q, result, written, STATEMENTS)
+
+
+class _PaysFrom:
+    """Registers question 4 (see :data:`PAYS_FROM`)."""
+
+    statements = STATEMENTS
+
+    def register(self, exercise):
+        number = len(exercise.questions) + 1
+        question = exercise.question(TITLE, f"q{number}.check(pays_from, reasons, own_words)", hints=HINTS)(
+            lambda q, pays_from, reasons, own_words: check_subagent_decision(q, pays_from, reasons, own_words))
+        question.spec = self
+        return question
+
+
+PAYS_FROM = _PaysFrom()

@@ -49,7 +49,7 @@ STATUS_COLOURS: dict[str, tuple[str, str]] = {
     "wrong": _HALF,
     "not attempted": ("#455a64", "#eceff1"),
     "error": _FAIL,
-    "needs review": ("#00695c", "#e0f2f1"),  # a reason the check leaves to the teacher
+    "for the teacher": ("#00695c", "#e0f2f1"),  # an answer in the learner's own words: the teacher marks it
     "hint": ("#1565c0", "#e3f2fd"),
     "solution": ("#6a1b9a", "#f3e5f5"),
     # a graded notebook (grade)

@@ -17,9 +17,9 @@ is used where, and :mod:`.diskguard` for the disk). The teacher's check calls re
 the student's code has run, the grader's own cells check each question and
 print the result with a secret made up only then (see :mod:`.grading_cells`);
 only those results count. The gradebook lists, per student and question:
-correct, wrong, needs review (a written reason for the teacher to read), not
-attempted, error, or not run, with the check's message and the question's
-first hint. ``--lang fa`` writes the gradebook page in Persian (right to
+correct, wrong, not attempted, error, or not run, with the check's message and
+the question's first hint; an answer in the student's own words is "for the
+teacher" (column ``review``) until the teacher's marks file (``--marks``) marks it. ``--lang fa`` writes the gradebook page in Persian (right to
 left); the CSV keeps its English column names and status values.
 
 A notebook that raises, crashes its kernel, loops, runs out of memory, writes

@@ -70,7 +70,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--lang", choices=i18n.LANGUAGES, default=i18n.get_language(),
                         help="the gradebook's language: en or fa (default: %(default)s, the course's language, "
                              "COURSE_LANG); the CSV's column names and status values stay English in both")
+    parser.add_argument("--marks", type=Path, default=None, metavar="FILE",
+                        help="the teacher's marks of answers in the students' own words (marks.csv, downloaded from "
+                             "the gradebook page's review queue); they go into gradebook.csv as teacher_mark and "
+                             "teacher_comment. See TEACHING.md, 'Reviewing answers in the students' own words'")
     args = parser.parse_args(argv)
+    if args.marks is not None:
+        from course_utils.grade.review import MarksError, read_marks
+
+        try:
+            args.marks = read_marks(args.marks)
+        except MarksError as exc:
+            parser.error(str(exc))
     submissions = args.submissions
     if not submissions.is_dir():
         parser.error(f"SUBMISSIONS_DIR {str(submissions)!r} is not a folder")
@@ -118,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted: the running notebooks were stopped; no gradebook was written.", file=sys.stderr)
         return 130
-    csv_path, html_path = write_gradebook(args.out, results, settings, isolation, changed, lang=args.lang)
+    csv_path, html_path = write_gradebook(args.out, results, settings, isolation, changed, lang=args.lang,
+                                          marks=args.marks)
     counts = {s: sum(r.status == s for r in results) for s in NOTEBOOK_STATUSES}
     print("Notebooks: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n), file=sys.stderr)
     for relpath in changed:

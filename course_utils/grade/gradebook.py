@@ -46,6 +46,7 @@ import jinja2
 from markupsafe import Markup
 
 from course_utils.grade.results import find_exercise, grader_message, NotebookResult, QUESTION_STATUSES, Settings
+from course_utils.grade.review import FOR_TEACHER, review_queue
 from course_utils.grade.sandbox import Isolation
 from course_utils.core import i18n
 from course_utils.core.i18n import translate
@@ -82,7 +83,7 @@ def _status_words() -> dict[str, str]:
     return {
         "correct": translate("correct", "grade status"),
         "wrong": translate("wrong", "grade status"),
-        "needs review": translate("needs review", "grade status"),
+        "for the teacher": translate("for the teacher", "grade status"),
         "not attempted": translate("not attempted", "grade status"),
         "error": translate("error", "grade status"),
         "not run": translate("not run", "grade status"),
@@ -111,13 +112,13 @@ def _prose(text: str) -> str:
 # --- the gradebook ---------------------------------------------------------------------------------
 
 CSV_COLUMNS = ("student", "exercise", "file", "question", "title", "status", "message", "hint",
-               "notebook_status", "notebook_detail", "answer_text")
+               "notebook_status", "notebook_detail", "answer_text", "review", "teacher_mark", "teacher_comment")
 
 #: The symbol or short word the gradebook shows for each status.
 SYMBOLS = {
     "correct": "\u2713",
     "wrong": "\u2717",
-    "needs review": "?",
+    "for the teacher": "?",
     "not attempted": "\u2013",
     "error": "!",
     "not run": "\u00b7",
@@ -219,7 +220,7 @@ def message_html(text: str) -> Markup:
     return Markup(_environment().get_template("message.html.j2").module.md(message_spans(text)))
 
 
-def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
+def gradebook_rows(results: list[NotebookResult], marks: dict | None = None) -> list[dict[str, str]]:
     """One row per student, exercise and question (one row for a notebook with no known questions).
 
     The keys and statuses are the CSV's English ones; titles, hints and the
@@ -236,10 +237,15 @@ def gradebook_rows(results: list[NotebookResult]) -> list[dict[str, str]]:
             if i18n.direction() == "rtl":  # the why (often English) keeps its own direction in a Persian sentence
                 why = f"\u2068{why}\u2069"
             rows.append({**base, "question": "", "title": "", "status": "not run", "hint": "", "answer_text": "",
+                         "review": "", "teacher_mark": "", "teacher_comment": "",
                          "message": translate("no question could be graded: {why}").format(why=why)})
         for q in r.questions:
+            mark = (marks or {}).get((r.submission.student, r.exercise or "?", f"q{q.number}"))
+            review = "" if not q.answer_text else ("marked" if mark else FOR_TEACHER)
             rows.append({**base, "question": f"q{q.number}", "title": _prose(q.title), "status": q.status,
-                         "message": grader_message(q.message), "hint": _prose(q.hint), "answer_text": q.answer_text})
+                         "message": grader_message(q.message), "hint": _prose(q.hint), "answer_text": q.answer_text,
+                         "review": review, "teacher_mark": f"{mark.mark:g}" if mark else "",
+                         "teacher_comment": mark.comment if mark else ""})
     return rows
 
 
@@ -252,13 +258,13 @@ def csv_safe(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
-def gradebook_csv(results: list[NotebookResult], lang: str | None = None) -> str:
+def gradebook_csv(results: list[NotebookResult], lang: str | None = None, marks: dict | None = None) -> str:
     """The gradebook for a spreadsheet: the English column names and statuses in every language (see above)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     with speaking(lang):
-        rows = gradebook_rows(results)
+        rows = gradebook_rows(results, marks)
     for row in rows:
         writer.writerow([csv_safe(message_plain(row[c]) if c in MARKDOWN_COLUMNS else row[c]) for c in CSV_COLUMNS])
     return buffer.getvalue()
@@ -385,7 +391,7 @@ def _notebook_groups(rows: list[dict[str, str]]) -> list[dict]:
 
 
 def gradebook_html(results: list[NotebookResult], settings: Settings, isolation: Isolation,
-                   changed: list[str], lang: str | None = None) -> str:
+                   changed: list[str], lang: str | None = None, marks: dict | None = None) -> str:
     """A per-student table (each question coloured, its message and hint on hover), then every row in full.
 
     The page is ``templates/gradebook.html.j2``; this function only gathers what it shows, in ``lang``
@@ -403,7 +409,8 @@ def gradebook_html(results: list[NotebookResult], settings: Settings, isolation:
             changed=changed,
             exercises=[{"title": exercise_title(ex), "columns": columns[ex]} for ex in exercises],
             students=_student_rows(results, exercises, columns),
-            notebook_groups=_notebook_groups(gradebook_rows(results)),
+            notebook_groups=_notebook_groups(gradebook_rows(results, marks)),
+            review=review_queue(results, marks),
             isolation=isolation.description,
             timeout=f"{settings.timeout:g}",
             memory_mb=settings.memory_mb,
@@ -418,10 +425,13 @@ def _write(path: Path, text: str) -> None:
 
 
 def write_gradebook(out: Path, results: list[NotebookResult], settings: Settings, isolation: Isolation,
-                    changed: list[str], lang: str | None = None) -> tuple[Path, Path]:
-    """Write ``gradebook.csv`` and ``gradebook.html`` into ``out``, in ``lang`` (None: the course's language)."""
+                    changed: list[str], lang: str | None = None, marks: dict | None = None) -> tuple[Path, Path]:
+    """Write ``gradebook.csv`` and ``gradebook.html`` into ``out``, in ``lang`` (None: the course's language).
+
+    ``marks`` ({(student, exercise, question): Mark}, from ``--marks FILE``) are the teacher's marks of
+    answers in the students' own words (see :mod:`.review`)."""
     out.mkdir(parents=True, exist_ok=True)
     paths = out / "gradebook.csv", out / "gradebook.html"
-    _write(paths[0], gradebook_csv(results, lang))
-    _write(paths[1], gradebook_html(results, settings, isolation, changed, lang))
+    _write(paths[0], gradebook_csv(results, lang, marks))
+    _write(paths[1], gradebook_html(results, settings, isolation, changed, lang, marks))
     return paths

@@ -14,7 +14,7 @@ from course_utils.core.i18n import translate
 
 
 NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "disk limit", "invalid notebook")
-QUESTION_STATUSES = ("correct", "wrong", "needs review", "not attempted", "error", "not run")
+QUESTION_STATUSES = ("correct", "wrong", "for the teacher", "not attempted", "error", "not run")
 MAX_TEXT = 400  #: characters of a message kept in the gradebook
 
 
