@@ -49,7 +49,7 @@ from course_utils.window.trimming import NO_TRIM, STATUSES, TrimReport, TrimRow
 
 
 #: Unicode's explicit direction controls: shown by name in a preview, never obeyed.
-BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+BIDI_CONTROLS = re.compile("[\u202a-\u202e]")  # embeddings and overrides; isolates stay (the Persian edition uses them)
 
 
 def preview(text: str, width: int = 80) -> str:
@@ -69,7 +69,7 @@ def preview(text: str, width: int = 80) -> str:
     width = check_int(width, "width", minimum=1)
     line = re.sub(r"\s+", " ", text).strip()
     line = line if len(line) <= width else line[: width - 1] + "…"
-    # a message's own direction controls (U+202A-U+202E, U+2066-U+2069) would reorder the table around it
+    # a message's own embeddings and overrides (U+202A-U+202E) would reorder the table around it
     return BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", line)
 
 
