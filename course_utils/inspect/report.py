@@ -13,6 +13,7 @@ from __future__ import annotations
 from course_utils.core.i18n import _
 from course_utils.inspect.analysis import Inspection, index_ranges
 from course_utils.inspect.media import RULES
+from course_utils.window.costs import relative_change
 from course_utils.window.models import MODELS_NOTE
 from course_utils.window.tokens import counter_name
 
@@ -53,16 +54,6 @@ def trim_call(inspection: Inspection) -> str:
     ) + ")"
 
 
-def _saving(with_caching: float, without: float) -> str:
-    """How much less caching costs, in words that stay true at 0 and below ("no less", "3% more")."""
-    share = 1 - with_caching / without if without else 0.0
-    if round(share * 100) == 0:
-        return _("about the same")
-    if share < 0:
-        return _("{share} more").format(share=f"{-share:.0%}")
-    return _("{share} less").format(share=f"{share:.0%}")
-
-
 def _calls_word(count: int) -> str:
     return _("1 call") if count == 1 else _("{count} calls").format(count=f"{count:,}")
 
@@ -89,7 +80,7 @@ def cost_sentence(inspection: Inspection) -> str:
     return _("Cost of the {calls} as recorded: {cost} without caching, {cached_cost} with caching ({share} of "
              "input tokens read from the cache; {saving}), at {model}'s prices of {checked}.").format(
         calls=calls, cost=_money(wo.cost), cached_cost=_money(w.cost), share=f"{w.cached_share:.1%}",
-        saving=_saving(w.cost, wo.cost), model=m.model, checked=m.checked) + over
+        saving=relative_change(w.cost, wo.cost), model=m.model, checked=m.checked) + over
 
 
 def media_sentence(inspection: Inspection) -> str | None:

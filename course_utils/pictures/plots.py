@@ -667,7 +667,7 @@ def cost_recall_figure(points: Sequence[Any], points_without_caching: Sequence[A
         ax.set_xlabel(drawn(_("cost, $ per 1,000 conversations")))
         ax.set_yticks([0, 20, 40, 60, 80, 100])
         ax.grid(axis="x", alpha=0.3)
-    axes[0].set_ylabel(drawn(_("facts remembered (%)")))
+    axes[0].set_ylabel(drawn(_("facts answered, words matched (%)")))
     sizes = [Line2D([], [], linestyle="none", marker="o", color="#757575", markersize=size(t) ** 0.5,
                     label=drawn(_("threshold {threshold:,} tokens").format(threshold=t)))
              for t in (thresholds[0], thresholds[-1])]
