@@ -50,7 +50,13 @@ def _ex02_cases():
         (2048, 900, 700, 512),  # 64 over: no room
         (1000, 300, 200, 500),  # exactly zero left: no room either
     ]
-    rng = random.Random(2026)
+    rng = random.Random(random.SystemRandom().randrange(2 ** 31))  # made at check time, new on every run
+    for _ in range(2):  # fixed parts just under, exactly at and just over the limit, on a random model
+        limit = rng.choice((2048, 4096, 8192, 16384, 32768, 128000))
+        system, user = rng.randint(0, limit // 3), rng.randint(0, limit // 3)
+        reserve = limit - system - user
+        cases += [(limit, system, user, reserve - rng.randint(1, 40)), (limit, system, user, reserve - 1),
+                  (limit, system, user, reserve), (limit, system, user, reserve + rng.randint(1, 40))]
     for _ in range(6):
         limit = rng.choice((2048, 4096, 8192, 16384, 32768, 128000))
         parts = [rng.randint(0, limit // 3) for _ in range(3)]
@@ -123,6 +129,21 @@ def _ex02_q2(q, budget):
                        "tokens are left)."))
 
 
+def _raised_by_history_budget(error: BaseException) -> bool:
+    """True when ``error`` was raised inside ``course_utils.window.budget`` (its traceback goes there).
+
+    An error typed by hand (``ValueError("no room")``) or raised by the learner's own code has no such frame.
+    """
+    import course_utils.window.budget as budget
+
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_filename == budget.__file__:
+            return True
+        frame = frame.tb_next
+    return False
+
+
 EX02_Q3 = {"limit": 2048, "system": 900, "user": 700, "reserve": 512}
 
 
@@ -153,7 +174,7 @@ def _ex02_q3(q, problem, shortfall):
         says = ""
     except ValueError as exc:
         says = str(exc)
-    if "no room" not in str(problem) and str(problem) != says:
+    if not _raised_by_history_budget(problem) or str(problem) != says:
         return q.wrong(_("`problem` is a ValueError, but not the one `history_budget({l}, {s}, "
                          "{u}, {r})` raises: {describe}.").format(l=L, s=S, u=U, r=R, describe=describe(str(problem))))
     expected = S + U + R - L
