@@ -23,9 +23,15 @@ OK, NO = Status.CORRECT, Status.WRONG
 BAD = (Status.WRONG, Status.ERROR, Status.NOT_ATTEMPTED)
 
 
-@pytest.fixture(autouse=True)
-def _lenient(monkeypatch):
+@pytest.fixture(autouse=True, params=["en", "fa"])
+def _lenient(monkeypatch, request):
+    """Every row in both editions: the checks speak English, then Persian (the package catalogue)."""
+    from course_utils.core.i18n import set_language
+
     monkeypatch.setattr(checks, "STRICT", False)
+    set_language(request.param)
+    yield request.param
+    set_language("en")
 
 
 def _name(value):
@@ -370,3 +376,59 @@ VALUES = [
 def test_value_questions(question, answer, status):
     result = question.check(*answer)
     assert (result.status == status) if status is OK else result.status in BAD, result.message
+
+
+# --- exercise 01 q3 and q5: a report, a figure and a call number; a prediction ------------------------------
+
+def _long_chat(limit=2000, counter="approximate", policy=None):
+    from course_utils.core.samples import load_conversation
+    from course_utils.window.growth import replay_growth
+
+    return replay_growth(load_conversation("long_chat"), counter, limit=limit, policy=policy)
+
+
+def _figure(report):
+    from course_utils.pictures.plots import growth_figure
+
+    return growth_figure(report)
+
+
+def test_ex01_q3_table():
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    report = _long_chat()
+    fig = _figure(report)
+    first = report.first_over_limit
+    try:
+        assert ex01.q3.check(report, fig, first.call).status == OK
+        rows = [
+            (report, fig, first.ai_index), (report, fig, first.call - 1), (report, fig, first.call + 1),
+            (report, fig, 0), (_long_chat(limit=4000), fig, first.call), (_long_chat(counter="dummy"), fig, first.call),
+            (report, Figure(), first.call), (report, "figure", first.call), ("report", fig, first.call),
+            (report, fig, "the first one"),
+        ]
+        for row in rows:
+            result = ex01.q3.check(*row)
+            assert result.status in BAD, (row[2], result.message)
+    finally:
+        plt.close("all")
+
+
+def _zh_tokens():
+    from course_utils.pictures.token_view import sample_text
+    from course_utils.window.tokens import count_text_tokens
+
+    return count_text_tokens(sample_text("zh"), "o200k_base")
+
+
+def test_ex01_q5_table():
+    real = _zh_tokens()
+    assert ex01.q5.check("o200k_base", "zh", real).status == OK
+    assert ex01.q5.check(" o200k_base ", "zh", real + int(0.2 * real)).status == OK  # within 25%
+    rows = [("cl100k_base", "zh", real), ("o200k_base", "fa", real), ("o200k_base", "en", real),
+            ("o200k_base", "zh", 2 * real), ("o200k_base", "zh", real // 2), ("o200k_base", "zh", 0),
+            ("o200k_base", "zh", -real), ("o200k", "zh", real), ("o200k_base", "Chinese", real),
+            ("o200k_base", "zh", "twenty")]
+    for row in rows:
+        assert ex01.q5.check(*row).status in BAD, row
