@@ -210,7 +210,17 @@ EX02_Q3 = [
     ((lambda: ValueError(str(_caught())), 64), NO),  # hostile: the real message copied into a new error
     ((_raised_here, 64), NO),  # hostile: raised (and caught) by the learner's own code
     ((lambda: RuntimeError("no room left for history"), 64), NO),
+    ((lambda: _other_parts(), 64), NO),  # hostile: a real history_budget error, for other parts
 ]
+
+
+def _other_parts():
+    from course_utils.window.budget import history_budget
+
+    try:
+        history_budget(100, 90, 10, 1)
+    except ValueError as err:
+        return err
 
 
 @pytest.mark.parametrize("answer, status", EX02_Q3, ids=lambda v: repr(v[1]) if isinstance(v, tuple) else str(v))
