@@ -230,9 +230,13 @@ def check_placeholders(settings: dict, strict: bool, stream=None) -> None:
         return
     if strict:
         raise SiteBuildError("--strict: the launch links would be placeholders:\n- " + "\n- ".join(problems))
+    stream = stream or sys.stderr
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # shown on the workflow run's summary page too
+        for problem in problems:
+            print(f"::warning title=Placeholder launch links::{problem}", file=stream)
     bar = "!" * 78
     print(f"{bar}\nWARNING: the site's launch links are placeholders (--strict makes this an error):\n- "
-          + "\n- ".join(problems) + f"\n{bar}", file=stream or sys.stderr)
+          + "\n- ".join(problems) + f"\n{bar}", file=stream)
 
 
 def binder_link(settings: dict, repo_path: str) -> str:

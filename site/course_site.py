@@ -98,28 +98,49 @@ class searchable_raw(nodes.Element):
 
 
 def visit_searchable_raw(self, node) -> None:
+    """Written as docutils writes ``raw``: the HTML as is, wrapped in a div (span inline) when it has classes."""
+    tag = "span" if isinstance(node.parent, nodes.TextElement) else "div"
+    if node["classes"]:
+        self.body.append(self.starttag(node, tag, suffix=""))
     self.body.append(node["html"])
+    if node["classes"]:
+        self.body.append(f"</{tag}>")
     raise nodes.SkipNode
 
 
 def separate_raw_words(app, doctree, docname) -> None:
     """Replace each raw HTML node by a ``searchable_raw``: the page is unchanged, the index gets separate words."""
     for raw in list(doctree.findall(nodes.raw)):
-        if "html" not in raw.get("format", "").split() or raw["classes"]:
+        if "html" not in raw.get("format", "").split() or "no-search" in raw["classes"]:
             continue
-        raw.replace_self(searchable_raw("", nodes.Text(html_words(raw.astext())), html=raw.astext()))
+        raw.replace_self(searchable_raw("", nodes.Text(html_words(raw.astext())), html=raw.astext(),
+                                        classes=list(raw["classes"]), ids=list(raw["ids"])))
 
 
-class SearchPersian(SearchEnglish):
-    """Persian pages' search: English stemming for the Latin terms, plus the Persian word for each (SEARCH_SYNONYMS)."""
+SCRIPT_RUN = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
+
+
+class SearchCourse(SearchEnglish):
+    """The course's search words: English stemming, and a word split where Latin letters meet Persian ones.
+
+    The Persian edition writes glossary terms in Latin with Persian endings ("checkpointها");
+    a reader searches "checkpoint". Each language's words come from ``SEARCH_SYNONYMS`` too.
+
+    >>> SearchPersian({}).split("سه checkpointها و یک token")
+    ['سه', 'checkpoint', 'ها', 'و', 'یک', 'token', 'توکن']
+    """
+
+    def split(self, input: str) -> list[str]:
+        words = [run for word in super().split(input) for run in SCRIPT_RUN.findall(word)]
+        synonyms = SEARCH_SYNONYMS.get(self.lang, {})
+        return words + [synonyms[w.lower()] for w in words if w.lower() in synonyms]
+
+
+class SearchPersian(SearchCourse):
+    """Persian pages' search (Sphinx has no Persian stemmer: the English one keeps the Latin terms whole)."""
 
     lang = "fa"
     language_name = "Persian"
-
-    def split(self, input: str) -> list[str]:
-        words = super().split(input)
-        synonyms = SEARCH_SYNONYMS.get(self.lang, {})
-        return words + [synonyms[w.lower()] for w in words if w.lower() in synonyms]
 
 
 def launch_bar(page: dict, strings: dict) -> str:
@@ -162,6 +183,7 @@ def setup(app):
     app.connect("doctree-resolved", replace_mermaid_blocks)
     app.connect("doctree-resolved", separate_raw_words, priority=900)  # after the diagrams become raw HTML
     app.add_node(searchable_raw, html=(visit_searchable_raw, None))
+    app.add_search_language(SearchCourse)
     app.add_search_language(SearchPersian)
     app.connect("html-page-context", add_page_extras)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
