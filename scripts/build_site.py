@@ -88,6 +88,21 @@ STRINGS = {
         "exercises": "تمرین‌ها",
         "pages": "همهٔ صفحه‌ها",
         "title": "مدیریت پنجرهٔ زمینه با LangChain و LangGraph",
+        # The theme's own words (sphinx-book-theme and pydata-sphinx-theme have no Persian catalogue).
+        "theme": {
+            "Contents": "فهرست مطالب",
+            "On this page": "در این صفحه",
+            "Skip to main content": "رفتن به محتوای اصلی",
+            "Back to top": "بازگشت به بالا",
+            "Search...": "جستجو...",
+            "Site navigation": "پیمایش سایت",
+            "Version warning": "هشدار نسخه",
+            "Toggle primary sidebar": "نمایش یا پنهان کردن فهرست درس‌ها",
+            "previous page": "صفحهٔ پیشین",
+            "next page": "صفحهٔ بعد",
+        },
+        "author": "نویسندگان دوره",
+        "copyright": "نویسندگان دوره، پروانهٔ MIT",
     },
 }
 
@@ -131,8 +146,41 @@ def discover(root: Path) -> dict[str, Edition]:
     return editions
 
 
+PLACEHOLDER_REPOSITORY = "https://github.com/OWNER/REPO"
+PLACEHOLDER_HUB = "hub.example.edu"
+HUB_VARIABLE = "COURSE_JUPYTERHUB_URL"
+
+GITHUB_REMOTE = re.compile(
+    r"^(?:https?://(?:[^@/]+@)?github\.com/|ssh://git@github\.com(?::\d+)?/|git@github\.com:)"
+    r"(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+?)(?:\.git)?/?$"
+)
+
+
+def web_url(remote: str) -> str | None:
+    """The https address of a git remote: GitHub's SSH and https forms, or any other https remote; else None.
+
+    >>> web_url("git@github.com:school/course.git")
+    'https://github.com/school/course'
+    >>> web_url("ssh://git@github.com/school/course.git"), web_url("/home/me/course")
+    ('https://github.com/school/course', None)
+    """
+    remote = remote.strip()
+    found = GITHUB_REMOTE.match(remote)
+    if found:
+        return f"https://github.com/{found['owner']}/{found['repo']}"
+    if remote.startswith("https://") and urlparse(remote).netloc:
+        return remote.removesuffix("/").removesuffix(".git")
+    return None
+
+
 def load_settings(site_dir: Path, root: Path) -> dict:
-    """site.toml, with the repository URL filled in from GitHub Actions or git when left empty."""
+    """site.toml, with the repository URL filled in from GitHub Actions or git when left empty.
+
+    The repository comes from ``repository.url``, else ``$GITHUB_REPOSITORY`` (owner/name), else
+    the ``origin`` remote (https or SSH); a local clone or no remote leaves the placeholder
+    ``github.com/OWNER/REPO`` (see ``placeholder_links``). ``$COURSE_JUPYTERHUB_URL`` overrides
+    ``launch.jupyterhub_url`` (a CI variable, so a fork's Pages build needs no edit).
+    """
     settings = tomllib.loads((site_dir / "site.toml").read_text(encoding="utf-8"))
     repo = settings["repository"]
     if not repo.get("url"):
@@ -140,9 +188,10 @@ def load_settings(site_dir: Path, root: Path) -> dict:
             repo["url"] = f"https://github.com/{os.environ['GITHUB_REPOSITORY']}"
         else:
             found = subprocess.run(["git", "-C", str(root), "remote", "get-url", "origin"], capture_output=True, text=True)
-            url = found.stdout.strip() if found.returncode == 0 else ""
-            repo["url"] = url if url.startswith("https://") else "https://github.com/OWNER/REPO"
+            repo["url"] = (web_url(found.stdout) if found.returncode == 0 else None) or PLACEHOLDER_REPOSITORY
     repo["url"] = repo["url"].removesuffix("/").removesuffix(".git")
+    if os.environ.get(HUB_VARIABLE):
+        settings["launch"]["jupyterhub_url"] = os.environ[HUB_VARIABLE]
     for key in ("binderhub_url", "jupyterhub_url"):
         value = settings["launch"][key]
         if urlparse(value).scheme not in ("http", "https") or not urlparse(value).netloc:
@@ -150,6 +199,44 @@ def load_settings(site_dir: Path, root: Path) -> dict:
     if settings["launch"].get("interface", "lab") not in ("lab", "tree"):
         raise SiteBuildError(f"site.toml: launch.interface must be 'lab' or 'tree', got {settings['launch']['interface']!r}")
     return settings
+
+
+def placeholder_links(settings: dict) -> list[str]:
+    """What in the launch links is a placeholder, each with the setting (or environment variable) that fixes it.
+
+    >>> placeholder_links({"repository": {"url": "https://github.com/school/course"},
+    ...                    "launch": {"jupyterhub_url": "https://jupyter.school.org"}})
+    []
+    """
+    problems = []
+    if settings["repository"]["url"].rstrip("/") == PLACEHOLDER_REPOSITORY:
+        problems.append(
+            f"every Binder and GitHub link points at the placeholder {PLACEHOLDER_REPOSITORY}: the git remote gives no "
+            "GitHub owner/repository (a local clone, or no 'origin'). Set repository.url in site/site.toml, "
+            "or the environment variable GITHUB_REPOSITORY=owner/name."
+        )
+    if urlparse(settings["launch"]["jupyterhub_url"]).hostname == PLACEHOLDER_HUB:
+        problems.append(
+            f"every \"Open on JupyterHub\" link goes to the placeholder {PLACEHOLDER_HUB}. Set launch.jupyterhub_url "
+            f"in site/site.toml to your school's hub, or the environment variable {HUB_VARIABLE}."
+        )
+    return problems
+
+
+def check_placeholders(settings: dict, strict: bool, stream=None) -> None:
+    """Warn loudly (on stderr) about placeholder launch links; with ``strict``, fail the build instead."""
+    problems = placeholder_links(settings)
+    if not problems:
+        return
+    if strict:
+        raise SiteBuildError("--strict: the launch links would be placeholders:\n- " + "\n- ".join(problems))
+    stream = stream or sys.stderr
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # shown on the workflow run's summary page too
+        for problem in problems:
+            print(f"::warning title=Placeholder launch links::{problem}", file=stream)
+    bar = "!" * 78
+    print(f"{bar}\nWARNING: the site's launch links are placeholders (--strict makes this an error):\n- "
+          + "\n- ".join(problems) + f"\n{bar}", file=stream)
 
 
 def binder_link(settings: dict, repo_path: str) -> str:
@@ -373,11 +460,54 @@ def run_sphinx(srcdir: Path, outdir: Path, doctrees: Path, lang: str, manifest_p
     with patch_docutils(site_dir), docutils_namespace():
         app = Sphinx(str(srcdir), str(site_dir), str(outdir), str(doctrees), "html",
                      confoverrides={"language": lang, "course_site_manifest": str(manifest_path),
-                                **({"html_title": STRINGS[lang]["title"]} if "title" in STRINGS[lang] else {})},
+                                **({"html_title": STRINGS[lang]["title"]} if "title" in STRINGS[lang] else {}),
+                                **({"copyright": STRINGS[lang]["copyright"], "author": STRINGS[lang]["author"]}
+                                   if "copyright" in STRINGS[lang] else {})},
                      status=None if quiet else sys.stdout, warning=warnings, freshenv=True)
         app.build()
     if warnings.getvalue().strip():
         raise SiteBuildError(f"Sphinx warned while building the {lang} pages:\n{warnings.getvalue()}")
+
+
+STATIC_REF = re.compile(r"""(?P<quote>["'(])(?P<up>(?:\.\./)*)_static/(?P<path>[^"'?#)\s]+)""")
+
+
+def share_static(out: Path, edition: Edition) -> None:
+    """One ``_static`` for the whole site: an edition's copy goes, its pages point at the root's.
+
+    Files the same as the English ones are dropped; the few that differ (the language's
+    ``documentation_options.js``, Sphinx's ``translations.js``) move to ``_static/<lang>/``.
+    """
+    own, shared = out / edition.prefix / "_static", out / "_static"
+    moved = {}
+    for path in sorted(p for p in own.rglob("*") if p.is_file()):
+        rel = path.relative_to(own).as_posix()
+        twin = shared / rel
+        if not (twin.exists() and twin.read_bytes() == path.read_bytes()):
+            moved[rel] = f"{edition.lang}/{rel}"
+            (shared / moved[rel]).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, shared / moved[rel])
+    shutil.rmtree(own)
+    up = "../" * edition.prefix.count("/")
+
+    def point(match: re.Match) -> str:
+        return f"{match['quote']}{match['up']}{up}_static/{moved.get(match['path'], match['path'])}"
+
+    for page in (out / edition.prefix).rglob("*.html"):
+        page.write_text(STATIC_REF.sub(point, page.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def translate_theme(page: str, strings: dict[str, str]) -> str:
+    """The theme's English words (outside the article) in the edition's language: ``>Contents<``, ``"On this page"``.
+
+    >>> translate_theme('<h2> Contents </h2><article><h2>Contents</h2></article>', {"Contents": "فهرست"})
+    '<h2> فهرست </h2><article><h2>Contents</h2></article>'
+    """
+    parts = re.split(r"(<article\b.*?</article>)", page, flags=re.S)
+    for i in range(0, len(parts), 2):  # the even parts are outside the article
+        for english, translated in strings.items():
+            parts[i] = re.sub(rf'(?<=[>"])(\s*){re.escape(english)}(\s*)(?=[<"])', rf"\g<1>{translated}\g<2>", parts[i])
+    return "".join(parts)
 
 
 OUTSIDE = re.compile(
@@ -400,15 +530,17 @@ def outside_loads(outdir: Path) -> list[str]:
 
 def build(root: Path = ROOT, out: Path | None = None, work: Path | None = None, cache: Path | None = None,
           site_dir: Path = SITE_DIR, mermaid_js: Path | None = None, quiet: bool = False,
-          download: bool = True) -> Path:
+          download: bool = True, strict: bool = False) -> Path:
     """Build the site from ``root``'s notebooks into ``out`` (default build/site); return ``out``.
 
-    ``download=False`` never fetches Mermaid: it must already be in ``cache``.
+    ``download=False`` never fetches Mermaid: it must already be in ``cache``. Placeholder
+    launch links are a loud warning, or with ``strict`` an error (``check_placeholders``).
     """
     out = out or root / "build" / "site"
     work = work or root / "build" / "site-src"
     cache = cache or root / "build" / "site-cache"
     settings = load_settings(site_dir, root)
+    check_placeholders(settings, strict)
     editions = discover(root)
     mermaid = mermaid_js or fetch_mermaid(settings, cache, download)
     for folder in (out, work):
@@ -426,14 +558,19 @@ def build(root: Path = ROOT, out: Path | None = None, work: Path | None = None, 
         run_sphinx(srcdir, outdir, work / f"doctrees-{lang}", lang, manifest_path, site_dir, quiet)
         for docname, repo_path in edition.pages():  # the download links' targets: the notebooks as committed
             shutil.copyfile(root / repo_path, outdir / f"{docname}.ipynb")
-        shutil.copyfile(mermaid, outdir / "_static" / "mermaid.min.js")
-        licence = Path(mermaid).with_name("LICENSE")
-        if licence.exists():
-            shutil.copyfile(licence, outdir / "_static" / "mermaid.LICENSE.txt")
+        if edition.prefix:
+            share_static(out, edition)
         if STRINGS[lang]["dir"] == "rtl":
             for page in outdir.rglob("*.html"):
                 text = page.read_text(encoding="utf-8")
                 page.write_text(text.replace("<html ", '<html dir="rtl" ', 1), encoding="utf-8")
+        if "theme" in STRINGS[lang]:
+            for page in outdir.rglob("*.html"):
+                page.write_text(translate_theme(page.read_text(encoding="utf-8"), STRINGS[lang]["theme"]), encoding="utf-8")
+    shutil.copyfile(mermaid, out / "_static" / "mermaid.min.js")
+    licence = Path(mermaid).with_name("LICENSE")
+    if licence.exists():
+        shutil.copyfile(licence, out / "_static" / "mermaid.LICENSE.txt")
     (out / ".nojekyll").write_text("")  # GitHub Pages: serve _static/ as is
     loads = outside_loads(out)
     if loads:
@@ -447,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="output folder (default: ROOT/build/site)")
     parser.add_argument("--mermaid-js", type=Path, help="a mermaid.min.js to use instead of fetching the pinned one")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail when a launch link would be a placeholder (github.com/OWNER/REPO, hub.example.edu)")
     parser.add_argument("--fetch-mermaid", action="store_true",
                         help="only fetch the pinned Mermaid into build/site-cache (a set-up step; the tests never fetch)")
     args = parser.parse_args(argv)
@@ -455,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
             root = args.root.resolve()
             print(f"mermaid: {fetch_mermaid(load_settings(SITE_DIR, root), root / 'build' / 'site-cache')}")
             return 0
-        out = build(args.root.resolve(), args.out, mermaid_js=args.mermaid_js, quiet=args.quiet)
+        out = build(args.root.resolve(), args.out, mermaid_js=args.mermaid_js, quiet=args.quiet, strict=args.strict)
     except SiteBuildError as error:
         print(f"build_site: {error}", file=sys.stderr)
         return 1

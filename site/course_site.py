@@ -8,6 +8,10 @@ Kept small and separate from the build script so each reads on its own:
   ``_static/mermaid.min.js`` (copied in by the build script from the pinned npm
   package) as a classic script, which works from ``file://`` where ES modules
   (sphinxcontrib-mermaid's loader) are refused by the browser;
+- raw HTML (the notebooks' table and widget outputs) is indexed for search
+  with a space where each tag was (Sphinx glues the cells together:
+  "01systemyou"), and the Persian index also files every "token" under
+  توکن, the word a Persian reader types (``SEARCH_SYNONYMS``);
 - every page listed in the manifest (``course_site_manifest``, written by
   scripts/build_site.py) gets a launch bar at the top of its body: download
   the notebook, open it on Binder, open it on the school's JupyterHub through
@@ -20,11 +24,23 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.search.en import SearchEnglish
 
 MERMAID_JS = "mermaid.min.js"
+
+# Words the Persian edition writes in Latin letters, and the Persian word a reader searches with.
+# The Persian search index files each under both (the edition keeps the glossary's Latin term).
+SEARCH_SYNONYMS = {
+    "fa": {"token": "توکن", "tokens": "توکن"},
+}
+
+# Tags that mark up part of a word or phrase: removed without a space. Every other tag
+# (cells, rows, paragraphs, line breaks) separates words.
+INLINE_TAGS = {"a", "abbr", "b", "bdi", "bdo", "code", "em", "i", "kbd", "mark", "s", "small", "span", "strong", "sub", "sup", "u"}
 
 
 def _manifest(app) -> dict:
@@ -57,6 +73,76 @@ def replace_mermaid_blocks(app, doctree, docname) -> None:
             found = True
     if found:
         app.env.metadata.setdefault(docname, {})["course_mermaid"] = True
+
+
+def html_words(markup: str) -> str:
+    """The text of raw HTML for the search index: a space for each block tag, entities decoded.
+
+    >>> html_words("<table><tr><td>01</td><td>system</td><td><b>You</b> are</td></tr></table>").split()
+    ['01', 'system', 'You', 'are']
+    >>> html_words("<th>تاریخچه</th><th>token</th><style>p {}</style>").split()
+    ['تاریخچه', 'token']
+    """
+    text = re.sub(r"<(style|script)\b.*?</\1\s*>", " ", markup, flags=re.I | re.S)
+    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+
+    def tag(match: re.Match) -> str:
+        return "" if match.group(1).lower() in INLINE_TAGS else " "
+
+    text = re.sub(r"</?([a-zA-Z][\w-]*)\b[^>]*>", tag, text)
+    return html.unescape(text)
+
+
+class searchable_raw(nodes.Element):
+    """Raw HTML written as is, whose child is its text with words kept apart (what the search index reads)."""
+
+
+def visit_searchable_raw(self, node) -> None:
+    """Written as docutils writes ``raw``: the HTML as is, wrapped in a div (span inline) when it has classes."""
+    tag = "span" if isinstance(node.parent, nodes.TextElement) else "div"
+    if node["classes"]:
+        self.body.append(self.starttag(node, tag, suffix=""))
+    self.body.append(node["html"])
+    if node["classes"]:
+        self.body.append(f"</{tag}>")
+    raise nodes.SkipNode
+
+
+def separate_raw_words(app, doctree, docname) -> None:
+    """Replace each raw HTML node by a ``searchable_raw``: the page is unchanged, the index gets separate words."""
+    for raw in list(doctree.findall(nodes.raw)):
+        if "html" not in raw.get("format", "").split() or "no-search" in raw["classes"]:
+            continue
+        raw.replace_self(searchable_raw("", nodes.Text(html_words(raw.astext())), html=raw.astext(),
+                                        classes=list(raw["classes"]), ids=list(raw["ids"])))
+
+
+SCRIPT_RUN = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
+
+
+class SearchCourse(SearchEnglish):
+    """The course's search words: English stemming, and a word split where Latin letters meet Persian ones.
+
+    The Persian edition writes glossary terms in Latin with Persian endings ("checkpointها");
+    a reader searches "checkpoint". Each language's words come from ``SEARCH_SYNONYMS`` too.
+
+    >>> SearchPersian({}).split("سه checkpointها و یک token")
+    ['سه', 'checkpoint', 'ها', 'و', 'یک', 'token', 'توکن']
+    """
+
+    def split(self, input: str) -> list[str]:
+        words = [run for word in super().split(input) for run in SCRIPT_RUN.findall(word)]
+        synonyms = SEARCH_SYNONYMS.get(self.lang, {})
+        return words + [synonyms[w.lower()] for w in words if w.lower() in synonyms]
+
+
+class SearchPersian(SearchCourse):
+    """Persian pages' search (Sphinx has no Persian stemmer: the English one keeps the Latin terms whole)."""
+
+    lang = "fa"
+    # Sphinx names the browser's stemmer after language_name (window.Stemmer = EnglishStemmer): keep
+    # the English one, whose code is what language_data.js carries.
+    language_name = "English"
 
 
 def launch_bar(page: dict, strings: dict) -> str:
@@ -97,5 +183,9 @@ def add_page_extras(app, pagename, templatename, context, doctree) -> None:
 def setup(app):
     app.add_config_value("course_site_manifest", "", "env")
     app.connect("doctree-resolved", replace_mermaid_blocks)
+    app.connect("doctree-resolved", separate_raw_words, priority=900)  # after the diagrams become raw HTML
+    app.add_node(searchable_raw, html=(visit_searchable_raw, None))
+    app.add_search_language(SearchCourse)
+    app.add_search_language(SearchPersian)
     app.connect("html-page-context", add_page_extras)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

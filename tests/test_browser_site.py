@@ -225,3 +225,42 @@ def test_wide_outputs_scroll_inside_the_page(site_report):
     """Trim tables fit the page width: the page itself never scrolls sideways (a wider output scrolls in its box)."""
     for path, report in site_report.items():
         assert report.overflow <= 1, f"{path.name} is {report.overflow}px wider than the window"
+
+
+def caption_gaps(page) -> dict:
+    """Where the sidebar's first caption sits: its text's distance from the sidebar's left and right edges."""
+    return page.evaluate("""() => {
+        const caption = document.querySelector('nav.bd-links p.caption .caption-text');
+        const sidebar = document.querySelector('.bd-sidebar-primary');
+        const c = caption.getBoundingClientRect(), s = sidebar.getBoundingClientRect();
+        const bar = getComputedStyle(document.querySelector('nav.bd-links .current > a')).boxShadow;
+        return {left: c.left - s.left, right: s.right - c.right, text: caption.textContent,
+                bar: bar, direction: getComputedStyle(caption).direction};
+    }""")
+
+
+@pytest.mark.parametrize("which", ["site", "bilingual"])
+def test_persian_sidebar_is_mirrored(which, request, visit):
+    """A Persian page's sidebar caption has the sidebar's full padding on its right, as an English one has on its
+    left, and the current page's bar is on the right (an inset shadow with a negative x offset)."""
+    built = request.getfixturevalue(which)
+    lesson = "00_intro.html" if which == "bilingual" else "00_start_here.html"
+    english = caption_gaps(visit.open(built / "notebooks" / lesson))
+    persian = caption_gaps(visit.open(built / "fa" / "notebooks" / lesson))
+    assert persian["direction"] == "rtl" and persian["text"] in ("درس‌ها", "تمرین‌ها"), persian
+    assert english["left"] >= 12, english  # the theme's padding, the reference
+    assert abs(persian["right"] - english["left"]) <= 2, (persian, english)
+    assert persian["left"] > persian["right"], persian
+    assert english["bar"].split("px")[0].split()[-1] == "3", english["bar"]
+    assert persian["bar"].split("px")[0].split()[-1] == "-3", persian["bar"]
+    assert visit.outside == [] and visit.failed == [], (visit.outside, visit.failed)
+
+
+def test_searching_tavakon_on_the_persian_site_finds_lessons(site, visit):
+    """The Persian edition writes "token"; a reader types توکن, and the index files one under the other."""
+    page = visit.page
+    page.goto((site / "fa" / "search.html").as_uri() + "?q=توکن")
+    page.wait_for_selector("#search-results li a", timeout=20_000)
+    hrefs = page.eval_on_selector_all("#search-results li a", "links => links.map(a => a.getAttribute('href'))")
+    assert len([h for h in hrefs if h.startswith("notebooks/")]) >= 3, hrefs
+    assert visit.outside == []

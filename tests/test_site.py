@@ -324,3 +324,158 @@ def test_a_build_without_download_never_fetches(tmp_path, monkeypatch):
     with pytest.raises(build_site.SiteBuildError, match="--fetch-mermaid"):
         build_site.fetch_mermaid(settings, tmp_path / "cache", download=False)
     assert not (tmp_path / "cache").exists()
+
+
+# --- launch links that would be placeholders -------------------------------------------------------------
+
+
+def git_course(folder: Path, remote: str | None) -> Path:
+    """The bilingual fixture course as a git repository whose origin is ``remote`` (None: no remote)."""
+    import subprocess
+
+    root = make_bilingual_course(folder)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if remote is not None:
+        subprocess.run(["git", "-C", str(root), "remote", "add", "origin", remote], check=True)
+    return root
+
+
+@pytest.fixture
+def no_launch_env(monkeypatch):
+    for name in ("GITHUB_REPOSITORY", build_site.HUB_VARIABLE, "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("remote", ["git@github.com:school/context-course.git", "ssh://git@github.com/school/context-course.git",
+                                    "https://github.com/school/context-course.git"])
+def test_a_github_remote_gives_the_repository_in_any_form(tmp_path, no_launch_env, remote):
+    settings = build_site.load_settings(ROOT / "site", git_course(tmp_path, remote))
+    assert settings["repository"]["url"] == "https://github.com/school/context-course"
+    assert urlparse(build_site.binder_link(settings, "notebooks/00_intro.ipynb")).path == "/v2/gh/school/context-course/main"
+    assert not any("OWNER/REPO" in p for p in build_site.placeholder_links(settings))
+
+
+@pytest.mark.parametrize("remote", [None, "/srv/git/course", "file:///srv/git/course"], ids=["no remote", "local path", "file URL"])
+def test_a_local_clone_gets_placeholders_and_the_build_warns_loudly(tmp_path, no_launch_env, capsys, remote):
+    root = git_course(tmp_path / "course", remote)
+    settings = build_site.load_settings(ROOT / "site", root)
+    assert settings["repository"]["url"] == build_site.PLACEHOLDER_REPOSITORY
+    # The warning comes before anything is built: an empty Mermaid cache stops this build right after it.
+    with pytest.raises(build_site.SiteBuildError, match="--fetch-mermaid"):
+        build_site.build(root, tmp_path / "out", work=tmp_path / "src", cache=tmp_path / "empty-cache", quiet=True, download=False)
+    warning = capsys.readouterr().err
+    assert "WARNING" in warning and "placeholder" in warning
+    for fix in ("repository.url", "GITHUB_REPOSITORY", "launch.jupyterhub_url", build_site.HUB_VARIABLE, "hub.example.edu"):
+        assert fix in warning, f"the warning does not name {fix}:\n{warning}"
+
+
+def test_strict_fails_on_placeholder_links_and_passes_when_they_are_set(tmp_path, no_launch_env, monkeypatch, capsys):
+    root = git_course(tmp_path / "course", None)
+    with pytest.raises(build_site.SiteBuildError, match="--strict") as failure:
+        build_site.build(root, tmp_path / "out", work=tmp_path / "src", cache=tmp_path / "empty-cache", quiet=True,
+                         download=False, strict=True)
+    assert "repository.url" in str(failure.value) and build_site.HUB_VARIABLE in str(failure.value)
+    assert not (tmp_path / "out").exists(), "a strict build stops before writing anything"
+    assert build_site.main(["--root", str(root), "--out", str(tmp_path / "out"), "--strict", "--quiet"]) == 1
+    assert "--strict" in capsys.readouterr().err
+    # Only the hub left as a placeholder: still an error, naming just the hub.
+    monkeypatch.setenv("GITHUB_REPOSITORY", "school/context-course")
+    with pytest.raises(build_site.SiteBuildError, match="jupyterhub_url") as failure:
+        build_site.build(root, tmp_path / "out", cache=tmp_path / "empty-cache", download=False, strict=True)
+    assert "OWNER/REPO" not in str(failure.value)
+    # Both set: the placeholder check passes (the build then stops at the empty Mermaid cache, not at --strict).
+    monkeypatch.setenv(build_site.HUB_VARIABLE, "https://jupyter.school.test")
+    with pytest.raises(build_site.SiteBuildError, match="--fetch-mermaid"):
+        build_site.build(root, tmp_path / "out", work=tmp_path / "src", cache=tmp_path / "empty-cache", download=False, strict=True)
+    assert "WARNING" not in capsys.readouterr().err
+
+
+# --- one _static, Persian chrome, search index, size --------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["site", "bilingual"])
+def test_one_shared_static_for_both_languages(which, request):
+    built = request.getfixturevalue(which)
+    assert (built / "fa").is_dir(), "this check needs a Persian edition"
+    assert [p.relative_to(built) for p in built.rglob("mermaid.min.js")] == [Path("_static/mermaid.min.js")]
+    assert [d.relative_to(built) for d in built.rglob("_static") if d.is_dir()] == [Path("_static")]
+    names = {}
+    for path in (built / "_static").rglob("*"):
+        if path.is_file() and path.stat().st_size > 10_000:
+            names.setdefault((path.name, path.read_bytes()), []).append(path)
+    assert not [v for v in names.values() if len(v) > 1], "the same file twice in _static"
+    # The Persian pages use the shared files, and their own language settings.
+    fa_page = soup(built / "fa" / "index.html")
+    scripts = [s["src"] for s in fa_page.find_all("script", src=True)]
+    assert any(s.startswith("../_static/fa/documentation_options.js") for s in scripts), scripts
+    assert "LANGUAGE: 'fa'" in (built / "_static" / "fa" / "documentation_options.js").read_text()
+    assert broken_internal_links(built) == []
+
+
+PERSIAN_THEME = build_site.STRINGS["fa"]["theme"]
+
+
+@pytest.mark.parametrize("which", ["site", "bilingual"])
+def test_persian_pages_translate_the_themes_words(which, request):
+    built = request.getfixturevalue(which)
+    for page in html_pages(built / "fa"):
+        text = page.read_text(encoding="utf-8")
+        outside = re.sub(r"<article\b.*?</article>", "", text, flags=re.S)
+        left = [w for w in PERSIAN_THEME if re.search(rf'[>"]\s*{re.escape(w)}\s*[<"]', outside)]
+        assert not left, f"{page.relative_to(built)} still says {left}"
+    toc = soup(built / "fa" / "notebooks" / "00_intro.html" if which == "bilingual" else built / "fa" / "notebooks" / "00_start_here.html")
+    assert "فهرست مطالب" in toc.get_text(), "the page's Contents heading is not translated"
+
+
+def search_terms(built: Path) -> dict:
+    import json
+
+    text = (built / "searchindex.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("(") + 1: text.rindex(")")])["terms"]
+
+
+GLUED = re.compile(r"^\d+(system|human|ai|tool|kept|dropped)[a-z]|[\u0600-\u06ff][a-z]|[a-z][\u0600-\u06ff]")
+
+
+@pytest.mark.parametrize("edition", ["", "fa"])
+def test_the_search_index_keeps_table_cells_apart(site, edition):
+    """Raw HTML outputs (the trim tables) are indexed with a space per tag: no "01systemyou", no "تاریخچهtoken"."""
+    terms = search_terms(site / edition)
+    glued = sorted(t for t in terms if GLUED.search(t))
+    assert not glued, f"words glued together in the search index: {glued[:20]}"
+    assert {"system", "human"} <= set(terms), "the tables' cells are not indexed"
+
+
+def test_searching_the_persian_word_for_token_finds_the_lessons(site):
+    terms = search_terms(site / "fa")
+    assert "توکن" in terms, "searching توکن would find nothing"
+    docs = terms["توکن"] if isinstance(terms["توکن"], list) else [terms["توکن"]]
+    token = terms["token"] if isinstance(terms["token"], list) else [terms["token"]]
+    assert set(token) <= set(docs) and len(docs) > 5
+
+
+def test_raw_html_text_for_the_index(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "site"))
+    import course_site
+
+    assert course_site.html_words("<tr><td>01</td><td>system</td><td>You are&nbsp;kind</td></tr>").split() == [
+        "01", "system", "You", "are", "kind"]
+    assert course_site.html_words("<b>to</b>ken <script>var x;</script>").split() == ["token"]
+
+
+def site_size(built: Path) -> float:
+    return sum(p.stat().st_size for p in built.rglob("*") if p.is_file() and p.name != ".built") / 1e6
+
+
+def test_the_readmes_give_the_sites_measured_size(site):
+    total, mermaid = site_size(site), (site / "_static" / "mermaid.min.js").stat().st_size / 1e6
+    claims = {
+        "README.md": r"about (\d+) MB, ([\d.]+) MB of it Mermaid",
+        "README.fa.md": r"حدود (\d+) مگابایت است که\s+([\d.]+) مگابایت آن Mermaid",
+    }
+    for readme, pattern in claims.items():
+        found = re.search(pattern, (ROOT / readme).read_text(encoding="utf-8"))
+        assert found, f"{readme} does not give the site's size"
+        said_total, said_mermaid = float(found.group(1)), float(found.group(2))
+        assert abs(said_total - total) <= 0.1 * total, f"{readme} says {said_total:g} MB; the build is {total:.1f} MB"
+        assert abs(said_mermaid - mermaid) <= 0.1, f"{readme} says Mermaid is {said_mermaid:g} MB; it is {mermaid:.1f} MB"
