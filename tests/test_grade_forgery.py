@@ -133,10 +133,10 @@ def graded(request, tmp_path_factory):
     isolation = grade.detect_isolation(mode)
     # 90 s: an exercise-01 notebook takes about 5 s on an idle machine, but over 40 s was seen on a loaded one
     # (two workers, the other running Chromium); the looping answer uses all that is left for grading
-    settings = grade.Settings(timeout=90, memory_mb=1024, jobs=grade.default_jobs(isolation))
+    settings = grade.Settings(timeout=90, memory_mb=1024, jobs=grade.cli.default_jobs(isolation))
     results, changed = grade.grade_folder(folder, settings, isolation)
     out = tmp_path_factory.mktemp(f"forgery-{mode}-out")
-    grade.write_gradebook(out, results, settings, isolation, changed)
+    grade.gradebook.write_gradebook(out, results, settings, isolation, changed)
     return mode, {r.submission.student: r for r in results}, out
 
 

@@ -14,7 +14,6 @@ opens the Persian page in Chromium: right to left, code left to right, axe.
 import csv
 import io
 import re
-import unicodedata
 from pathlib import Path
 
 import nbformat
