@@ -375,7 +375,6 @@ def runner_main(spec_text: str) -> int:
     except Exception as exc:  # noqa: BLE001 - reported to the grader, which records it
         outcome = RunOutcome("crashed", f"the grader's runner failed: {type(exc).__name__}: {exc}")
     data = json.dumps(outcome.to_dict()).encode()
-    data = json.dumps(outcome).encode()
     while data:
         data = data[os.write(fd, data):]
     os.close(fd)
