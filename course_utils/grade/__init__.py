@@ -31,8 +31,10 @@ guarantees and what it does not.
 Inside, one job per module: :mod:`.submissions` (finding and reading them),
 :mod:`.isolation` (the modes and the bubblewrap command), :mod:`.sandbox` (the parent
 side: a folder, a runner started and stopped), :mod:`.runner` (the child
-side, one notebook in its sandbox), :mod:`.diskguard` (the disk limit's watchdog), :mod:`.grading_cells` and :mod:`.masters` (the
-grader's own cells and the teacher's check calls), :mod:`.grading` (one notebook, a whole
+side, one notebook in its sandbox; :mod:`.runspec` types what passes between the two),
+:mod:`.diskguard` (the disk limit's watchdog), :mod:`.grading_cells` and :mod:`.masters` (the
+grader's own cells and the teacher's check calls; :mod:`.in_kernel` is the code those cells run
+in the kernel), :mod:`.grading` (one notebook, a whole
 folder), :mod:`.results` (what comes out), :mod:`.gradebook` (CSV, and HTML
 from a Jinja2 template) and :mod:`.cli` (the command line).
 """
