@@ -300,10 +300,11 @@ def run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ext
     """Run one notebook (or the probe) in its own temporary folder; return the runner's outcome.
 
     The outcome is the JSON object :func:`course_utils.grade.runner.runner_main`
-    sends back: ``status``, ``detail``, ``records`` (and ``ignored``), or the
+    sends back (a :class:`.runspec.RunOutcome`: ``status``, ``detail``, ``records``,
+    ``ignored``), or the
     grader's own account of a runner that timed out or stopped without one.
-    ``extra`` is added to the runner's spec (the exercise and its check calls,
-    or ``probe``).
+    ``extra`` holds more fields of the runner's :class:`.runspec.RunSpec` (the
+    exercise and its check calls, or ``probe``).
     """
     root, work = prepare_folder(notebook, isolation)
     read_fd, write_fd = os.pipe()
