@@ -56,7 +56,7 @@ def test_the_command_hides_shared_and_home_folders_and_keeps_only_work_writable(
     work.mkdir()
     (work / "submission.ipynb").write_text("{}", encoding="utf-8")
     python = str(Path(sys.base_prefix).resolve())
-    command = grade.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"], disk_mb=20,
+    command = grade.isolation.bwrap_command(["true"], grade.Isolation(True), work, [python, "/usr"], disk_mb=20,
                                   files=[work / "submission.ipynb"])
     joined = " ".join(command)
     for folder in ("/tmp", "/var/tmp", "/run", "/root", "/home"):

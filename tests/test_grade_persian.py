@@ -59,13 +59,13 @@ def test_a_persian_master_grades_fully_correct(tmp_path):
     assert all("\u2067" in q.message and "\u06cc" in q.message for q in result.questions), [
         q.message for q in result.questions]  # Persian, inside its right-to-left isolate
 
-    rows = list(csv.DictReader(io.StringIO(grade.gradebook_csv(results))))
+    rows = list(csv.DictReader(io.StringIO(grade.gradebook.gradebook_csv(results))))
     assert [(r["student"], r["exercise"], r["question"], r["status"]) for r in rows] == [
         ("dara", "02", f"q{n}", "correct") for n in range(1, 5)]
-    html = grade.gradebook_html(results, settings, isolation, changed)
+    html = grade.gradebook.gradebook_html(results, settings, isolation, changed)
     assert "Token budgets" in html and "dara" in html
     # The same results in a Persian gradebook: its title, statuses and question titles are the Persian edition's.
-    persian = grade.gradebook_html(results, settings, isolation, changed, lang="fa")
+    persian = grade.gradebook.gradebook_html(results, settings, isolation, changed, lang="fa")
     assert '<html lang="fa" dir="rtl">' in persian and "02 \u00b7 بودجهٔ token" in persian
     assert persian.count("\u2713 درست</td>") == 4 and ">محاسبهٔ B</td>" in persian
 

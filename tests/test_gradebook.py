@@ -14,7 +14,6 @@ opens the Persian page in Chromium: right to left, code left to right, axe.
 import csv
 import io
 import re
-import unicodedata
 from pathlib import Path
 
 import nbformat
@@ -43,6 +42,10 @@ ROOT = Path(__file__).resolve().parents[1]
     ("`<img src=x>` & <b>", "<img src=x> & <b>", "<code>&lt;img src=x&gt;</code> &amp; &lt;b&gt;"),
     ("a lone ` stays", "a lone ` stays", "a lone ` stays"),
     ("line one\nline two", "line one\nline two", "line one<br>line two"),
+    ("**two *levels***", "two levels", "<strong>two </strong><strong><em>levels</em></strong>"),
+    ("__init__ and max_tokens", "__init__ and max_tokens", "__init__ and max_tokens"),
+    ("[a link](javascript:x) ![](y) <script>z</script> &amp;", "[a link](javascript:x) ![](y) <script>z</script> &amp;",
+     "[a link](javascript:x) ![](y) &lt;script&gt;z&lt;/script&gt; &amp;amp;"),
 ])
 def test_a_checks_markdown_is_rendered_in_html_and_plain_in_csv(text, plain, rendered):
     assert message_plain(text) == plain

@@ -31,58 +31,20 @@ guarantees and what it does not.
 Inside, one job per module: :mod:`.submissions` (finding and reading them),
 :mod:`.isolation` (the modes and the bubblewrap command), :mod:`.sandbox` (the parent
 side: a folder, a runner started and stopped), :mod:`.runner` (the child
-side, one notebook in its sandbox), :mod:`.diskguard` (the disk limit's watchdog), :mod:`.grading_cells` and :mod:`.masters` (the
-grader's own cells and the teacher's check calls), :mod:`.grading` (one notebook, a whole
+side, one notebook in its sandbox; :mod:`.runspec` types what passes between the two),
+:mod:`.diskguard` (the disk limit's watchdog), :mod:`.grading_cells` and :mod:`.masters` (the
+grader's own cells and the teacher's check calls; :mod:`.in_kernel` is the code those cells run
+in the kernel), :mod:`.grading` (one notebook, a whole
 folder), :mod:`.results` (what comes out), :mod:`.gradebook` (CSV, and HTML
 from a Jinja2 template) and :mod:`.cli` (the command line).
 """
 
-from course_utils.grade.cli import default_jobs, main, parse_args
-from course_utils.grade.diskguard import MAX_FILES, DiskWatch
-from course_utils.grade.gradebook import (
-    COLOURS,
-    CSV_COLUMNS,
-    csv_safe,
-    gradebook_csv,
-    gradebook_html,
-    gradebook_rows,
-    write_gradebook,
-)
-from course_utils.grade.grading import Progress, grade_folder, grade_one
-from course_utils.grade.isolation import Isolation, bwrap_command
-from course_utils.grade.results import (
-    MAX_TEXT,
-    NOTEBOOK_STATUSES,
-    QUESTION_STATUSES,
-    NotebookResult,
-    QuestionResult,
-    Settings,
-    Submission,
-    clean_text,
-    find_exercise,
-    known_questions,
-    question_results,
-)
-from course_utils.grade.sandbox import (
-    KEPT_VARIABLES,
-    RECORD_FILE,
-    detect_isolation,
-    kernel_environment,
-    prepare_folder,
-    remove_folder,
-    run_sandboxed,
-)
-from course_utils.grade.submissions import (
-    MAX_NOTEBOOK_BYTES,
-    InvalidNotebook,
-    exercise_from_name,
-    exercise_from_source,
-    find_submissions,
-    read_notebook,
-    read_submission,
-    snapshot,
-    verify_and_restore,
-)
+from course_utils.grade.cli import main
+from course_utils.grade.grading import grade_folder
+from course_utils.grade.isolation import Isolation
+from course_utils.grade.results import NotebookResult, QuestionResult, Settings, Submission
+from course_utils.grade.sandbox import detect_isolation
+from course_utils.grade.submissions import find_submissions
 
 __all__ = [
     "Isolation",

@@ -12,8 +12,8 @@ from course_utils.core import i18n
 from course_utils.grade.gradebook import speaking, write_gradebook
 from course_utils.grade.grading import grade_folder, Progress
 from course_utils.grade.results import clean_text, NOTEBOOK_STATUSES, Settings
-from course_utils.grade.runner import runner_main
-from course_utils.grade.sandbox import detect_isolation, Isolation, package_parent, prepare_grader_process
+from course_utils.grade.runner import GRADING_SECONDS, runner_main
+from course_utils.grade.sandbox import GRACE_SECONDS, detect_isolation, Isolation, package_parent, prepare_grader_process
 from course_utils.grade.submissions import find_submissions
 
 
@@ -55,8 +55,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("gradebook"),
                         help="where to write gradebook.csv and gradebook.html (default: ./gradebook)")
     parser.add_argument("--timeout", type=_positive(float, 5, 3600, "seconds"), default=Settings.timeout,
-                        help="wall-clock seconds per notebook, kernel start included; the grader's own check cells then "
-                             "get up to 25 s more (default: %(default)g)")
+                        help="wall-clock seconds per notebook, kernel start included; the grader's own check cells "
+                             f"then get at least {GRADING_SECONDS} s more (the rest of the limit, if more), and "
+                             f"everything is stopped {GRACE_SECONDS} s after the limit at the latest "
+                             "(default: %(default)g)")
     parser.add_argument("--memory", type=_positive(int, 256, 1024 * 1024, "MB"), default=Settings.memory_mb,
                         help="memory limit per notebook in MB (default: %(default)s)")
     parser.add_argument("--disk", type=_positive(int, 1, 1024 * 1024, "MB"), default=Settings.disk_mb,

@@ -37,12 +37,12 @@ import functools
 import html
 import io
 import os
-import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
+from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from course_utils.grade.results import find_exercise, grader_message, NotebookResult, QUESTION_STATUSES, Settings
@@ -133,23 +133,10 @@ SYMBOLS = {
 COLOURS = {status: (symbol, *STATUS_COLOURS[status]) for status, symbol in SYMBOLS.items()}
 
 
-# --- the checks' messages: a small part of Markdown ------------------------------------------------
+# --- the checks' messages: a small part of Markdown, read by markdown-it-py ----------------------------
 
-_CODE = re.compile(r"`([^`\n]+)`")
-_STRONG = re.compile(r"\*\*(?=\S)([^*\n]+?)(?<=\S)\*\*")
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
 #: The columns whose text a check (or the grader) wrote, in that Markdown; answer_text is the student's.
 MARKDOWN_COLUMNS = ("message", "hint", "notebook_detail")
-
-
-def _code_spans(text: str):
-    """``text`` cut into (is_code, piece): code spans are left alone by the other rules."""
-    position = 0
-    for match in _CODE.finditer(text):
-        yield False, text[position:match.start()]
-        yield True, match.group(1)
-        position = match.end()
-    yield False, text[position:]
 
 
 @dataclass(frozen=True)
@@ -163,22 +150,15 @@ class Span:
     newline: bool = False
 
 
-def _lines(text: str, strong: bool, em: bool) -> list[Span]:
-    spans = []
-    for number, line in enumerate(text.split("\n")):
-        if number:
-            spans.append(Span(newline=True))
-        if line:
-            spans.append(Span(line, strong=strong, em=em))
-    return spans
+#: Messages name Python (``__init__``, ``max_tokens``): only ``*`` emphasises, so ``_`` is hidden from the
+#: parser as a private-use character the message does not hold.
+_PRIVATE_USE = range(0xE000, 0xF900)
 
 
-def _emphasised(text: str, strong: bool) -> list[Span]:
-    spans, position = [], 0
-    for match in _EMPHASIS.finditer(text):
-        spans += _lines(text[position:match.start()], strong, False) + _lines(match.group(1), strong, True)
-        position = match.end()
-    return spans + _lines(text[position:], strong, False)
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """Only `code`, *emphasis*, **strong** and line breaks: no raw HTML, links, images or entities."""
+    return MarkdownIt("zero").enable(["backticks", "emphasis", "newline"])
 
 
 def message_spans(text: str) -> list[Span]:
@@ -186,17 +166,24 @@ def message_spans(text: str) -> list[Span]:
 
     >>> [(s.text, s.code, s.em) for s in message_spans("`x` is *not* 1")]
     [('x', True, False), (' is ', False, False), ('not', False, True), (' 1', False, False)]
+    >>> [s.text for s in message_spans("__init__ and max_tokens")]
+    ['__init__ and max_tokens']
     """
     spans: list[Span] = []
-    for code, piece in _code_spans(str(text)):
-        if code:
-            spans.append(Span(piece, code=True))
-            continue
-        position = 0
-        for match in _STRONG.finditer(piece):
-            spans += _emphasised(piece[position:match.start()], False) + _emphasised(match.group(1), True)
-            position = match.end()
-        spans += _emphasised(piece[position:], False)
+    depth = {"strong": 0, "em": 0}
+    text = str(text)
+    hidden = next(chr(c) for c in _PRIVATE_USE if chr(c) not in text) if "_" in text else "_"
+    for line_number, line in enumerate(text.replace("_", hidden).split("\n")):  # every line break is one, kept as it is
+        if line_number:
+            spans.append(Span(newline=True))
+        for token in (_markdown().parseInline(line)[0].children or []) if line else []:
+            kind = token.type.rsplit("_", 1)
+            if kind[0] in depth and kind[-1] in ("open", "close"):
+                depth[kind[0]] += 1 if kind[-1] == "open" else -1
+            elif token.type == "code_inline":
+                spans.append(Span(token.content.replace(hidden, "_"), code=True))
+            elif token.content:
+                spans.append(Span(token.content.replace(hidden, "_"), strong=depth["strong"] > 0, em=depth["em"] > 0))
     return spans
 
 

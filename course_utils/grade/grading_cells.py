@@ -13,7 +13,8 @@ otter-grader do, the grader owns the check calls:
    check, or else at the end of the notebook.
 2. The student's cells and the answer cells run, top to bottom, as usual.
 3. **Grading cells**, added after the student's code has finished: for each
-   question, one cell imports the check modules afresh from the installed
+   question, one cell loads :mod:`.in_kernel` (a real module: the code that
+   runs in the kernel), which imports the check modules afresh from the installed
    package (so a monkeypatched ``course_utils.checks`` does not carry over)
    and runs the check on the kept answers; the next prints the result on
    one line with a secret made up only now (:func:`course_utils.checks.record.grading_line`).
@@ -28,13 +29,15 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
+
+from course_utils.grade.in_kernel import ANSWERS
 
 #: A cell that is one check call, as the masters write them: ``q3.check(report, fig, first_over)``.
 CHECK_CELL = re.compile(r"\s*q(\d+)\.check\(.*\)\s*", re.DOTALL)
 #: A check call anywhere in a cell.
 CHECK_CALL = re.compile(r"\bq(\d+)\.check\(")
 
-ANSWERS = "__course_answers__"  #: the dictionary, in the kernel, of the answers each answer cell kept
 
 
 def call_arguments(call: str) -> str:
@@ -105,35 +108,18 @@ def with_answer_cells(cells: list, calls: dict[int, str], new_cell) -> list[tupl
 def check_cell_source(exercise: str, number: int, package_parent: str) -> str:
     """The grading cell that runs question ``number``'s check on the kept answers, with fresh check modules.
 
-    Every ``course_utils.checks`` module (and the ``course_utils`` package
-    object) is dropped from ``sys.modules`` and imported again with the
-    installed package first on the path, so whatever the student's code did
-    to those modules is gone. Nothing secret is in this cell: the student's
-    functions that the check calls run here.
+    It loads :mod:`.in_kernel` from the installed package by its path (the
+    student's code may have replaced ``course_utils`` in ``sys.modules``) and
+    calls its :func:`~.in_kernel.grade`; the next cell prints the result.
     """
-    return f"""# grading: q{number}, checked by the grader with check modules imported afresh
-import importlib as _cg_importlib, os as _cg_os, sys as _cg_sys
-for _cg_name in ("COURSE_CHECKS_RECORD", "COURSE_CHECKS_STRICT"):
-    _cg_os.environ.pop(_cg_name, None)
-for _cg_name in [m for m in list(_cg_sys.modules) if m == "course_utils" or m.startswith("course_utils.checks")]:
-    del _cg_sys.modules[_cg_name]
-_cg_path = list(_cg_sys.path)
-_cg_sys.path[:] = [{package_parent!r}] + [p for p in _cg_path if p not in ("", ".")]
-try:
-    _cg_exercise = _cg_importlib.import_module("course_utils.checks.ex{exercise}").ex{exercise}
-    _cg_record = _cg_importlib.import_module("course_utils.checks.record")
-finally:
-    _cg_sys.path[:] = _cg_path
-_cg_question = _cg_exercise.questions[{number - 1}]
-_cg_result = None
-if {number} in globals().get({ANSWERS!r}, {{}}):
-    _cg_args, _cg_kwargs, _cg_failed = globals()[{ANSWERS!r}][{number}]
-    if _cg_failed:  # the cell that sets the answer stopped with an error: not graded, as in the notebook
-        _cg_cells = _cg_importlib.import_module("course_utils.checks.cells")
-        _cg_result = _cg_question.did_not_run(_cg_cells.FailedCell(*_cg_failed))
-    else:
-        _cg_result = _cg_question.check(*_cg_args, **_cg_kwargs)
-"""
+    path = str(Path(package_parent) / "course_utils" / "grade" / "in_kernel.py")
+    return (f"# grading: q{number}, checked by the grader with check modules imported afresh\n"
+            f"import importlib.util as _cg_util\n"
+            f"_cg_spec = _cg_util.spec_from_file_location('_course_grading', {path!r})\n"
+            f"_cg_module = _cg_util.module_from_spec(_cg_spec)\n"
+            f"_cg_spec.loader.exec_module(_cg_module)\n"
+            f"_cg_record, _cg_question, _cg_result = _cg_module.grade(globals(), {exercise!r}, {number}, "
+            f"{package_parent!r})\n")
 
 
 def record_cell_source(secret: str) -> str:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from course_utils.core.i18n import translate
+
+if TYPE_CHECKING:
+    from course_utils.checks import Exercise
 
 
 NOTEBOOK_STATUSES = ("ok", "error", "crashed", "timeout", "memory limit", "disk limit", "invalid notebook")
@@ -72,7 +76,7 @@ class NotebookResult:
 # --- the questions each exercise has ----------------------------------------------------------------
 
 
-def find_exercise(ex) -> "Exercise | None":
+def find_exercise(ex) -> Exercise | None:
     """The ``checks.Exercise`` named by two digits ("03" -> checks.ex03), or None for anything else.
 
     ``ex`` may come from a record a submission wrote, so it is checked before

@@ -24,12 +24,15 @@ import psutil
 from course_utils.core import netguard
 from course_utils.grade.isolation import Isolation, bwrap_command, candidates
 from course_utils.grade.results import Settings, clean_text
+from course_utils.grade.runspec import RunSpec
 
 
 RECORD_FILE = ".course-checks.jsonl"  #: in the submission's folder; see checks.RECORD_ENV
 NOTEBOOK_NAME = "submission.ipynb"  #: the copy's name inside its temporary folder
 KERNEL_NAME = "course-grade"
-GRACE_SECONDS = 30  #: after the time limit, before the grader kills what is left (> INTERRUPT + GRADING seconds)
+#: After the time limit, before the grader kills what is left: more than the runner's own
+#: IOPUB_SECONDS + INTERRUPT_SECONDS + GRADING_SECONDS (a test checks it), and time to report.
+GRACE_SECONDS = 40
 LOG_TAIL = 2000  #: bytes of the runner's stderr kept, to explain a runner that stopped without a result
 
 #: The only variables a submission's kernel inherits from you (plus the ones the grader sets).
@@ -278,16 +281,16 @@ def _reap_orphans() -> None:
                     pass
 
 
-def _runner_command(spec: dict, isolation: Isolation, root: Path, work: Path) -> list[str]:
+def _runner_command(spec: RunSpec, isolation: Isolation, root: Path, work: Path) -> list[str]:
     """The runner's command line: inside bubblewrap (namespaces), or as it is (process mode).
 
     In process mode as root with no user to become, util-linux ``setpriv`` (where
     present) empties the capability bounding set, so the kernel it starts has none.
     """
-    runner = [sys.executable, "-s", "-m", "course_utils.grade", "--run-one", json.dumps(spec)]
+    runner = [sys.executable, "-s", "-m", "course_utils.grade", "--run-one", spec.to_json()]
     if isolation.namespaces:
-        return bwrap_command(runner, isolation, work, [*spec["needed"], str(root / "jupyter")],
-                             disk_mb=spec["disk_mb"], files=[work / NOTEBOOK_NAME])
+        return bwrap_command(runner, isolation, work, [*spec.needed, str(root / "jupyter")],
+                             disk_mb=spec.disk_mb, files=[work / NOTEBOOK_NAME])
     if os.geteuid() == 0 and isolation.uid is None and shutil.which("setpriv"):
         return ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", *runner]
     return runner
@@ -297,24 +300,25 @@ def run_sandboxed(notebook: bytes, settings: Settings, isolation: Isolation, ext
     """Run one notebook (or the probe) in its own temporary folder; return the runner's outcome.
 
     The outcome is the JSON object :func:`course_utils.grade.runner.runner_main`
-    sends back: ``status``, ``detail``, ``records`` (and ``ignored``), or the
+    sends back (a :class:`.runspec.RunOutcome`: ``status``, ``detail``, ``records``,
+    ``ignored``), or the
     grader's own account of a runner that timed out or stopped without one.
-    ``extra`` is added to the runner's spec (the exercise and its check calls,
-    or ``probe``).
+    ``extra`` holds more fields of the runner's :class:`.runspec.RunSpec` (the
+    exercise and its check calls, or ``probe``).
     """
     root, work = prepare_folder(notebook, isolation)
     read_fd, write_fd = os.pipe()
     log_read, log_write = os.pipe()
     try:
-        spec = {
-            "root": str(root), "work": str(work), "timeout": settings.timeout, "memory_mb": settings.memory_mb,
-            "disk_mb": settings.disk_mb, "namespaces": isolation.namespaces,
-            "uid": isolation.uid, "gid": isolation.gid, "result_fd": write_fd, "package": str(package_parent()),
-            "needed": sorted({str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, sys.exec_prefix,
-                              Path(sys.executable).resolve().parent, package_parent(), *sys.path]
-                              if p and Path(p).is_dir()}),
+        spec = RunSpec(
+            root=str(root), work=str(work), timeout=float(settings.timeout), memory_mb=settings.memory_mb,
+            disk_mb=settings.disk_mb, namespaces=isolation.namespaces, uid=isolation.uid, gid=isolation.gid,
+            result_fd=write_fd, package=str(package_parent()),
+            needed=tuple(sorted({str(Path(p).resolve()) for p in [sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                 Path(sys.executable).resolve().parent, package_parent(), *sys.path]
+                                 if p and Path(p).is_dir()})),
             **(extra or {}),
-        }
+        )
         started = time.monotonic()
         with _running_lock:
             try:
