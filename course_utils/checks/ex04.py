@@ -610,3 +610,8 @@ def _ex04_q5(q, make_summarize_node):
 
 
 EX04_Q5_BOB = ("hi! I'm bob", "what's my name?", "i like the celtics!", "i like how much they win", "what's my name?")
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex04.q1``, ``ex04.questions``), as the package's ``ex04`` does."""
+    return getattr(ex04, name)

@@ -355,3 +355,8 @@ ChoiceQuestion(
            "run_tests is excluded, and the stored history keeps everything for the review.",
     statements=EX06_Q3,
 ).register(ex06)
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex06.q1``, ``ex06.questions``), as the package's ``ex06`` does."""
+    return getattr(ex06, name)
