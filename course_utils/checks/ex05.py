@@ -5,6 +5,7 @@ The notebook binds its questions with ``from course_utils.checks import ex05``.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
 from langchain_core.messages import HumanMessage, trim_messages
@@ -89,7 +90,14 @@ def _ex05_reference(messages, fact_id, max_tokens):
     return report.total_sent_tokens, forgotten, report, sent_lists
 
 
-def _ex05_q3_cases():
+def _fresh_seeds(rng: random.Random | None, count: int = 2) -> list[int]:
+    """Seeds made at check time (a fresh random source unless one is given): a remembered answer does not fit."""
+    source = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
+    return [source.randrange(1000, 1_000_000) for _ in range(count)]
+
+
+def _ex05_q3_cases(rng: random.Random | None = None):
+    """long_chat at caps below and far over what it needs, and conversations generated now (two seeds)."""
     from course_utils.core.samples import load_conversation
 
     chat = load_conversation("long_chat")
@@ -99,11 +107,12 @@ def _ex05_q3_cases():
         ("long_chat", chat, "lc-02", 5000),
         (_("the first 31 messages of long_chat"), chat[:31], "lc-08", 400),
     ]
-    for seed in (61, 62):
-        messages = random_conversation(seed, turns=9, system=True, tools=seed == 62)
+    seeds = _fresh_seeds(rng)
+    for seed, tools, cap in zip(seeds * 2, (False, True, True, False), (250, 250, 400, 180)):
+        messages = random_conversation(seed, turns=9, system=True, tools=tools)
         humans = [m.id for m in messages if isinstance(m, HumanMessage)]
         cases.append((_("a generated conversation of {counts}").format(counts=counts_of(messages)), messages,
-                      humans[1], 250))
+                      humans[1], cap))
     return cases
 
 
@@ -368,7 +377,7 @@ def _ex05_cache_mistakes(calls, minimum):
             "no_minimum": no_minimum, "whole_call": whole_call}
 
 
-def _ex05_q5_cases():
+def _ex05_q5_cases(rng: random.Random | None = None):
     from langchain_core.messages import HumanMessage as _Human
 
     from course_utils.checks.kinds import random_conversation
@@ -383,7 +392,7 @@ def _ex05_q5_cases():
             cases.append((_("spread_chat, {strategy} at 3072 tokens, minimum {minimum:,} ({name})").format(
                 strategy=run.strategy, minimum=minimum, name=name),
                           [list(sent) for sent in run.sent], minimum))
-    messages = random_conversation(71, turns=6, system=True, tools=False)
+    messages = random_conversation(_fresh_seeds(rng, 1)[0], turns=6, system=True, tools=False)
     humans = [i for i, m in enumerate(messages) if isinstance(m, _Human)]
     grown = [messages[: i + 1] for i in humans]
     cases.append((_("a generated conversation sent whole every turn, no minimum"), grown, 0))
@@ -391,6 +400,14 @@ def _ex05_q5_cases():
     records = _ex05_cache_records(grown)
     middle = sorted(c.input_tokens for c in records)[len(records) // 2]
     cases.append((_("the same calls, minimum {middle}").format(middle=middle), grown, middle))
+    # The minimum on both sides of one shared prefix: equal to it (served) and one token over (not served).
+    from course_utils.window.costs import cached_prefix_tokens
+
+    prefixes = sorted({cached_prefix_tokens(call, records[:i]) for i, call in enumerate(records)} - {0})
+    if prefixes:
+        shared = prefixes[len(prefixes) // 2]
+        for minimum in (shared, shared + 1):
+            cases.append((_("the same calls, minimum {middle}").format(middle=minimum), grown, minimum))
     # A call that repeats an older call's start, not the previous one's.
     a, b = humans[1], humans[2]
     cases.append((_("calls that go back to an older start"), [messages[: a + 1], [messages[0], *messages[b:b + 1]],
