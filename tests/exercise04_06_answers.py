@@ -39,7 +39,7 @@ def node(**changes):
 
 
 node_right = node()
-node_first = node(strategy="first")
+node_first = node(strategy="first", start_on=None, include_system=None)
 node_no_system = node(include_system=None)
 node_no_start_on = node(start_on=None)
 
@@ -118,6 +118,11 @@ def erase_delete_only(graph, thread_id):
     values = graph.get_state(config).values
     graph.checkpointer.delete_thread(thread_id)
     graph.update_state(config, values, as_node="chatbot")
+
+
+def erase_typed_thread(graph, thread_id):
+    """Hostile: erases the thread id it once saw, not the one it is given."""
+    erase_right(graph, "check")
 
 
 def erase_not_written_back(graph, thread_id):
@@ -266,12 +271,23 @@ def hook(counter=exact_counter, start_on="human", end_on=("human", "tool"), remo
     return trim_history
 
 
-def hook_only_turn():
-    """Hostile: always keeps just the current turn (shortened): within budget, never orphans, but forgets."""
+def hook_fit_turn():
+    """Right too: fit_turn trims as the question asks and keeps the current turn only when nothing fits."""
     @before_model
     def trim_history(state, runtime):
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES),
                              *fit_turn(state["messages"], 300, token_counter=exact_counter)]}
+    return trim_history
+
+
+def hook_only_turn():
+    """Hostile: always keeps just the current turn, shortened to fit: within budget, never orphans, but forgets."""
+    @before_model
+    def trim_history(state, runtime):
+        messages = state["messages"]
+        start = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES),
+                             *fit_turn(messages[start:], 300, token_counter=exact_counter)]}
     return trim_history
 
 

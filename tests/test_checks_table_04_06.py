@@ -82,7 +82,7 @@ EX04_Q4 = [
     ((A.forgetful_merge, A.erase_right), NO), ((A.forgetful_right, A.erase_nothing), NO),
     ((A.forgetful_right, A.erase_delete_only), NO), ((A.node_right, A.erase_right), NO),
     # hostile
-    ((A.forgetful_everything, A.erase_right), None), ((A.forgetful_right, A.erase_not_written_back), None),
+    ((A.forgetful_everything, A.erase_right), None), ((A.forgetful_right, A.erase_typed_thread), None), ((A.forgetful_right, A.erase_not_written_back), None),
     ((A.forgetful_right, "erase_history"), None), ((A.node_in_place, A.erase_right), None),
     ((A.forgetful_merge, A.erase_not_written_back), None),
 ]
@@ -219,8 +219,10 @@ def test_ex06_q1(index):
 
 
 EX06_Q2 = [
-    (lambda: A.hook(), OK),
-    (lambda: A.hook(start_on=None), NO), (lambda: A.hook(end_on=None), NO), (lambda: A.hook(remove_all=False), NO),
+    (lambda: A.hook(), OK), (A.hook_fit_turn, OK),
+    # no end_on is right too: a before_model hook sees a history that ends on a request or on tool results
+    (lambda: A.hook(end_on=None), OK),
+    (lambda: A.hook(start_on=None), NO), (lambda: A.hook(remove_all=False), NO),
     (lambda: A.hook(counter="approximate"), NO), (lambda: A.hook(fit=False), NO),
     # hostile: fit_turn only far over the budget, a bigger budget, only the current turn, only the request,
     # a tail that ends on an AI message, not a hook at all

@@ -43,6 +43,16 @@ ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
 
 
+def _fresh_seed() -> int:
+    """A seed drawn now, so a remembered answer does not fit the next check."""
+    return random.SystemRandom().randrange(1000, 1_000_000)
+
+
+def _thread_id() -> str:
+    """A thread id made now (``thread-4821``): an answer that types the id it saw once does not fit."""
+    return f"thread-{random.SystemRandom().randrange(1000, 10_000)}"
+
+
 def ex04_state_messages() -> list[BaseMessage]:
     """The state of exercise 04, question 1: a system prompt and 21 messages, 220 tokens with the dummy counter."""
     messages: list[BaseMessage] = [SystemMessage("You are a helpful assistant.", id="sys")]
@@ -224,7 +234,7 @@ def _ex04_q2(q, make_chatbot_node):
     builder.add_edge(START, "chatbot")
     builder.add_edge("chatbot", END)
     graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "check"}}
+    config = {"configurable": {"thread_id": _thread_id()}}
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
         made = len(model.calls)
@@ -335,7 +345,7 @@ def _ex04_q4(q, make_forgetful_node, erase_history):
     if is_stub(node):
         return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
             name=getattr(node, '__name__', 'chatbot')))
-    history = random_conversation(71, turns=6, system=True, tools=False, end_with_ai=False)
+    history = random_conversation(_fresh_seed(), turns=6, system=True, tools=False, end_with_ai=False)
     state = {"messages": list(history)}
     about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=60)
     out = q.call(node, state, about=about, explain=_ex04_empty_call)
@@ -366,7 +376,7 @@ def _ex04_q4_thread(q, factory, erase, saver, db: Path):
     model = OfflineChatModel(token_counter="approximate")
     node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
     graph = _ex04_graph(node, MessagesState, saver)
-    thread = "check"
+    thread = _thread_id()  # made now: an erase_history that types a thread id erases the wrong one
     config = {"configurable": {"thread_id": thread}}
     ever: list[str] = []  # every text the thread has stored
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
@@ -447,12 +457,15 @@ def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
     from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")[1:16]  # lesson 04b's travel agent before its last question
+    keep = random.SystemRandom().choice((2, 3, 4))
     return [
         (_("a chat with no summary yet"), random_conversation(81, turns=5, system=False, tools=False), "", 2),
         (_("a chat that already has a summary"), random_conversation(82, turns=4, system=False, tools=False),
          "The user's name is Ana. The user likes jazz.", 2),
         (_("lesson 04b's travel agent, whose last turn called tools"), agent, "", 2),
         (_("a generated agent run, keep_last=3"), random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
+        (_("a chat generated now, keep_last={keep}").format(keep=keep), random_conversation(
+            _fresh_seed(), turns=6, system=False, tools=True), "", keep),
     ]
 
 
@@ -587,7 +600,7 @@ def _ex04_q5(q, make_summarize_node):
     builder.add_conditional_edges("conversation", should_continue, ["summarize_conversation", END])
     builder.add_edge("summarize_conversation", END)
     graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "check"}}
+    config = {"configurable": {"thread_id": _thread_id()}}
     for turn, text in enumerate(EX04_Q5_BOB, start=1):
         reply = q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
                        about=_("turn {turn} ({text!r}) of the how-to's graph").format(turn=turn, text=text))["messages"][-1]

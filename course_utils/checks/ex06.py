@@ -22,6 +22,7 @@ from course_utils.checks.machinery import Exercise, describe, ltr, quote
 from course_utils.checks.spies import watching
 from course_utils.core.i18n import _, pgettext
 from course_utils.window.sequences import orphaned_tool_messages
+from course_utils.window.tokens import exact_counter
 
 ex06 = Exercise("06", "Agent context", "06_agent_context")
 
@@ -172,14 +173,17 @@ def _call_tokens(run, index: int) -> int:
 # --- question 2: a trimming hook that never orphans a tool result ------------------------------
 
 
-def _agent_histories() -> list[tuple[str, list[BaseMessage]]]:
+def _agent_histories(rng: random.Random | None = None) -> list[tuple[str, list[BaseMessage]]]:
     """Agent states as a before_model hook sees them: no system message, ending on a request or on tool results.
 
     Generated from seeded conversations with tool calls, cut just before a
-    model call: after a human message, or after the results of a tool call.
+    model call: after a human message, or after the results of a tool call;
+    the lesson's seeds and seeds drawn now. Then current turns just under,
+    just over and far over the budget.
     """
+    source = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
     cases = []
-    for seed in EX06_SEEDS:
+    for seed in (*EX06_SEEDS[:3], *(source.randrange(1000, 1_000_000) for _ in range(3))):
         messages = random_conversation(seed, turns=8, system=False, tools=True)
         ends = [i + 1 for i, m in enumerate(messages)
                 if isinstance(m, HumanMessage) or (isinstance(m, ToolMessage) and
@@ -196,7 +200,29 @@ def _agent_histories() -> list[tuple[str, list[BaseMessage]]]:
            ToolMessage("\n".join(f"Porto market {i}: opening hours and prices." for i in range(1, 61)),
                        tool_call_id="big-c", id="big-t")]
     cases.append((_("a history whose last tool result alone is over the budget"), big))
+    earlier = random_conversation(source.randrange(1000, 1_000_000), turns=3, system=False, tools=False)
+    for size, over in (("just under", False), ("just over", True)):
+        turn = _turn_near_budget(source, over)
+        cases.append((_("a history whose current turn is {tokens} tokens ({size} {budget})").format(
+            tokens=exact_counter(turn), size=_(size), budget=EX06_HOOK_TOKENS), [*earlier, *turn]))
     return cases
+
+
+def _turn_near_budget(rng: random.Random, over: bool) -> list[BaseMessage]:
+    """A request, its tool call and a result whose lines make the turn just under or just over the budget."""
+    tag = rng.randrange(1000, 10_000)
+    lines: list[str] = []
+
+    def turn(count):
+        return [HumanMessage(f"Search the web for market {tag}.", id=f"near-h-{tag}"),
+                AIMessage("", tool_calls=[{"name": "web_search", "args": {"query": f"market {tag}"},
+                                           "id": f"near-c-{tag}", "type": "tool_call"}], id=f"near-a-{tag}"),
+                ToolMessage("\n".join(lines[:count]), tool_call_id=f"near-c-{tag}", id=f"near-t-{tag}")]
+
+    while exact_counter(turn(len(lines))) <= EX06_HOOK_TOKENS:
+        lines.append(f"stall {len(lines) + 1}: {rng.choice(['fish', 'bread', 'cheese', 'fruit'])}, "
+                     f"{rng.randrange(2, 40)} euros")
+    return turn(len(lines) if over else len(lines) - 1)
 
 
 def _decorated_function(hook):
@@ -264,7 +290,8 @@ def _ex06_q2(q, trim_history):
     written = _decorated_function(trim_history)
     if written is not None:
         q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
-    for about, state in _agent_histories():
+    histories = _agent_histories()
+    for about, state in histories:
         given = list(state)
         before = snapshot(given)
         kept = _hook_result(q, trim_history, given, about)
@@ -321,9 +348,9 @@ def _ex06_q2(q, trim_history):
         return q.wrong(_("in the lesson's agent, {failed} turns failed and {orphans} orphaned tool results were "
                          "sent.").format(failed=row.turns_failed, orphans=row.orphaned_tool_results))
     return q.correct(_("on {count} agent histories (ending on requests and on tool results, one whose current turn "
-                       "alone is over the budget) your hook kept at most {budget} tokens (exact counter), always the "
+                       "alone is just under, just over or far over the budget) your hook kept at most {budget} tokens (exact counter), always the "
                        "current turn, and never a tool result without its call; in the lesson's agent no model call "
-                       "was refused.").format(count=len(_agent_histories()), budget=EX06_HOOK_TOKENS))
+                       "was refused.").format(count=len(histories), budget=EX06_HOOK_TOKENS))
 
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
