@@ -328,8 +328,6 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
     ),
 )
 def _ex04_q4(q, make_forgetful_node, erase_history):
-    from langgraph.graph import MessagesState
-
     from course_utils.model.chat import OfflineChatModel
 
     factory = q.need_function(make_forgetful_node, "make_forgetful_node")

@@ -6,7 +6,9 @@ The notebook binds its questions with ``from course_utils.checks import ex05``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import HumanMessage, trim_messages
 
@@ -93,7 +95,7 @@ def _ex05_reference(messages, fact_id, max_tokens):
 def _fresh_seeds(rng: random.Random | None, count: int = 2) -> list[int]:
     """Seeds made at check time (a fresh random source unless one is given): a remembered answer does not fit."""
     source = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
-    return [source.randrange(1000, 1_000_000) for _ in range(count)]
+    return [source.randrange(1000, 1_000_000) for _n in range(count)]
 
 
 def _ex05_q3_cases(rng: random.Random | None = None):
@@ -216,88 +218,115 @@ def _ex05_q4(q, plan, reasons, own_words_text):
 
 _ex05_q4.spec = Statements.holder(EX05_Q4_REASONS)  # the statements and model answer, for the review queue
 
-def _ex05_q4_marks(q, plan, reasons):
-    from course_utils.window.budget import history_budget
+@dataclass(frozen=True)
+class PlanSlip:
+    """A known slip in question 4's plan: ``test(n)`` on the plan's numbers recognises it; ``message`` says it.
 
-    L, S, U, longest, error = EX05_Q4.values()
+    ``whole_list`` limits it to a plan that trims the whole list (True), the history alone (False) or either
+    (None). ``message`` is formatted with the numbers (L, S, U, R, M, T, cap, h_max, whole, right, ...).
+    """
+
+    name: str
+    test: Callable[[Mapping[str, int]], bool]
+    message: str
+    whole_list: bool | None = None
+
+    def spots(self, n: Mapping[str, Any]) -> bool:
+        return (self.whole_list is None or self.whole_list == n["whole_list"]) and bool(self.test(n))
+
+
+#: The reserve and margin the question's numbers allow, in order.
+EX05_Q4_SIZES = (
+    PlanSlip("reserve under the longest reply", lambda n: n["R"] < n["longest"],
+             "reserve={R} is less than the longest reply ({longest}): those answers would be cut off or the call "
+             "refused."),
+    PlanSlip("reserve far over it", lambda n: n["R"] > 2 * n["longest"],
+             "reserve={R} is more than twice the longest reply ({longest}): every token reserved and never used "
+             "is taken from the history."),
+    PlanSlip("margin under the counter's error", lambda n: n["M"] < n["low"],
+             "margin={M} does not cover the counter's error: 5% of {L} is {low} tokens."),
+    PlanSlip("margin far over it", lambda n: n["M"] > n["L"] // 5,
+             "margin={M} is over 20% of the window: that much unused room costs history for no gain."),
+)
+#: The known wrong caps, in order; the first that recognises the plan explains it.
+EX05_Q4_CAPS = (
+    PlanSlip("tool schemas left out", lambda n: n["cap"] in (n["h_max"] + n["T"], n["whole"] + n["T"]),
+             "max_tokens={cap} leaves out the tool schemas ({T} tokens, counted with "
+             "`count_tokens_approximately([], tools=TRIP_TOOLS)`): bind_tools sends them with every call "
+             "outside state[\"messages\"], so trim_messages never counts them. Subtract them from the "
+             "cap: {right}."),
+    PlanSlip("the whole window", lambda n: n["cap"] == n["L"],
+             "max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
+             "for the history alone, S and U) leave."),
+    PlanSlip("H_max for the whole list", lambda n: n["cap"] == n["h_max"],
+             "max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
+             "the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
+             "cap is H_max + S + U = L - R - M - T = {whole}; with H_max the history gets {SU} "
+             "tokens less than it may use.", whole_list=True),
+    PlanSlip("no margin, whole list", lambda n: n["cap"] == n["L"] - n["R"] - n["T"],
+             "max_tokens={cap} is L - R - T, without the margin: use L - R - M - T = {whole}.", whole_list=True),
+    PlanSlip("over, whole list", lambda n: n["cap"] > n["whole"],
+             "max_tokens={cap} is more than L - R - M - T = {L} - {R} - {M} - {T} = {whole}: a full list "
+             "would push the call over the window, into the room kept for the reply.", whole_list=True),
+    PlanSlip("under, whole list", lambda n: n["cap"] < n["whole"],
+             "max_tokens={cap} is below L - R - M - T = {whole} with your own R and M: the model "
+             "forgets sooner than it has to. The list holds S and U too, so use L - R - M - T.", whole_list=True),
+    PlanSlip("the whole list's cap for the history", lambda n: n["cap"] == n["whole"],
+             "max_tokens={cap} is L - R - M - T, the cap for the whole list with the system prompt and "
+             "the new input in it. With include_system=False you trim the history alone, so its cap "
+             "is H_max = L - S - U - R - M - T = {h_max}: {cap} would let the history take the room of "
+             "S and U and push the call over the window.", whole_list=False),
+    PlanSlip("no margin, history", lambda n: n["cap"] == n["L"] - n["S"] - n["U"] - n["R"] - n["T"],
+             "max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M - T = {h_max}.",
+             whole_list=False),
+    PlanSlip("over, history", lambda n: n["cap"] > n["h_max"],
+             "max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} - {T} = {h_max}: a full "
+             "history would push the call over the window.", whole_list=False),
+    PlanSlip("under, history", lambda n: n["cap"] < n["h_max"],
+             "max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
+             "sooner than it has to. Use H_max.", whole_list=False),
+)
+
+
+def _ex05_q4_plan(q, plan):
+    """The plan's numbers, or stop with what is wrong about its shape."""
     q.need(plan, "plan")
     if not isinstance(plan, Mapping):
-        return q.wrong(_("`plan` should be a dict with {keys}, got {value}.").format(
-            keys=', '.join(EX05_Q4_KEYS), value=describe(plan)))
+        q.stop(q.wrong(_("`plan` should be a dict with {keys}, got {value}.").format(
+            keys=', '.join(EX05_Q4_KEYS), value=describe(plan))))
     missing = [k for k in EX05_Q4_KEYS if k not in plan]
     if missing:
         which = (_(" (`include_system` says which list you trim: True for the whole list, False for the history "
                    "alone)") if "include_system" in missing else "")
-        return q.wrong(_("`plan` is missing {missing}{which}.").format(missing=missing, which=which))
+        q.stop(q.wrong(_("`plan` is missing {missing}{which}.").format(missing=missing, which=which)))
     for key in EX05_Q4_KEYS:
         if plan[key] is Ellipsis:
-            return q.not_attempted(_("`plan[{key!r}]` is still `...`: fill it in.").format(key=key))
+            q.stop(q.not_attempted(_("`plan[{key!r}]` is still `...`: fill it in.").format(key=key)))
     R, M, cap = (q.as_int(plan[k], f"plan[{k!r}]") for k in ("reserve", "margin", "max_tokens"))
-    whole_list = plan["include_system"]
-    if not isinstance(whole_list, bool):
-        return q.wrong(_("`plan['include_system']` should be True (you trim the whole list: system prompt, "
+    if not isinstance(plan["include_system"], bool):
+        q.stop(q.wrong(_("`plan['include_system']` should be True (you trim the whole list: system prompt, "
                          "history and new input) or False (you trim the history alone), got {value}.").format(
-            value=describe(whole_list)))
-    low_margin = int(L * error + 0.999)
-    if R < longest:
-        return q.wrong(_("reserve={R} is less than the longest reply ({longest}): those answers would be cut off "
-                         "or the call refused.").format(R=R, longest=longest))
-    if R > 2 * longest:
-        return q.wrong(_("reserve={R} is more than twice the longest reply ({longest}): every token reserved and "
-                         "never used is taken from the history.").format(R=R, longest=longest))
-    if M < low_margin:
-        return q.wrong(_("margin={M} does not cover the counter's error: 5% of {L} is {low} tokens.").format(
-            M=M, L=L, low=low_margin))
-    if M > L // 5:
-        return q.wrong(_("margin={M} is over 20% of the window: that much unused room costs history for no "
-                         "gain.").format(M=M))
-    try:
-        T = ex05_tool_tokens()
-        h_max = history_budget(L, S, U, R, margin=M) - T
-    except ValueError as exc:  # pragma: no cover - the ranges above leave room
-        return q.wrong(str(exc))
-    whole = h_max + S + U  # = L - R - M - T: the cap of a list that also holds the system prompt and the new input
-    if cap in (h_max + T, whole + T):
-        return q.wrong(_("max_tokens={cap} leaves out the tool schemas ({T} tokens, counted with "
-                         "`count_tokens_approximately([], tools=TRIP_TOOLS)`): bind_tools sends them with every call "
-                         "outside state[\"messages\"], so trim_messages never counts them. Subtract them from the "
-                         "cap: {right}.").format(cap=cap, T=T, right=whole if whole_list else h_max))
-    if cap == L:
-        return q.wrong(_("max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
-                         "for the history alone, S and U) leave.").format(cap=cap))
-    if whole_list:
-        if cap == h_max:
-            return q.wrong(_("max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
-                             "the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
-                             "cap is H_max + S + U = L - R - M - T = {whole}; with H_max the history gets {SU} "
-                             "tokens less than it may use.").format(cap=cap, S=S, U=U, whole=whole, SU=S + U))
-        if cap == L - R - T:
-            return q.wrong(_("max_tokens={cap} is L - R - T, without the margin: use L - R - M - T = {whole}.").format(
-                cap=cap, whole=whole))
-        if cap > whole:
-            return q.wrong(_("max_tokens={cap} is more than L - R - M - T = {L} - {R} - {M} - {T} = {whole}: a full list "
-                             "would push the call over the window, into the room kept for the reply.").format(
-                cap=cap, L=L, R=R, M=M, T=T, whole=whole))
-        if cap < whole:
-            return q.wrong(_("max_tokens={cap} is below L - R - M - T = {whole} with your own R and M: the model "
-                             "forgets sooner than it has to. The list holds S and U too, so use L - R - M - T.").format(
-                cap=cap, whole=whole))
-    else:
-        if cap == whole:
-            return q.wrong(_("max_tokens={cap} is L - R - M - T, the cap for the whole list with the system prompt and "
-                             "the new input in it. With include_system=False you trim the history alone, so its cap "
-                             "is H_max = L - S - U - R - M - T = {h_max}: {cap} would let the history take the room of "
-                             "S and U and push the call over the window.").format(cap=cap, h_max=h_max))
-        if cap == L - S - U - R - T:
-            return q.wrong(_("max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M - T = "
-                             "{h_max}.").format(cap=cap, h_max=h_max))
-        if cap > h_max:
-            return q.wrong(_("max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} - {T} = {h_max}: a full "
-                             "history would push the call over the window.").format(
-                cap=cap, L=L, S=S, U=U, R=R, M=M, T=T, h_max=h_max))
-        if cap < h_max:
-            return q.wrong(_("max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
-                             "sooner than it has to. Use H_max.").format(cap=cap, h_max=h_max))
+            value=describe(plan["include_system"]))))
+    L, S, U, longest, error = EX05_Q4.values()
+    return {"L": L, "S": S, "U": U, "longest": longest, "low": int(L * error + 0.999), "R": R, "M": M, "cap": cap,
+            "whole_list": plan["include_system"]}
+
+
+def _ex05_q4_marks(q, plan, reasons):
+    from course_utils.window.budget import history_budget
+
+    n = _ex05_q4_plan(q, plan)
+    for slip in EX05_Q4_SIZES:
+        if slip.spots(n):
+            return q.wrong(_(slip.message).format(**n))
+    n["T"] = T = ex05_tool_tokens()
+    n["h_max"] = h_max = history_budget(n["L"], n["S"], n["U"], n["R"], margin=n["M"]) - T
+    n["whole"] = whole = h_max + n["S"] + n["U"]  # = L - R - M - T: the cap of a list that also holds S and U
+    n["right"], n["SU"] = (whole if n["whole_list"] else h_max), n["S"] + n["U"]
+    for slip in EX05_Q4_CAPS:
+        if slip.spots(n):
+            return q.wrong(_(slip.message).format(**n))
+    R, M, longest, cap, whole_list = n["R"], n["M"], n["longest"], n["cap"], n["whole_list"]
     start_on = plan["start_on"]
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
         return q.wrong(_("start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "

@@ -183,7 +183,7 @@ def _agent_histories(rng: random.Random | None = None) -> list[tuple[str, list[B
     """
     source = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
     cases = []
-    for seed in (*EX06_SEEDS[:3], *(source.randrange(1000, 1_000_000) for _ in range(3))):
+    for seed in (*EX06_SEEDS[:3], *(source.randrange(1000, 1_000_000) for _n in range(3))):
         messages = random_conversation(seed, turns=8, system=False, tools=True)
         ends = [i + 1 for i, m in enumerate(messages)
                 if isinstance(m, HumanMessage) or (isinstance(m, ToolMessage) and
