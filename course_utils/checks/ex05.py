@@ -13,7 +13,16 @@ from typing import Any
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import ex04_trim
-from course_utils.checks.questions import Statements, grade_statements, own_words, with_own_words
+from course_utils.checks.questions import (
+    Case,
+    CodeQuestion,
+    Mistake,
+    Rule,
+    Statements,
+    grade_statements,
+    own_words,
+    with_own_words,
+)
 from course_utils.checks.reason_lists import EX05_Q4 as EX05_Q4_REASONS
 from course_utils.checks.kinds import grade_number, counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
@@ -444,9 +453,31 @@ def _ex05_q5_cases(rng: random.Random | None = None):
     return cases
 
 
-@ex05.question(
+def _q5_prepare(q, answers):
+    (fn,) = answers
+    return (q.need_function(fn, "cached_tokens"),)
+
+
+def _q5_run(q, answers, case):
+    """Call the learner's function on the case's calls; what it returned and what a cache serves."""
+    (fn,) = answers
+    given = [list(sent) for sent in case["calls"]]
+    got = q.call(fn, given, case["minimum"], about=case.label)
+    if got is None:
+        q.stop(q.wrong(_("`cached_tokens` returned None for {about}: return the number of tokens, an int.").format(
+            about=case.label)))
+    return {"got": q.as_int(got, _("what cached_tokens returned")),
+            "expected": _ex05_cache_reference(case["calls"], case["minimum"])}
+
+
+def _slip(name: str) -> Callable[[Any, Case], bool]:
+    """A mistake's test: the learner's number is what the slip ``name`` gives on this case."""
+    return lambda obs, case: obs["got"] == _ex05_cache_mistakes(case["calls"], case["minimum"])[name]
+
+
+Q5 = CodeQuestion(
     "what a prompt cache serves",
-    "q5.check(cached_tokens)",
+    ("cached_tokens",),
     hints=(
         "For each call, walk its messages from the first one while they are the same as an earlier call's "
         "messages at the same positions; stop at the first difference. Those leading messages are the shared "
@@ -455,43 +486,31 @@ def _ex05_q5_cases(rng: random.Random | None = None):
         "`approximate_counter([message])`; add the prefix's tokens only when that sum is >= `minimum` (the "
         "prefix, not the whole call); the first call has nothing before it.",
     ),
+    prepare=_q5_prepare,
+    cases=lambda rng: [Case(about, {"calls": calls, "minimum": minimum})
+                       for about, calls, minimum in _ex05_q5_cases(rng)],
+    run=_q5_run,
+    rules=(
+        Rule("the cache rule", lambda obs, case: obs["got"] == obs["expected"],
+             "{case}: a cache serves {expected} tokens, you returned {got}.",
+             lambda obs, case: {"expected": obs["expected"], "got": obs["got"]}),
+    ),
+    mistakes=(
+        Mistake("no minimum", "you ignored the minimum. A provider caches nothing shorter than its minimum prefix: "
+                "a shared prefix under the minimum is not served.", _slip("no_minimum")),
+        Mistake("the minimum on the whole call", "you compared the whole call with the minimum. It is the shared "
+                "*prefix* that must reach the minimum to be served.", _slip("whole_call")),
+        Mistake("shared anywhere", "you counted every message seen before, wherever it is. A cache serves only a "
+                "*prefix*: once one message differs, everything after it is new.", _slip("anywhere")),
+        Mistake("whole calls", "you counted whole calls. Only the leading messages an earlier call also started "
+                "with are cached.", _slip("whole")),
+        Mistake("the previous call only", "you compared with the previous call only. A cache keeps every earlier "
+                "prefix: take the longest match with any earlier call.", _slip("previous_only")),
+    ),
+    praise="your count matches the cache rule, minimum included, on sliding and chunked trimming and "
+           "on generated calls. Run the next cell to compare the two trims for two models.",
 )
-def _ex05_q5(q, cached_tokens):
-    fn = q.need_function(cached_tokens, "cached_tokens")
-    for about, calls, minimum in _ex05_q5_cases():
-        given = [list(sent) for sent in calls]
-        got = q.call(fn, given, minimum, about=about)
-        if got is None:
-            return q.wrong(_("`cached_tokens` returned None for {about}: return the number of tokens, an int.").format(
-                about=about))
-        got = q.as_int(got, _("what cached_tokens returned"))
-        expected = _ex05_cache_reference(calls, minimum)
-        if got == expected:
-            continue
-        slips = _ex05_cache_mistakes(calls, minimum)
-        if got == slips["no_minimum"]:
-            return q.wrong(_("for {about}: you ignored the minimum. A provider caches nothing shorter than its "
-                             "minimum prefix: a shared prefix under {minimum:,} tokens is not served ({expected}).").format(
-                about=about, minimum=minimum, expected=expected))
-        if got == slips["whole_call"]:
-            return q.wrong(_("for {about}: you compared the whole call with the minimum. It is the shared "
-                             "*prefix* that must reach {minimum:,} tokens to be served ({expected}).").format(
-                about=about, minimum=minimum, expected=expected))
-        if got == slips["anywhere"]:
-            return q.wrong(_("for {about}: you counted every message seen before, wherever it is. A cache serves "
-                             "only a *prefix*: once one message differs, everything after it is new ({expected}).").format(
-                about=about, expected=expected))
-        if got == slips["whole"]:
-            return q.wrong(_("for {about}: you counted whole calls. Only the leading messages an earlier call also "
-                             "started with are cached ({expected}).").format(about=about, expected=expected))
-        if got == slips["previous_only"]:
-            return q.wrong(_("for {about}: you compared with the previous call only. A cache keeps every earlier "
-                             "prefix: take the longest match with any earlier call ({expected}).").format(
-                about=about, expected=expected))
-        return q.wrong(_("for {about}: a cache serves {expected} tokens, you returned {got}.").format(
-            about=about, expected=expected, got=got))
-    return q.correct(_("your count matches the cache rule, minimum included, on sliding and chunked trimming and "
-                       "on generated calls. Run the next cell to compare the two trims for two models."))
+Q5.register(ex05)
 
 
 def __getattr__(name: str):
