@@ -127,9 +127,56 @@ def _ex05_q3_cases(rng: random.Random | None = None):
     return cases
 
 
-@ex05.question(
+def _q3_prepare(q, answers):
+    (fn,) = answers
+    return (q.need_function(fn, "cost_and_forgetting"),)
+
+
+def _q3_cases(rng: random.Random) -> list[Case]:
+    return [Case(_("{what}, fact {fact_id!r}, max_tokens={cap}").format(what=what, fact_id=fact_id, cap=cap),
+                 {"messages": messages, "fact_id": fact_id, "cap": cap})
+            for what, messages, fact_id, cap in _ex05_q3_cases(rng)]
+
+
+def _q3_run(q, answers, case):
+    """The learner's pair on one case, beside the replay's; stops when the answer's shape is wrong."""
+    (fn,) = answers
+    about = case.label
+    given = list(case["messages"])
+    before = snapshot(given)
+    got = q.call(fn, given, case["fact_id"], case["cap"], about=about)
+    if snapshot(given) != before:
+        q.stop(q.wrong(_("for {about}: your function changed the conversation it was given.").format(about=about)))
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        q.stop(q.wrong(_("return a pair `(total_sent, forgotten_at)`; for {about} you returned {value}.").format(
+            about=about, value=describe(got))))
+    if isinstance(got[0], bool) or not isinstance(got[0], int):
+        q.stop(q.wrong(_("`total_sent` should be an int, got {value} for {about}.").format(
+            value=describe(got[0]), about=about)))
+    total, forgotten, report, _sent = _ex05_reference(case["messages"], case["fact_id"], case["cap"])
+    return {"total": got[0], "forgotten": got[1], "ref_total": total, "ref_forgotten": forgotten, "report": report}
+
+
+def _replayed_total(case, **trim) -> int:
+    from course_utils.window.growth import replay_growth
+
+    if not trim:
+        return replay_growth(case["messages"], "approximate").total_sent_tokens
+    return replay_growth(case["messages"], "approximate", policy=lambda h: trim_messages(
+        h, max_tokens=case["cap"], token_counter="approximate", strategy="last", **trim)).total_sent_tokens
+
+
+def _total_right(obs) -> bool:
+    return obs["total"] == obs["ref_total"]
+
+
+def _forgotten_slip(obs, offset: int) -> bool:
+    return _total_right(obs) and obs["ref_forgotten"] is not None and obs["forgotten"] == obs["ref_forgotten"] + offset
+
+
+Q3 = CodeQuestion(
     "what a threshold costs and forgets",
-    "q3.check(cost_and_forgetting)",
+    ("cost_and_forgetting",),
     hints=(
         "Let `replay_growth` do the replay: pass `policy=lambda h: trim_messages(h, max_tokens=max_tokens, "
         "token_counter=\"approximate\", strategy=\"last\", start_on=\"human\", include_system=True)`; "
@@ -137,63 +184,41 @@ def _ex05_q3_cases(rng: random.Random | None = None):
         "For forgetting, go through `report.rows`: for the calls whose history contains the fact "
         "(`row.ai_index` after it), trim `messages[:row.ai_index]` and look for the fact's id.",
     ),
+    prepare=_q3_prepare,
+    cases=_q3_cases,
+    run=_q3_run,
+    rules=(
+        Rule("the total", lambda obs, case: _total_right(obs),
+             "{case}: the total sent should be {total}, you returned {got}.",
+             lambda obs, case: {"total": obs["ref_total"], "got": obs["total"]}),
+        Rule("the call that forgets", lambda obs, case: obs["forgotten"] == obs["ref_forgotten"],
+             "{case}: {fact_id!r} is first missing from call {forgotten}, you said {value}.",
+             lambda obs, case: {"fact_id": case["fact_id"], "forgotten": obs["ref_forgotten"],
+                                "value": describe(obs["forgotten"])}),
+    ),
+    mistakes=(
+        Mistake("everything", "your total is what sending everything costs; with the cap each call sends only the "
+                "trimmed list.", lambda obs, case: obs["total"] == _replayed_total(case)),
+        Mistake("no system prompt", "your total leaves out the system prompt: trim with include_system=True, as "
+                "the question says.", lambda obs, case: obs["total"] == _replayed_total(case, start_on="human")),
+        Mistake("one call", "that total is one call; add up what every call sends.",
+                lambda obs, case: not _total_right(obs) and obs["total"] in (
+                    obs["report"].rows[-1].history_tokens, obs["report"].rows[-1].sent_tokens)),
+        Mistake("off by one", "off by one: calls are numbered from 1, and the first call without the fact is the "
+                "one to return.", lambda obs, case: _forgotten_slip(obs, -1)),
+        Mistake("a position", "that is the position of the AIMessage; return the call number, `row.call`.",
+                lambda obs, case: _total_right(obs) and obs["ref_forgotten"] is not None
+                and obs["forgotten"] == obs["report"].rows[obs["ref_forgotten"] - 1].ai_index),
+        Mistake("never forgotten", "the fact is dropped at a call, but you say it never is. Look in what each call "
+                "*sends* (the trimmed list), not in the stored history.",
+                lambda obs, case: _total_right(obs) and obs["forgotten"] is None and obs["ref_forgotten"] is not None),
+        Mistake("always sent", "every call still sends the fact: return None for `forgotten_at`.",
+                lambda obs, case: _total_right(obs) and obs["ref_forgotten"] is None and obs["forgotten"] is not None),
+    ),
+    praise="cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
+           "and on generated conversations. A lower cap costs less and forgets sooner.",
 )
-def _ex05_q3(q, cost_and_forgetting):
-    fn = q.need_function(cost_and_forgetting, "cost_and_forgetting")
-    for what, messages, fact_id, cap in _ex05_q3_cases():
-        about = _("{what}, fact {fact_id!r}, max_tokens={cap}").format(what=what, fact_id=fact_id, cap=cap)
-        given = list(messages)
-        before = snapshot(given)
-        got = q.call(fn, given, fact_id, cap, about=about)
-        if snapshot(given) != before:
-            return q.wrong(_("for {about}: your function changed the conversation it was given.").format(about=about))
-        total, forgotten, report, sent_lists = _ex05_reference(messages, fact_id, cap)
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return q.wrong(_("return a pair `(total_sent, forgotten_at)`; for {about} you returned {value}.").format(
-                about=about, value=describe(got)))
-        got_total, got_forgotten = got
-        if isinstance(got_total, bool) or not isinstance(got_total, int):
-            return q.wrong(_("`total_sent` should be an int, got {value} for {about}.").format(
-                value=describe(got_total), about=about))
-        if got_total != total:
-            from course_utils.window.growth import replay_growth
-
-            everything = replay_growth(messages, "approximate").total_sent_tokens
-            no_system = replay_growth(messages, "approximate", policy=lambda h: trim_messages(
-                h, max_tokens=cap, token_counter="approximate", strategy="last", start_on="human"))
-            if got_total == everything:
-                return q.wrong(_("for {about}: your total, {got}, is what sending everything costs; "
-                                 "with the cap each call sends only the trimmed list ({total} in all).").format(
-                    about=about, got=got_total, total=total))
-            if got_total == no_system.total_sent_tokens:
-                return q.wrong(_("for {about}: your total leaves out the system prompt: trim with "
-                                 "include_system=True, as the question says.").format(about=about))
-            if got_total == sum(r.history_tokens for r in report.rows[-1:]) or got_total == report.rows[-1].sent_tokens:
-                return q.wrong(_("for {about}: {got} is one call; add up what every call sends.").format(
-                    about=about, got=got_total))
-            return q.wrong(_("for {about}: the total sent should be {total}, you returned {got}.").format(
-                about=about, total=total, got=got_total))
-        if got_forgotten != forgotten:
-            rows = report.rows
-            if forgotten is not None and got_forgotten == forgotten - 1:
-                return q.wrong(_("for {about}: off by one: call {forgotten} is the first without {fact_id!r} "
-                                 "(calls are numbered from 1).").format(about=about, forgotten=forgotten, fact_id=fact_id))
-            if forgotten is not None and got_forgotten == rows[forgotten - 1].ai_index:
-                return q.wrong(_("for {about}: {got} is the position of the AIMessage; return the call "
-                                 "number, `row.call`.").format(about=about, got=got_forgotten))
-            if got_forgotten is None and forgotten is not None:
-                return q.wrong(_("for {about}: the fact is dropped at call {forgotten}, but you say it never is. "
-                                 "Look in what each call *sends* (the trimmed list), not in the stored history.").format(
-                    about=about, forgotten=forgotten))
-            if forgotten is None:
-                return q.wrong(_("for {about}: every call still sends {fact_id!r}: return None for "
-                                 "`forgotten_at`, you returned {value}.").format(
-                    about=about, fact_id=fact_id, value=describe(got_forgotten)))
-            return q.wrong(_("for {about}: {fact_id!r} is first missing from call {forgotten}, you said "
-                             "{value}.").format(about=about, fact_id=fact_id, forgotten=forgotten,
-                                                value=describe(got_forgotten)))
-    return q.correct(_("cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
-                       "and on generated conversations. A lower cap costs less and forgets sooner."))
+Q3.register(ex05)
 
 
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
