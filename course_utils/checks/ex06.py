@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage, trim_messages
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.questions import Case, ChoiceQuestion, CodeQuestion, Rule
 from course_utils.checks.reason_lists import EX06_Q3
 from course_utils.checks.kinds import counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import Exercise, describe, ltr, quote
@@ -264,9 +264,64 @@ def _hook_result(q, hook, state_messages, about):
     return update[1:]
 
 
-@ex06.question(
+def _q2_prepare(q, answers):
+    from langchain.agents.middleware import AgentMiddleware
+
+    (trim_history,) = answers
+    q.need(trim_history, "trim_history")
+    if not isinstance(trim_history, AgentMiddleware) or "before_model" not in type(trim_history).__dict__:
+        q.stop(q.wrong(_("`trim_history` should be the hook made by decorating your function with "
+                         "`@before_model`, got {describe}.").format(describe=describe(trim_history))))
+    written = _decorated_function(trim_history)
+    if written is not None:
+        q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
+    return answers
+
+
+def _q2_cases(rng: random.Random) -> list[Case]:
+    """The generated agent histories, then the lesson's task (the hook in the lesson's agent)."""
+    cases = [Case(about, {"state": state}) for about, state in _agent_histories(rng)]
+    return [*cases, Case(_("the lesson's task"), {"trip": True})]
+
+
+def _q2_run(q, answers, case):
+    """What the hook keeps of one history (and that history's current turn); or the lesson's agent run."""
+    (trim_history,) = answers
+    if case.data.get("trip"):
+        _run, row = q.call(_trip_run, [trim_history], about=case.label)
+        return {"trip": row}
+    state = case["state"]
+    given = list(state)
+    before = snapshot(given)
+    kept = _hook_result(q, trim_history, given, case.label)
+    start = max(i for i, m in enumerate(state) if isinstance(m, HumanMessage))
+    return {"kept": kept, "ids": [m.id for m in state], "kept_ids": [getattr(m, "id", None) for m in kept],
+            "changed": snapshot(given) != before, "orphans": orphaned_tool_messages(kept), "turn": state[start:],
+            "request": state[start].id, "state": state}
+
+
+def _on_histories(test):
+    """A rule about one history; the lesson's-task case passes it (its own rule judges the run)."""
+    return lambda obs, case: "trip" in obs or bool(test(obs))
+
+
+def _in_order(obs) -> bool:
+    ids, kept = obs["ids"], obs["kept_ids"]
+    return all(i in ids for i in kept) and kept == sorted(kept, key=ids.index)
+
+
+def _expected_ids(obs) -> list:
+    return [m.id for m in trim_messages(obs["state"], max_tokens=EX06_HOOK_TOKENS, token_counter=exact_counter,
+                                        strategy="last", start_on="human", end_on=("human", "tool"))]
+
+
+def _about(obs, case) -> dict:
+    return {"about": case.label, "budget": EX06_HOOK_TOKENS}
+
+
+Q2 = CodeQuestion(
     "a @before_model hook that never orphans a tool result",
-    "q2.check(trim_history)",
+    ("trim_history",),
     hints=(
         "Trim `state[\"messages\"]` with trim_messages(max_tokens=300, token_counter=exact_counter, "
         "strategy=\"last\", start_on=..., end_on=...) and return "
@@ -277,80 +332,61 @@ def _hook_result(q, hook, state_messages, about):
         "anyway, with its tool results shortened. `fit_turn(state[\"messages\"], 300, token_counter=exact_counter)` "
         "does that (lesson 06b, section 1).",
     ),
+    prepare=_q2_prepare,
+    cases=_q2_cases,
+    run=_q2_run,
+    rules=(
+        Rule("a new list", _on_histories(lambda obs: not obs["changed"]),
+             "for {about}: your hook changed the messages of the state in place; build a new list.", _about),
+        Rule("the state's messages in order", _on_histories(_in_order),
+             "for {about}: keep messages of the state, in their order (you returned {describe}).",
+             lambda obs, case: {**_about(obs, case), "describe": describe(obs["kept_ids"])}),
+        Rule("no orphan first", _on_histories(lambda obs: not (obs["orphans"] and obs["kept"][0].id == obs["orphans"][0].id)),
+             "for {about}: the kept history starts with a tool result ({id}) without the AIMessage that called it; a "
+             "provider refuses that. Use start_on=\"human\".",
+             lambda obs, case: {**_about(obs, case), "id": obs["orphans"][0].id}),
+        Rule("no orphan", _on_histories(lambda obs: not obs["orphans"]),
+             "for {about}: the kept history holds a tool result ({id}) without the AIMessage that called it; a "
+             "provider refuses that. Use start_on=\"human\".",
+             lambda obs, case: {**_about(obs, case), "id": obs["orphans"][0].id}),
+        Rule("within the budget", _on_histories(lambda obs: not obs["kept"] or exact_counter(obs["kept"]) <= EX06_HOOK_TOKENS),
+             "for {about}: the kept history is {tokens} tokens (exact counter), over {budget}: trim with "
+             "max_tokens={budget} and token_counter=exact_counter.",
+             lambda obs, case: {**_about(obs, case), "tokens": exact_counter(obs["kept"])}),
+        Rule("ends where the model is called",
+             _on_histories(lambda obs: not obs["kept"] or isinstance(obs["kept"][-1], (HumanMessage, ToolMessage))),
+             "for {about}: the kept history ends on {kind!r}; the model is called after a request or tool results: "
+             "use end_on=(\"human\", \"tool\").", lambda obs, case: {**_about(obs, case), "kind": obs["kept"][-1].type}),
+        Rule("a turn that fits keeps its request",
+             _on_histories(lambda obs: obs["request"] in obs["kept_ids"] or exact_counter(obs["turn"]) > EX06_HOOK_TOKENS),
+             "for {about}: the current turn ({count} messages, {tokens} tokens) fits in {budget} tokens but you "
+             "dropped its request.",
+             lambda obs, case: {**_about(obs, case), "count": len(obs["turn"]), "tokens": exact_counter(obs["turn"])}),
+        Rule("the current turn is kept", _on_histories(lambda obs: obs["request"] in obs["kept_ids"]),
+             "for {about}: the current turn alone is {tokens} tokens, over {budget}, and your hook keeps {kept}: the "
+             "model would be sent no request to answer. Keep the current turn: when the trim keeps nothing, keep the "
+             "whole turn and shorten its tool results (lesson 06b, section 1: `fit_turn(state[\"messages\"], "
+             "{budget}, token_counter=exact_counter)`).",
+             lambda obs, case: {**_about(obs, case), "tokens": exact_counter(obs["turn"]),
+                                "kept": pgettext("exercise 06", "nothing") if not obs["kept"] else
+                                pgettext("exercise 06", "none of it")}),
+        Rule("the newest that fit", _on_histories(lambda obs: exact_counter(obs["turn"]) > EX06_HOOK_TOKENS
+                                                  or obs["kept_ids"] == _expected_ids(obs)),
+             "for {about}: you kept {kept}; the newest messages that fit in {budget} tokens counted with "
+             "exact_counter, starting on a request and ending on a request or tool results, are {expected}.",
+             lambda obs, case: {**_about(obs, case), "kept": describe(obs["kept_ids"]),
+                                "expected": describe(_expected_ids(obs))}),
+        Rule("the lesson's agent", lambda obs, case: "trip" not in obs or not (
+            obs["trip"].turns_failed or obs["trip"].orphaned_tool_results),
+             "in the lesson's agent, {failed} turns failed and {orphans} orphaned tool results were sent.",
+             lambda obs, case: {"failed": obs["trip"].turns_failed, "orphans": obs["trip"].orphaned_tool_results}),
+    ),
+    praise="on agent histories generated now (ending on requests and on tool results; current turns just under, "
+           "just over and far over 300 tokens) your hook kept at most 300 tokens (exact counter), always the current "
+           "turn, and never a tool result without its call; in the lesson's agent no model call was refused.",
+    seeds=2,
 )
-def _ex06_q2(q, trim_history):
-    from langchain.agents.middleware import AgentMiddleware
-
-    from course_utils.window.tokens import exact_counter
-
-    q.need(trim_history, "trim_history")
-    if not isinstance(trim_history, AgentMiddleware) or "before_model" not in type(trim_history).__dict__:
-        return q.wrong(_("`trim_history` should be the hook made by decorating your function with "
-                         "`@before_model`, got {describe}.").format(describe=describe(trim_history)))
-    written = _decorated_function(trim_history)
-    if written is not None:
-        q.need_function(written, "trim_history")  # a body that is still `...` is not attempted yet
-    histories = _agent_histories()
-    for about, state in histories:
-        given = list(state)
-        before = snapshot(given)
-        kept = _hook_result(q, trim_history, given, about)
-        if snapshot(given) != before:
-            return q.wrong(_("for {about}: your hook changed the messages of the state in place; build a new "
-                             "list.").format(about=about))
-        ids = [m.id for m in state]
-        kept_ids = [getattr(m, "id", None) for m in kept]
-        if any(i not in ids for i in kept_ids) or kept_ids != sorted(kept_ids, key=ids.index):
-            return q.wrong(_("for {about}: keep messages of the state, in their order (you returned "
-                             "{describe}).").format(about=about, describe=describe(kept_ids)))
-        orphans = orphaned_tool_messages(kept)
-        if orphans:
-            if kept[0].id == orphans[0].id:
-                return q.wrong(_("for {about}: the kept history starts with a tool result ({id}) without the "
-                                 "AIMessage that called it; a provider refuses that. Use start_on=\"human\".").format(
-                                     about=about, id=orphans[0].id))
-            return q.wrong(_("for {about}: the kept history holds a tool result ({id}) without the AIMessage that "
-                             "called it; a provider refuses that. Use start_on=\"human\".").format(
-                                 about=about, id=orphans[0].id))
-        tokens = exact_counter(kept) if kept else 0
-        if tokens > EX06_HOOK_TOKENS:
-            return q.wrong(_("for {about}: the kept history is {tokens} tokens (exact counter), over {budget}: trim "
-                             "with max_tokens={budget} and token_counter=exact_counter.").format(
-                                 about=about, tokens=tokens, budget=EX06_HOOK_TOKENS))
-        if kept and not isinstance(kept[-1], (HumanMessage, ToolMessage)):
-            return q.wrong(_("for {about}: the kept history ends on {kind!r}; the model is called after a request "
-                             "or tool results: use end_on=(\"human\", \"tool\").").format(about=about, kind=kept[-1].type))
-        last_turn = max(i for i, m in enumerate(state) if isinstance(m, HumanMessage))
-        turn = state[last_turn:]
-        if state[last_turn].id not in kept_ids:
-            if exact_counter(turn) <= EX06_HOOK_TOKENS:
-                return q.wrong(_("for {about}: the current turn ({count} messages, {tokens} tokens) fits in {budget} "
-                                 "tokens but you dropped its request.").format(
-                                     about=about, count=len(turn), tokens=exact_counter(turn), budget=EX06_HOOK_TOKENS))
-            return q.wrong(_("for {about}: the current turn alone is {tokens} tokens, over {budget}, and your hook "
-                             "keeps {kept}: the model would be sent no request to answer. Keep the current turn: when "
-                             "the trim keeps nothing, keep the whole turn and shorten its tool results (lesson 06b, "
-                             "section 1: `fit_turn(state[\"messages\"], {budget}, token_counter=exact_counter)`).").format(
-                                 about=about, tokens=exact_counter(turn), budget=EX06_HOOK_TOKENS,
-                                 kept=pgettext("exercise 06", "nothing") if not kept else
-                                 pgettext("exercise 06", "none of it")))
-        if exact_counter(turn) <= EX06_HOOK_TOKENS:
-            expected = trim_messages(state, max_tokens=EX06_HOOK_TOKENS, token_counter=exact_counter, strategy="last",
-                                     start_on="human", end_on=("human", "tool"))
-            if kept_ids != [m.id for m in expected]:
-                return q.wrong(_("for {about}: you kept {kept}; the newest messages that fit in {budget} tokens "
-                                 "counted with exact_counter, starting on a request and ending on a request or tool "
-                                 "results, are {expected}.").format(
-                                     about=about, kept=describe(kept_ids), budget=EX06_HOOK_TOKENS,
-                                     expected=describe([m.id for m in expected])))
-    run, row = q.call(_trip_run, [trim_history], about=_("the lesson's task"))
-    if row.turns_failed or row.orphaned_tool_results:
-        return q.wrong(_("in the lesson's agent, {failed} turns failed and {orphans} orphaned tool results were "
-                         "sent.").format(failed=row.turns_failed, orphans=row.orphaned_tool_results))
-    return q.correct(_("on {count} agent histories (ending on requests and on tool results, one whose current turn "
-                       "alone is just under, just over or far over the budget) your hook kept at most {budget} tokens (exact counter), always the "
-                       "current turn, and never a tool result without its call; in the lesson's agent no model call "
-                       "was refused.").format(count=len(histories), budget=EX06_HOOK_TOKENS))
+Q2.register(ex06)
 
 
 # --- question 3: choose a strategy for a described agent ---------------------------------------
