@@ -58,65 +58,85 @@ def _counts_approximately(middleware) -> bool:
     return getattr(counter, "func", counter) is count_tokens_approximately
 
 
-@ex06.question(
+def _q1_prepare(q, answers):
+    """``middleware`` as a list of middleware, or stop with what is wrong about its shape."""
+    from langchain.agents.middleware import AgentMiddleware
+
+    (middleware,) = answers
+    q.need(middleware, "middleware")
+    if isinstance(middleware, AgentMiddleware):
+        middleware = [middleware]
+    if isinstance(middleware, (str, bytes)) or not isinstance(middleware, Sequence):
+        q.stop(q.wrong(_("`middleware` should be a list of middleware, e.g. `[SummarizationMiddleware(...)]`, "
+                         "got {describe}.").format(describe=describe(middleware))))
+    for i, item in enumerate(middleware):
+        if item is Ellipsis:
+            q.stop(q.not_attempted(_("`middleware[{i}]` is still `...`: put a middleware there.").format(i=i)))
+        if not isinstance(item, AgentMiddleware):
+            q.stop(q.wrong(_("`middleware[{i}]` should be a middleware (SummarizationMiddleware(...), "
+                             "ContextEditingMiddleware(...), a @before_model hook ...), got {describe}.").format(
+                                 i=i, describe=describe(item))))
+    return (list(middleware),)
+
+
+def _q1_run(q, answers, case):
+    """The lesson's task with the learner's middleware: the run, its row, and what the model was sent unasked."""
+    (middleware,) = answers
+    run, row = q.call(_trip_run, middleware, about=case.label)
+    if row.turns_failed:
+        turn = run.failed_turns[0]
+        shown, whole = quote(turn.error)
+        q.stop(q.wrong(_("turn {number} failed: {shown}").format(number=turn.number, shown=ltr(shown)), details=whole))
+    return {"run": run, "row": row, "invented": invented_facts(run), "middleware": middleware}
+
+
+def _over_budget(obs, case) -> dict:
+    run, row, middleware = obs["run"], obs["row"], obs["middleware"]
+    advice = (_("lower the trigger (or the trim's max_tokens)") if middleware else
+              _("with no middleware every call is sent the whole history"))
+    if any(_counts_approximately(m) for m in middleware):
+        advice += _("; and count as the budget does: your middleware uses the default approximate counter, "
+                    "pass token_counter=exact_counter")
+    worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
+    return {"worst": worst, "tokens": row.largest_call, "budget": EX06_BUDGET, "advice": advice}
+
+
+Q1 = CodeQuestion(
     "configure a middleware to meet a token budget",
-    "q1.check(middleware)",
+    ("middleware",),
     hints=(
         "Section 8 of the lesson compares the strategies on this very task: look at the 'largest call' and "
         "'facts answerable' columns. Clearing meets a budget but forgets; summarising keeps more.",
         "Count as the budget does: pass `token_counter=exact_counter`. The largest call is the trigger plus the "
         "system prompt and the tool schemas (about 250 tokens), so the trigger must be well under 1300.",
     ),
+    prepare=_q1_prepare,
+    cases=lambda rng: [Case(_("the lesson's task"))],
+    run=_q1_run,
+    rules=(
+        Rule("facts only from the run", lambda obs, case: not obs["invented"],
+             "the model was sent {fact!r} in a {kind} message that no tool, model reply or summary of the run "
+             "produced: your middleware writes the facts itself. Keep what the run said; don't add answers.",
+             lambda obs, case: {"fact": obs["invented"][0][0], "kind": obs["invented"][0][1]}),
+        Rule("no orphaned tool result", lambda obs, case: not obs["row"].orphaned_tool_results,
+             "{count} tool results were sent without their tool call: trim with start_on=\"human\" and "
+             "end_on=(\"human\", \"tool\").", lambda obs, case: {"count": obs["row"].orphaned_tool_results}),
+        Rule("every call within the budget", lambda obs, case: obs["row"].largest_call <= EX06_BUDGET,
+             "call {worst} was sent {tokens} tokens, over the budget of {budget}: {advice}.", _over_budget),
+        Rule("enough facts kept", lambda obs, case: obs["row"].facts_answered >= EX06_FACTS,
+             "every call is within {budget} tokens (largest {largest}), but the agent answers only {answered} of "
+             "{probes} probes (not: {missed!r} ...). Keep more: clearing and tight trims forget; a summary, or a "
+             "larger trim, keeps more.",
+             lambda obs, case: {"budget": EX06_BUDGET, "largest": obs["row"].largest_call,
+                                "answered": obs["row"].facts_answered, "probes": len(obs["run"].probes),
+                                "missed": next(p.question for p in obs["run"].probes if not p.answered)}),
+    ),
+    praise="every call was sent at most 1300 tokens (exact counter), no turn failed, no tool result was sent "
+           "without its call, no fact reached the model that the run did not produce, and at least 2 of the 4 "
+           "facts are still answerable.",
+    seeds=1,  # the lesson's task is one fixed run; the other questions draw their cases
 )
-def _ex06_q1(q, middleware):
-    from langchain.agents.middleware import AgentMiddleware
-
-    q.need(middleware, "middleware")
-    if isinstance(middleware, AgentMiddleware):
-        middleware = [middleware]
-    if isinstance(middleware, (str, bytes)) or not isinstance(middleware, Sequence):
-        return q.wrong(_("`middleware` should be a list of middleware, e.g. `[SummarizationMiddleware(...)]`, "
-                         "got {describe}.").format(describe=describe(middleware)))
-    for i, item in enumerate(middleware):
-        if item is Ellipsis:
-            return q.not_attempted(_("`middleware[{i}]` is still `...`: put a middleware there.").format(i=i))
-        if not isinstance(item, AgentMiddleware):
-            return q.wrong(_("`middleware[{i}]` should be a middleware (SummarizationMiddleware(...), "
-                             "ContextEditingMiddleware(...), a @before_model hook ...), got {describe}.").format(
-                                 i=i, describe=describe(item)))
-    run, row = q.call(_trip_run, middleware, about=_("the lesson's task"))
-    invented = invented_facts(run)
-    if invented:
-        return q.wrong(_("the model was sent {fact!r} in a {kind} message that no tool, model reply or summary of the "
-                         "run produced: your middleware writes the facts itself. Keep what the run said; don't add "
-                         "answers.").format(fact=invented[0][0], kind=invented[0][1]))
-    if row.orphaned_tool_results:
-        return q.wrong(_("{count} tool results were sent without their tool call: trim with "
-                         "start_on=\"human\" and end_on=(\"human\", \"tool\").").format(count=row.orphaned_tool_results))
-    if row.turns_failed:
-        turn = run.failed_turns[0]
-        shown, whole = quote(turn.error)
-        return q.wrong(_("turn {number} failed: {shown}").format(number=turn.number, shown=ltr(shown)), details=whole)
-    if row.largest_call > EX06_BUDGET:
-        worst = max(range(len(run.agent_calls)), key=lambda i: _call_tokens(run, i)) + 1
-        advice = (_("lower the trigger (or the trim's max_tokens)") if middleware else
-                  _("with no middleware every call is sent the whole history"))
-        if any(_counts_approximately(m) for m in middleware):
-            advice += _("; and count as the budget does: your middleware uses the default approximate counter, "
-                        "pass token_counter=exact_counter")
-        return q.wrong(_("call {worst} was sent {tokens} tokens, over the budget of {budget}: {advice}.").format(
-            worst=worst, tokens=row.largest_call, budget=EX06_BUDGET, advice=advice))
-    if row.facts_answered < EX06_FACTS:
-        missed = [p.question for p in run.probes if not p.answered]
-        return q.wrong(_("every call is within {budget} tokens (largest {largest}), but the agent answers only "
-                         "{answered} of {probes} probes (not: {missed!r} ...). Keep more: clearing and tight trims "
-                         "forget; a summary, or a larger trim, keeps more.").format(
-                             budget=EX06_BUDGET, largest=row.largest_call, answered=row.facts_answered,
-                             probes=len(run.probes), missed=missed[0]))
-    return q.correct(_("largest call {largest} tokens (budget {budget}), {sent} tokens over the task, no turn "
-                       "failed, no orphaned tool result, and {answered} of {probes} facts still answerable.").format(
-                           largest=row.largest_call, budget=EX06_BUDGET, sent=row.tokens_sent,
-                           answered=row.facts_answered, probes=len(run.probes)))
+Q1.register(ex06)
 
 
 def _tool_output(call: dict) -> str | None:
