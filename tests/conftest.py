@@ -48,7 +48,7 @@ def lenient(monkeypatch):
     from course_utils import checks
     from course_utils.checks import cells
 
-    monkeypatch.setattr(checks, "STRICT", False)
+    monkeypatch.setattr(checks.settings, "strict", False)
     cells.forget()
     yield
     cells.forget()

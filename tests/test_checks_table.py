@@ -23,7 +23,7 @@ import exercise07_answers as A  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _lenient(monkeypatch):
-    monkeypatch.setattr(checks, "STRICT", False)
+    monkeypatch.setattr(checks.settings, "strict", False)
 
 
 OK, NO, NOT = Status.CORRECT, Status.WRONG, Status.NOT_ATTEMPTED

@@ -403,7 +403,7 @@ def test_exercise_05_q5_demands_the_minimum(monkeypatch):
     from course_utils import checks
     from course_utils.checks import ex05
 
-    monkeypatch.setattr(checks, "STRICT", False)
+    monkeypatch.setattr(checks.settings, "strict", False)
     from course_utils.window.tokens import approximate_counter
 
     q5 = ex05.questions[4]

@@ -412,7 +412,7 @@ def test_text_from_submissions_is_made_safe():
 
 def test_checks_write_a_record_only_when_the_grader_asks(monkeypatch, tmp_path):
     record = tmp_path / "checks.jsonl"
-    monkeypatch.setattr("course_utils.checks.STRICT", False)
+    monkeypatch.setattr("course_utils.checks.settings.strict", False)
     monkeypatch.delenv("COURSE_CHECKS_RECORD", raising=False)
     ex02.q1.check(5518)
     assert not record.exists()
@@ -604,7 +604,7 @@ def tempfile_dir() -> str:
 
 def test_a_record_that_cannot_be_encoded_does_not_break_a_check(monkeypatch, tmp_path):
     record = tmp_path / "checks.jsonl"
-    monkeypatch.setattr("course_utils.checks.STRICT", False)
+    monkeypatch.setattr("course_utils.checks.settings.strict", False)
     monkeypatch.setenv("COURSE_CHECKS_RECORD", str(record))
 
     def budget(*args, **kwargs):

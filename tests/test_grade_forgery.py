@@ -260,7 +260,7 @@ def test_answer_cells_replace_check_cells_in_place_and_fill_in_deleted_ones():
 def test_a_grading_line_counts_only_with_this_runs_secret(monkeypatch):
     from course_utils.checks import ex01
 
-    monkeypatch.setattr("course_utils.checks.STRICT", False)
+    monkeypatch.setattr("course_utils.checks.settings.strict", False)
     from course_utils.checks.record import grading_line, marked_lines, parse_grading_line
 
     result = ex01.q1.check(...)

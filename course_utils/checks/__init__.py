@@ -32,7 +32,7 @@ Known wrong answers (off by one, newest-first order, the other strategy,
 a mutated state, ...) are recognised and named.
 
 **Strict mode** is for the tests: with ``COURSE_CHECKS_STRICT=1`` in the
-environment (or after :func:`set_strict`; ``machinery.STRICT`` is the switch), a result that is not correct raises
+environment (or after :func:`set_strict`; ``settings.strict`` is the switch), a result that is not correct raises
 ``AssertionError`` with the same message, so ``pytest --nbval`` fails on a
 master whose solution is wrong. A correct answer displays the same either way.
 
@@ -66,81 +66,122 @@ The package, one job per module:
   function calls, for rules a question states ("without calling trim_messages");
 - :mod:`~course_utils.checks.solutions`: the worked solutions, generated from the
   master notebooks by ``scripts/make_student_copies.py``;
-- ``ex01`` ... : one module per exercise. ``from course_utils.checks import ex03``
-  gives the *exercise* (its ``questions``, ``q1`` ...), not the module; the module
-  is ``course_utils.checks.ex03`` in ``sys.modules``, and its exercise is also
-  its attribute ``ex03``.
+- ``ex01`` ... : one module per exercise, imported on demand (``import course_utils.checks``
+  imports none of them). ``from course_utils.checks import ex03`` gives the *exercise* (its
+  ``questions``, ``q1`` ...); the module ``course_utils.checks.ex03`` holds it as its
+  attribute ``ex03`` and answers the exercise's names too (``ex03.q1``), so either works.
+  :func:`exercise` ("03") and :func:`exercises` find them by number.
 """
 
 from __future__ import annotations
 
-import sys
-import types
+import importlib
+import pkgutil
+import re
 
 from course_utils.checks import machinery
-from course_utils.checks.ex01 import ex01
-from course_utils.checks.ex02 import ex02
-from course_utils.checks.ex03 import EX03_BUDGET, EX03_COSTS, ex03, ex03_conversation
-from course_utils.checks.ex04 import EX04_CAP, ex04, ex04_state_messages
-from course_utils.checks.ex05 import ex05
-from course_utils.checks.ex06 import ex06
-from course_utils.checks.ex07 import ex07
-from course_utils.checks.kinds import random_conversation, random_costs
-from course_utils.checks.questions import ChoiceQuestion, CodeQuestion, Kind, Mistake, Rule, Statement, Statements
-from course_utils.checks.status import Status
 from course_utils.checks.machinery import (
     STYLES,
     CheckResult,
+    CheckSettings,
     Exercise,
     Note,
     Question,
     describe,
     is_strict,
     set_strict,
+    settings,
     solutions_hidden,
 )
+from course_utils.checks.questions import ChoiceQuestion, CodeQuestion, Kind, Mistake, Rule, Statement, Statements
 from course_utils.checks.record import RECORD_ENV, STATUSES, read_records, valid_record, write_record
+from course_utils.checks.status import Status
+
+#: Names the package gives from a module it imports only when asked (the exercises and their data).
+_LAZY = {
+    "EX03_BUDGET": "ex03", "EX03_COSTS": "ex03", "ex03_conversation": "ex03",
+    "EX04_CAP": "ex04", "ex04_state_messages": "ex04",
+    "random_conversation": "kinds", "random_costs": "kinds",
+}
 
 __all__ = [
     "STATUSES",
+    "STYLES",
     "ChoiceQuestion",
+    "CheckResult",
+    "CheckSettings",
     "CodeQuestion",
+    "Exercise",
+    "Kind",
     "Mistake",
+    "Note",
+    "Question",
+    "RECORD_ENV",
     "Rule",
     "Statement",
     "Statements",
-    "STRICT",
     "Status",
-    "CheckResult",
-    "Exercise",
-    "Note",
-    "Question",
-    "ex01",
-    "ex02",
-    "ex03",
-    "ex04",
-    "ex05",
-    "ex06",
-    "ex07",
+    "describe",
+    "exercise",
+    "exercises",
     "is_strict",
+    "machinery",
+    "read_records",
     "set_strict",
+    "settings",
+    "solutions_hidden",
+    "valid_record",
+    "write_record",
 ]
 
 
-class _ChecksPackage(types.ModuleType):
-    """``course_utils.checks.STRICT`` reads and sets the one switch in :mod:`.machinery`.
+def exercise(number: str) -> Exercise | None:
+    """The exercise numbered by two digits ("03" -> ex03), imported now; None when there is none.
 
-    Tests write ``monkeypatch.setattr(checks, "STRICT", False)`` (tests/conftest.py and the grader's tests);
-    without this the assignment would land on the package and the checks would not see it.
+    >>> exercise("02").number, exercise("99"), exercise("../x")
+    ('02', None, None)
     """
+    if not isinstance(number, str) or not re.fullmatch(r"\d\d", number):
+        return None
+    try:
+        module = importlib.import_module(f"{__name__}.ex{number}")
+    except ModuleNotFoundError:
+        return None
+    _exercises_not_modules()
+    found = getattr(module, f"ex{number}", None)
+    return found if isinstance(found, Exercise) else None
 
-    @property
-    def STRICT(self) -> bool:  # noqa: N802 - the public name of the switch
-        return machinery.STRICT
 
-    @STRICT.setter
-    def STRICT(self, on: bool) -> None:  # noqa: N802
-        machinery.STRICT = on
+def _exercises_not_modules() -> None:
+    """Make each imported exercise module's package attribute its exercise.
+
+    Importing ``course_utils.checks.ex03`` (ex04 does) sets the package's ``ex03`` to the module; the module
+    answers the exercise's names too, but ``from course_utils.checks import ex03`` should give the exercise.
+    """
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        short = name.rpartition(".")[2]
+        if name.startswith(f"{__name__}.ex") and re.fullmatch(r"ex\d\d", short):
+            found = getattr(module, short, None)
+            if isinstance(found, Exercise):
+                globals()[short] = found
 
 
-sys.modules[__name__].__class__ = _ChecksPackage
+def exercises() -> dict[str, Exercise]:
+    """Every exercise module the package has (ex01, ex02, ... whatever is added later), by its two digits."""
+    numbers = sorted(info.name[2:] for info in pkgutil.iter_modules(__path__) if re.fullmatch(r"ex\d\d", info.name))
+    return {number: found for number in numbers if (found := exercise(number)) is not None}
+
+
+def __getattr__(name: str):
+    """``checks.ex03`` and the exercises' data, imported on first use (PEP 562)."""
+    if re.fullmatch(r"ex\d\d", name):
+        found = exercise(name[2:])
+        if found is not None:
+            return found
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -330,3 +330,8 @@ def _ex01_q5(q, fewer, costliest, o200k_tokens):
     return q.correct(_("o200k_base cuts the Chinese sentence into {real} tokens, cl100k_base into "
                        "{counts} ({per_char:.2f} a character, the most of the three sentences). "
                        "Your prediction {predicted} was within {ex01_tolerance:.0%}.").format(real=real, counts=counts['cl100k_base'], per_char=per_char['zh'], predicted=predicted, ex01_tolerance=EX01_TOLERANCE))
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex01.q1``, ``ex01.questions``), as the package's ``ex01`` does."""
+    return getattr(ex01, name)

@@ -212,3 +212,8 @@ _ex02_q4 = ChoiceQuestion(
     praise="shrinking U is the only option that makes room: 2048 - 900 - 300 - 512 = 336 tokens for the history. "
     "Trimming cannot help when the fixed parts alone are over the limit.",
 ).register(ex02)
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex02.q1``, ``ex02.questions``), as the package's ``ex02`` does."""
+    return getattr(ex02, name)

@@ -364,3 +364,8 @@ _ex03_q4 = ChoiceQuestion(
     praise="strategy='first' keeps the oldest messages, so the model never sees the newest question. "
     "Keep strategy='last' and fix the boundary with start_on='human'.",
 ).register(ex03)
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex03.q1``, ``ex03.questions``), as the package's ``ex03`` does."""
+    return getattr(ex03, name)

@@ -43,6 +43,16 @@ ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
 
 
+def _fresh_seed() -> int:
+    """A seed drawn now, so a remembered answer does not fit the next check."""
+    return random.SystemRandom().randrange(1000, 1_000_000)
+
+
+def _thread_id() -> str:
+    """A thread id made now (``thread-4821``): an answer that types the id it saw once does not fit."""
+    return f"thread-{random.SystemRandom().randrange(1000, 10_000)}"
+
+
 def ex04_state_messages() -> list[BaseMessage]:
     """The state of exercise 04, question 1: a system prompt and 21 messages, 220 tokens with the dummy counter."""
     messages: list[BaseMessage] = [SystemMessage("You are a helpful assistant.", id="sys")]
@@ -224,7 +234,7 @@ def _ex04_q2(q, make_chatbot_node):
     builder.add_edge(START, "chatbot")
     builder.add_edge("chatbot", END)
     graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "check"}}
+    config = {"configurable": {"thread_id": _thread_id()}}
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
         made = len(model.calls)
@@ -318,8 +328,6 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
     ),
 )
 def _ex04_q4(q, make_forgetful_node, erase_history):
-    from langgraph.graph import MessagesState
-
     from course_utils.model.chat import OfflineChatModel
 
     factory = q.need_function(make_forgetful_node, "make_forgetful_node")
@@ -335,7 +343,7 @@ def _ex04_q4(q, make_forgetful_node, erase_history):
     if is_stub(node):
         return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
             name=getattr(node, '__name__', 'chatbot')))
-    history = random_conversation(71, turns=6, system=True, tools=False, end_with_ai=False)
+    history = random_conversation(_fresh_seed(), turns=6, system=True, tools=False, end_with_ai=False)
     state = {"messages": list(history)}
     about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=60)
     out = q.call(node, state, about=about, explain=_ex04_empty_call)
@@ -366,7 +374,7 @@ def _ex04_q4_thread(q, factory, erase, saver, db: Path):
     model = OfflineChatModel(token_counter="approximate")
     node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
     graph = _ex04_graph(node, MessagesState, saver)
-    thread = "check"
+    thread = _thread_id()  # made now: an erase_history that types a thread id erases the wrong one
     config = {"configurable": {"thread_id": thread}}
     ever: list[str] = []  # every text the thread has stored
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
@@ -447,12 +455,15 @@ def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
     from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")[1:16]  # lesson 04b's travel agent before its last question
+    keep = random.SystemRandom().choice((2, 3, 4))
     return [
         (_("a chat with no summary yet"), random_conversation(81, turns=5, system=False, tools=False), "", 2),
         (_("a chat that already has a summary"), random_conversation(82, turns=4, system=False, tools=False),
          "The user's name is Ana. The user likes jazz.", 2),
         (_("lesson 04b's travel agent, whose last turn called tools"), agent, "", 2),
         (_("a generated agent run, keep_last=3"), random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
+        (_("a chat generated now, keep_last={keep}").format(keep=keep), random_conversation(
+            _fresh_seed(), turns=6, system=False, tools=True), "", keep),
     ]
 
 
@@ -496,77 +507,94 @@ def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMes
     ),
 )
 def _ex04_q5(q, make_summarize_node):
-    from course_utils.model.chat import OfflineChatModel
-    from course_utils.agentic.graphs import SUMMARY_PREFIX, SummaryState
-    from course_utils.window.sequences import valid_tail
-
     factory = q.need_function(make_summarize_node, "make_summarize_node")
     for about, messages, summary, keep_last in _ex04_q5_cases():
-        model = OfflineChatModel(token_counter="approximate")
-        node = q.call(factory, model, keep_last=keep_last, about=f"(model, keep_last={keep_last})")
-        if not callable(node):
-            return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-                name="make_summarize_node", value=describe(node)))
-        if is_stub(node):
-            return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-                name=getattr(node, '__name__', 'node')))
-        state = {"messages": list(messages), "summary": summary}
-        what = _("{about} ({counts})").format(about=about, counts=counts_of(messages))
-        where = _("for {about}").format(about=what)
-        out = q.call(node, state, about=what)
-        if snapshot(state["messages"]) != snapshot(messages) or state["summary"] != summary:
-            return q.wrong(_("{where} your node changed the state it was given. Say what changes in the update "
-                             "you return instead.").format(where=where))
-        if not isinstance(out, Mapping) or "summary" not in out or "messages" not in out:
-            return q.wrong(_("a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours "
-                             "returned {value}.").format(where=where, value=describe(out)))
-        if not model.calls:
-            return q.wrong(_("{where} your node did not call `model.invoke`.").format(where=where))
-        if len(model.calls) != 1:
-            return q.wrong(_("{where} your node called the model {count} times: one call writes the summary; every "
-                             "call is sent (and billed).").format(where=where, count=len(model.calls)))
-        problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
-        if problem:
-            return q.wrong(_("{where}: {problem}").format(where=where, problem=problem))
-        written = OfflineChatModel(token_counter="approximate").invoke(model.calls[-1]).content
-        if out["summary"] != written:
-            return q.wrong(_("{where} the update's \"summary\" is {value}; it should be the text "
-                             "of the model's reply (`response.content`).").format(where=where, value=describe(out['summary'])))
-        update = out["messages"]
-        update = list(update) if isinstance(update, (list, tuple)) else [update]
-        kept = valid_tail(messages, keep_last)
-        if not all(isinstance(m, RemoveMessage) for m in update):
-            if same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
-                    same_messages(update, kept):
-                return q.wrong(_("{where} your node returns the messages to keep under \"messages\". `add_messages` "
-                                 "merges them into the state by id, where they already are, so nothing is "
-                                 "removed. Return `RemoveMessage(id=m.id)` for each older message instead.").format(
-                    where=where))
-            return q.wrong(_("{where} the update's \"messages\" should hold only RemoveMessages (the messages to "
-                             "delete); it holds {value}.").format(where=where, value=describe(update)))
-        removed = [m.id for m in update]
-        expected = [m.id for m in messages[: len(messages) - len(kept)]]
-        if removed == expected or sorted(removed) == sorted(expected):
-            continue
-        naive = [m.id for m in messages[:-keep_last]] if keep_last else [m.id for m in messages]
-        if sorted(removed) == sorted(naive):
-            orphans = orphaned_tool_messages(messages[-keep_last:])
-            return q.wrong(_("{where} you keep the last {keep_last} messages, "
-                             "{tail}, but "
-                             "{orphans} tool result(s) among them answer a tool call you delete, and a provider "
-                             "refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
-                             "to the human message that starts the turn ({kept} messages here).").format(
-                where=where, keep_last=keep_last, tail=short_list([_text_label(m) for m in messages[-keep_last:]], 4),
-                orphans=len(orphans), kept=len(kept)))
-        return q.wrong(_("{where} you remove {removed} messages and keep {count}; "
-                         "the node should keep `valid_tail(messages, {keep_last})`, the last {kept}, and remove "
-                         "the {expected} before them.").format(
-            where=where, removed=len(removed), count=len(messages) - len(set(removed)), keep_last=keep_last,
-            kept=len(kept), expected=len(expected)))
+        problem = _ex04_q5_case(q, factory, about, messages, summary, keep_last)
+        if problem is not None:
+            return problem
+    return _ex04_q5_graph(q, factory)
 
-    # In the how-to's graph, on the Bob dialogue.
+
+def _ex04_q5_case(q, factory, about, messages, summary, keep_last):
+    """None when the node is right on one state; else the result that says what is wrong."""
+    from course_utils.model.chat import OfflineChatModel
+
+    model = OfflineChatModel(token_counter="approximate")
+    node = q.call(factory, model, keep_last=keep_last, about=f"(model, keep_last={keep_last})")
+    if not callable(node):
+        return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
+            name="make_summarize_node", value=describe(node)))
+    if is_stub(node):
+        return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
+            name=getattr(node, '__name__', 'node')))
+    state = {"messages": list(messages), "summary": summary}
+    what = _("{about} ({counts})").format(about=about, counts=counts_of(messages))
+    where = _("for {about}").format(about=what)
+    out = q.call(node, state, about=what)
+    if snapshot(state["messages"]) != snapshot(messages) or state["summary"] != summary:
+        return q.wrong(_("{where} your node changed the state it was given. Say what changes in the update "
+                         "you return instead.").format(where=where))
+    if not isinstance(out, Mapping) or "summary" not in out or "messages" not in out:
+        return q.wrong(_("a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours "
+                         "returned {value}.").format(where=where, value=describe(out)))
+    if not model.calls:
+        return q.wrong(_("{where} your node did not call `model.invoke`.").format(where=where))
+    if len(model.calls) != 1:
+        return q.wrong(_("{where} your node called the model {count} times: one call writes the summary; every "
+                         "call is sent (and billed).").format(where=where, count=len(model.calls)))
+    problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
+    if problem:
+        return q.wrong(_("{where}: {problem}").format(where=where, problem=problem))
+    written = OfflineChatModel(token_counter="approximate").invoke(model.calls[-1]).content
+    if out["summary"] != written:
+        return q.wrong(_("{where} the update's \"summary\" is {value}; it should be the text "
+                         "of the model's reply (`response.content`).").format(where=where, value=describe(out['summary'])))
+    return _ex04_q5_removals(q, out["messages"], messages, keep_last, where)
+
+
+def _ex04_q5_removals(q, update, messages, keep_last, where):
+    """None when the update removes exactly what comes before ``valid_tail``; else what is wrong."""
+    from course_utils.window.sequences import valid_tail
+
+    update = list(update) if isinstance(update, (list, tuple)) else [update]
+    kept = valid_tail(messages, keep_last)
+    if not all(isinstance(m, RemoveMessage) for m in update):
+        if same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
+                same_messages(update, kept):
+            return q.wrong(_("{where} your node returns the messages to keep under \"messages\". `add_messages` "
+                             "merges them into the state by id, where they already are, so nothing is "
+                             "removed. Return `RemoveMessage(id=m.id)` for each older message instead.").format(
+                where=where))
+        return q.wrong(_("{where} the update's \"messages\" should hold only RemoveMessages (the messages to "
+                         "delete); it holds {value}.").format(where=where, value=describe(update)))
+    removed = [m.id for m in update]
+    expected = [m.id for m in messages[: len(messages) - len(kept)]]
+    if removed == expected or sorted(removed) == sorted(expected):
+        return None
+    naive = [m.id for m in messages[:-keep_last]] if keep_last else [m.id for m in messages]
+    if sorted(removed) == sorted(naive):
+        orphans = orphaned_tool_messages(messages[-keep_last:])
+        return q.wrong(_("{where} you keep the last {keep_last} messages, "
+                         "{tail}, but "
+                         "{orphans} tool result(s) among them answer a tool call you delete, and a provider "
+                         "refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
+                         "to the human message that starts the turn ({kept} messages here).").format(
+            where=where, keep_last=keep_last, tail=short_list([_text_label(m) for m in messages[-keep_last:]], 4),
+            orphans=len(orphans), kept=len(kept)))
+    return q.wrong(_("{where} you remove {removed} messages and keep {count}; "
+                     "the node should keep `valid_tail(messages, {keep_last})`, the last {kept}, and remove "
+                     "the {expected} before them.").format(
+        where=where, removed=len(removed), count=len(messages) - len(set(removed)), keep_last=keep_last,
+        kept=len(kept), expected=len(expected)))
+
+
+def _ex04_q5_graph(q, factory):
+    """In the how-to's graph, on the Bob dialogue: the summary at turn 4 keeps Bob's name for turn 5."""
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, StateGraph
+
+    from course_utils.agentic.graphs import SUMMARY_PREFIX, SummaryState
+    from course_utils.model.chat import OfflineChatModel
 
     model = OfflineChatModel(token_counter="approximate")
 
@@ -587,7 +615,7 @@ def _ex04_q5(q, make_summarize_node):
     builder.add_conditional_edges("conversation", should_continue, ["summarize_conversation", END])
     builder.add_edge("summarize_conversation", END)
     graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": "check"}}
+    config = {"configurable": {"thread_id": _thread_id()}}
     for turn, text in enumerate(EX04_Q5_BOB, start=1):
         reply = q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
                        about=_("turn {turn} ({text!r}) of the how-to's graph").format(turn=turn, text=text))["messages"][-1]
@@ -610,3 +638,8 @@ def _ex04_q5(q, make_summarize_node):
 
 
 EX04_Q5_BOB = ("hi! I'm bob", "what's my name?", "i like the celtics!", "i like how much they win", "what's my name?")
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex04.q1``, ``ex04.questions``), as the package's ``ex04`` does."""
+    return getattr(ex04, name)

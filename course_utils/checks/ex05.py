@@ -5,12 +5,24 @@ The notebook binds its questions with ``from course_utils.checks import ex05``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import HumanMessage, trim_messages
 
 from course_utils.checks.ex04 import ex04_trim
-from course_utils.checks.questions import Statements, grade_statements, own_words, with_own_words
+from course_utils.checks.questions import (
+    Case,
+    CodeQuestion,
+    Mistake,
+    Rule,
+    Statements,
+    grade_statements,
+    own_words,
+    with_own_words,
+)
 from course_utils.checks.reason_lists import EX05_Q4 as EX05_Q4_REASONS
 from course_utils.checks.kinds import grade_number, counts_of, snapshot, random_conversation
 from course_utils.checks.machinery import describe, Exercise
@@ -89,7 +101,14 @@ def _ex05_reference(messages, fact_id, max_tokens):
     return report.total_sent_tokens, forgotten, report, sent_lists
 
 
-def _ex05_q3_cases():
+def _fresh_seeds(rng: random.Random | None, count: int = 2) -> list[int]:
+    """Seeds made at check time (a fresh random source unless one is given): a remembered answer does not fit."""
+    source = rng or random.Random(random.SystemRandom().randrange(2 ** 32))
+    return [source.randrange(1000, 1_000_000) for _n in range(count)]
+
+
+def _ex05_q3_cases(rng: random.Random | None = None):
+    """long_chat at caps below and far over what it needs, and conversations generated now (two seeds)."""
     from course_utils.core.samples import load_conversation
 
     chat = load_conversation("long_chat")
@@ -99,17 +118,65 @@ def _ex05_q3_cases():
         ("long_chat", chat, "lc-02", 5000),
         (_("the first 31 messages of long_chat"), chat[:31], "lc-08", 400),
     ]
-    for seed in (61, 62):
-        messages = random_conversation(seed, turns=9, system=True, tools=seed == 62)
+    seeds = _fresh_seeds(rng)
+    for seed, tools, cap in zip(seeds * 2, (False, True, True, False), (250, 250, 400, 180)):
+        messages = random_conversation(seed, turns=9, system=True, tools=tools)
         humans = [m.id for m in messages if isinstance(m, HumanMessage)]
         cases.append((_("a generated conversation of {counts}").format(counts=counts_of(messages)), messages,
-                      humans[1], 250))
+                      humans[1], cap))
     return cases
 
 
-@ex05.question(
+def _q3_prepare(q, answers):
+    (fn,) = answers
+    return (q.need_function(fn, "cost_and_forgetting"),)
+
+
+def _q3_cases(rng: random.Random) -> list[Case]:
+    return [Case(_("{what}, fact {fact_id!r}, max_tokens={cap}").format(what=what, fact_id=fact_id, cap=cap),
+                 {"messages": messages, "fact_id": fact_id, "cap": cap})
+            for what, messages, fact_id, cap in _ex05_q3_cases(rng)]
+
+
+def _q3_run(q, answers, case):
+    """The learner's pair on one case, beside the replay's; stops when the answer's shape is wrong."""
+    (fn,) = answers
+    about = case.label
+    given = list(case["messages"])
+    before = snapshot(given)
+    got = q.call(fn, given, case["fact_id"], case["cap"], about=about)
+    if snapshot(given) != before:
+        q.stop(q.wrong(_("for {about}: your function changed the conversation it was given.").format(about=about)))
+    if not isinstance(got, (tuple, list)) or len(got) != 2:
+        q.stop(q.wrong(_("return a pair `(total_sent, forgotten_at)`; for {about} you returned {value}.").format(
+            about=about, value=describe(got))))
+    if isinstance(got[0], bool) or not isinstance(got[0], int):
+        q.stop(q.wrong(_("`total_sent` should be an int, got {value} for {about}.").format(
+            value=describe(got[0]), about=about)))
+    total, forgotten, report, _sent = _ex05_reference(case["messages"], case["fact_id"], case["cap"])
+    return {"total": got[0], "forgotten": got[1], "ref_total": total, "ref_forgotten": forgotten, "report": report}
+
+
+def _replayed_total(case, **trim) -> int:
+    from course_utils.window.growth import replay_growth
+
+    if not trim:
+        return replay_growth(case["messages"], "approximate").total_sent_tokens
+    return replay_growth(case["messages"], "approximate", policy=lambda h: trim_messages(
+        h, max_tokens=case["cap"], token_counter="approximate", strategy="last", **trim)).total_sent_tokens
+
+
+def _total_right(obs) -> bool:
+    return obs["total"] == obs["ref_total"]
+
+
+def _forgotten_slip(obs, offset: int) -> bool:
+    return _total_right(obs) and obs["ref_forgotten"] is not None and obs["forgotten"] == obs["ref_forgotten"] + offset
+
+
+Q3 = CodeQuestion(
     "what a threshold costs and forgets",
-    "q3.check(cost_and_forgetting)",
+    ("cost_and_forgetting",),
     hints=(
         "Let `replay_growth` do the replay: pass `policy=lambda h: trim_messages(h, max_tokens=max_tokens, "
         "token_counter=\"approximate\", strategy=\"last\", start_on=\"human\", include_system=True)`; "
@@ -117,63 +184,41 @@ def _ex05_q3_cases():
         "For forgetting, go through `report.rows`: for the calls whose history contains the fact "
         "(`row.ai_index` after it), trim `messages[:row.ai_index]` and look for the fact's id.",
     ),
+    prepare=_q3_prepare,
+    cases=_q3_cases,
+    run=_q3_run,
+    rules=(
+        Rule("the total", lambda obs, case: _total_right(obs),
+             "{case}: the total sent should be {total}, you returned {got}.",
+             lambda obs, case: {"total": obs["ref_total"], "got": obs["total"]}),
+        Rule("the call that forgets", lambda obs, case: obs["forgotten"] == obs["ref_forgotten"],
+             "{case}: {fact_id!r} is first missing from call {forgotten}, you said {value}.",
+             lambda obs, case: {"fact_id": case["fact_id"], "forgotten": obs["ref_forgotten"],
+                                "value": describe(obs["forgotten"])}),
+    ),
+    mistakes=(
+        Mistake("everything", "your total is what sending everything costs; with the cap each call sends only the "
+                "trimmed list.", lambda obs, case: obs["total"] == _replayed_total(case)),
+        Mistake("no system prompt", "your total leaves out the system prompt: trim with include_system=True, as "
+                "the question says.", lambda obs, case: obs["total"] == _replayed_total(case, start_on="human")),
+        Mistake("one call", "that total is one call; add up what every call sends.",
+                lambda obs, case: not _total_right(obs) and obs["total"] in (
+                    obs["report"].rows[-1].history_tokens, obs["report"].rows[-1].sent_tokens)),
+        Mistake("off by one", "off by one: calls are numbered from 1, and the first call without the fact is the "
+                "one to return.", lambda obs, case: _forgotten_slip(obs, -1)),
+        Mistake("a position", "that is the position of the AIMessage; return the call number, `row.call`.",
+                lambda obs, case: _total_right(obs) and obs["ref_forgotten"] is not None
+                and obs["forgotten"] == obs["report"].rows[obs["ref_forgotten"] - 1].ai_index),
+        Mistake("never forgotten", "the fact is dropped at a call, but you say it never is. Look in what each call "
+                "*sends* (the trimmed list), not in the stored history.",
+                lambda obs, case: _total_right(obs) and obs["forgotten"] is None and obs["ref_forgotten"] is not None),
+        Mistake("always sent", "every call still sends the fact: return None for `forgotten_at`.",
+                lambda obs, case: _total_right(obs) and obs["ref_forgotten"] is None and obs["forgotten"] is not None),
+    ),
+    praise="cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
+           "and on generated conversations. A lower cap costs less and forgets sooner.",
 )
-def _ex05_q3(q, cost_and_forgetting):
-    fn = q.need_function(cost_and_forgetting, "cost_and_forgetting")
-    for what, messages, fact_id, cap in _ex05_q3_cases():
-        about = _("{what}, fact {fact_id!r}, max_tokens={cap}").format(what=what, fact_id=fact_id, cap=cap)
-        given = list(messages)
-        before = snapshot(given)
-        got = q.call(fn, given, fact_id, cap, about=about)
-        if snapshot(given) != before:
-            return q.wrong(_("for {about}: your function changed the conversation it was given.").format(about=about))
-        total, forgotten, report, sent_lists = _ex05_reference(messages, fact_id, cap)
-        if not isinstance(got, (tuple, list)) or len(got) != 2:
-            return q.wrong(_("return a pair `(total_sent, forgotten_at)`; for {about} you returned {value}.").format(
-                about=about, value=describe(got)))
-        got_total, got_forgotten = got
-        if isinstance(got_total, bool) or not isinstance(got_total, int):
-            return q.wrong(_("`total_sent` should be an int, got {value} for {about}.").format(
-                value=describe(got_total), about=about))
-        if got_total != total:
-            from course_utils.window.growth import replay_growth
-
-            everything = replay_growth(messages, "approximate").total_sent_tokens
-            no_system = replay_growth(messages, "approximate", policy=lambda h: trim_messages(
-                h, max_tokens=cap, token_counter="approximate", strategy="last", start_on="human"))
-            if got_total == everything:
-                return q.wrong(_("for {about}: your total, {got}, is what sending everything costs; "
-                                 "with the cap each call sends only the trimmed list ({total} in all).").format(
-                    about=about, got=got_total, total=total))
-            if got_total == no_system.total_sent_tokens:
-                return q.wrong(_("for {about}: your total leaves out the system prompt: trim with "
-                                 "include_system=True, as the question says.").format(about=about))
-            if got_total == sum(r.history_tokens for r in report.rows[-1:]) or got_total == report.rows[-1].sent_tokens:
-                return q.wrong(_("for {about}: {got} is one call; add up what every call sends.").format(
-                    about=about, got=got_total))
-            return q.wrong(_("for {about}: the total sent should be {total}, you returned {got}.").format(
-                about=about, total=total, got=got_total))
-        if got_forgotten != forgotten:
-            rows = report.rows
-            if forgotten is not None and got_forgotten == forgotten - 1:
-                return q.wrong(_("for {about}: off by one: call {forgotten} is the first without {fact_id!r} "
-                                 "(calls are numbered from 1).").format(about=about, forgotten=forgotten, fact_id=fact_id))
-            if forgotten is not None and got_forgotten == rows[forgotten - 1].ai_index:
-                return q.wrong(_("for {about}: {got} is the position of the AIMessage; return the call "
-                                 "number, `row.call`.").format(about=about, got=got_forgotten))
-            if got_forgotten is None and forgotten is not None:
-                return q.wrong(_("for {about}: the fact is dropped at call {forgotten}, but you say it never is. "
-                                 "Look in what each call *sends* (the trimmed list), not in the stored history.").format(
-                    about=about, forgotten=forgotten))
-            if forgotten is None:
-                return q.wrong(_("for {about}: every call still sends {fact_id!r}: return None for "
-                                 "`forgotten_at`, you returned {value}.").format(
-                    about=about, fact_id=fact_id, value=describe(got_forgotten)))
-            return q.wrong(_("for {about}: {fact_id!r} is first missing from call {forgotten}, you said "
-                             "{value}.").format(about=about, fact_id=fact_id, forgotten=forgotten,
-                                                value=describe(got_forgotten)))
-    return q.correct(_("cost and forgetting match a replay with the trimming policy, on long_chat at three caps "
-                       "and on generated conversations. A lower cap costs less and forgets sooner."))
+Q3.register(ex05)
 
 
 EX05_Q4 = {"limit": 8192, "system": 1100, "user": 300, "longest_reply": 700, "counter_error": 0.05}
@@ -207,88 +252,115 @@ def _ex05_q4(q, plan, reasons, own_words_text):
 
 _ex05_q4.spec = Statements.holder(EX05_Q4_REASONS)  # the statements and model answer, for the review queue
 
-def _ex05_q4_marks(q, plan, reasons):
-    from course_utils.window.budget import history_budget
+@dataclass(frozen=True)
+class PlanSlip:
+    """A known slip in question 4's plan: ``test(n)`` on the plan's numbers recognises it; ``message`` says it.
 
-    L, S, U, longest, error = EX05_Q4.values()
+    ``whole_list`` limits it to a plan that trims the whole list (True), the history alone (False) or either
+    (None). ``message`` is formatted with the numbers (L, S, U, R, M, T, cap, h_max, whole, right, ...).
+    """
+
+    name: str
+    test: Callable[[Mapping[str, int]], bool]
+    message: str
+    whole_list: bool | None = None
+
+    def spots(self, n: Mapping[str, Any]) -> bool:
+        return (self.whole_list is None or self.whole_list == n["whole_list"]) and bool(self.test(n))
+
+
+#: The reserve and margin the question's numbers allow, in order.
+EX05_Q4_SIZES = (
+    PlanSlip("reserve under the longest reply", lambda n: n["R"] < n["longest"],
+             "reserve={R} is less than the longest reply ({longest}): those answers would be cut off or the call "
+             "refused."),
+    PlanSlip("reserve far over it", lambda n: n["R"] > 2 * n["longest"],
+             "reserve={R} is more than twice the longest reply ({longest}): every token reserved and never used "
+             "is taken from the history."),
+    PlanSlip("margin under the counter's error", lambda n: n["M"] < n["low"],
+             "margin={M} does not cover the counter's error: 5% of {L} is {low} tokens."),
+    PlanSlip("margin far over it", lambda n: n["M"] > n["L"] // 5,
+             "margin={M} is over 20% of the window: that much unused room costs history for no gain."),
+)
+#: The known wrong caps, in order; the first that recognises the plan explains it.
+EX05_Q4_CAPS = (
+    PlanSlip("tool schemas left out", lambda n: n["cap"] in (n["h_max"] + n["T"], n["whole"] + n["T"]),
+             "max_tokens={cap} leaves out the tool schemas ({T} tokens, counted with "
+             "`count_tokens_approximately([], tools=TRIP_TOOLS)`): bind_tools sends them with every call "
+             "outside state[\"messages\"], so trim_messages never counts them. Subtract them from the "
+             "cap: {right}."),
+    PlanSlip("the whole window", lambda n: n["cap"] == n["L"],
+             "max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
+             "for the history alone, S and U) leave."),
+    PlanSlip("H_max for the whole list", lambda n: n["cap"] == n["h_max"],
+             "max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
+             "the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
+             "cap is H_max + S + U = L - R - M - T = {whole}; with H_max the history gets {SU} "
+             "tokens less than it may use.", whole_list=True),
+    PlanSlip("no margin, whole list", lambda n: n["cap"] == n["L"] - n["R"] - n["T"],
+             "max_tokens={cap} is L - R - T, without the margin: use L - R - M - T = {whole}.", whole_list=True),
+    PlanSlip("over, whole list", lambda n: n["cap"] > n["whole"],
+             "max_tokens={cap} is more than L - R - M - T = {L} - {R} - {M} - {T} = {whole}: a full list "
+             "would push the call over the window, into the room kept for the reply.", whole_list=True),
+    PlanSlip("under, whole list", lambda n: n["cap"] < n["whole"],
+             "max_tokens={cap} is below L - R - M - T = {whole} with your own R and M: the model "
+             "forgets sooner than it has to. The list holds S and U too, so use L - R - M - T.", whole_list=True),
+    PlanSlip("the whole list's cap for the history", lambda n: n["cap"] == n["whole"],
+             "max_tokens={cap} is L - R - M - T, the cap for the whole list with the system prompt and "
+             "the new input in it. With include_system=False you trim the history alone, so its cap "
+             "is H_max = L - S - U - R - M - T = {h_max}: {cap} would let the history take the room of "
+             "S and U and push the call over the window.", whole_list=False),
+    PlanSlip("no margin, history", lambda n: n["cap"] == n["L"] - n["S"] - n["U"] - n["R"] - n["T"],
+             "max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M - T = {h_max}.",
+             whole_list=False),
+    PlanSlip("over, history", lambda n: n["cap"] > n["h_max"],
+             "max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} - {T} = {h_max}: a full "
+             "history would push the call over the window.", whole_list=False),
+    PlanSlip("under, history", lambda n: n["cap"] < n["h_max"],
+             "max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
+             "sooner than it has to. Use H_max.", whole_list=False),
+)
+
+
+def _ex05_q4_plan(q, plan):
+    """The plan's numbers, or stop with what is wrong about its shape."""
     q.need(plan, "plan")
     if not isinstance(plan, Mapping):
-        return q.wrong(_("`plan` should be a dict with {keys}, got {value}.").format(
-            keys=', '.join(EX05_Q4_KEYS), value=describe(plan)))
+        q.stop(q.wrong(_("`plan` should be a dict with {keys}, got {value}.").format(
+            keys=', '.join(EX05_Q4_KEYS), value=describe(plan))))
     missing = [k for k in EX05_Q4_KEYS if k not in plan]
     if missing:
         which = (_(" (`include_system` says which list you trim: True for the whole list, False for the history "
                    "alone)") if "include_system" in missing else "")
-        return q.wrong(_("`plan` is missing {missing}{which}.").format(missing=missing, which=which))
+        q.stop(q.wrong(_("`plan` is missing {missing}{which}.").format(missing=missing, which=which)))
     for key in EX05_Q4_KEYS:
         if plan[key] is Ellipsis:
-            return q.not_attempted(_("`plan[{key!r}]` is still `...`: fill it in.").format(key=key))
+            q.stop(q.not_attempted(_("`plan[{key!r}]` is still `...`: fill it in.").format(key=key)))
     R, M, cap = (q.as_int(plan[k], f"plan[{k!r}]") for k in ("reserve", "margin", "max_tokens"))
-    whole_list = plan["include_system"]
-    if not isinstance(whole_list, bool):
-        return q.wrong(_("`plan['include_system']` should be True (you trim the whole list: system prompt, "
+    if not isinstance(plan["include_system"], bool):
+        q.stop(q.wrong(_("`plan['include_system']` should be True (you trim the whole list: system prompt, "
                          "history and new input) or False (you trim the history alone), got {value}.").format(
-            value=describe(whole_list)))
-    low_margin = int(L * error + 0.999)
-    if R < longest:
-        return q.wrong(_("reserve={R} is less than the longest reply ({longest}): those answers would be cut off "
-                         "or the call refused.").format(R=R, longest=longest))
-    if R > 2 * longest:
-        return q.wrong(_("reserve={R} is more than twice the longest reply ({longest}): every token reserved and "
-                         "never used is taken from the history.").format(R=R, longest=longest))
-    if M < low_margin:
-        return q.wrong(_("margin={M} does not cover the counter's error: 5% of {L} is {low} tokens.").format(
-            M=M, L=L, low=low_margin))
-    if M > L // 5:
-        return q.wrong(_("margin={M} is over 20% of the window: that much unused room costs history for no "
-                         "gain.").format(M=M))
-    try:
-        T = ex05_tool_tokens()
-        h_max = history_budget(L, S, U, R, margin=M) - T
-    except ValueError as exc:  # pragma: no cover - the ranges above leave room
-        return q.wrong(str(exc))
-    whole = h_max + S + U  # = L - R - M - T: the cap of a list that also holds the system prompt and the new input
-    if cap in (h_max + T, whole + T):
-        return q.wrong(_("max_tokens={cap} leaves out the tool schemas ({T} tokens, counted with "
-                         "`count_tokens_approximately([], tools=TRIP_TOOLS)`): bind_tools sends them with every call "
-                         "outside state[\"messages\"], so trim_messages never counts them. Subtract them from the "
-                         "cap: {right}.").format(cap=cap, T=T, right=whole if whole_list else h_max))
-    if cap == L:
-        return q.wrong(_("max_tokens={cap} is the whole window; the list you trim gets only what R and M (and, "
-                         "for the history alone, S and U) leave.").format(cap=cap))
-    if whole_list:
-        if cap == h_max:
-            return q.wrong(_("max_tokens={cap} is H_max, the room for the history alone. With include_system=True "
-                             "the list you trim also holds the system prompt ({S}) and the new input ({U}), so its "
-                             "cap is H_max + S + U = L - R - M - T = {whole}; with H_max the history gets {SU} "
-                             "tokens less than it may use.").format(cap=cap, S=S, U=U, whole=whole, SU=S + U))
-        if cap == L - R - T:
-            return q.wrong(_("max_tokens={cap} is L - R - T, without the margin: use L - R - M - T = {whole}.").format(
-                cap=cap, whole=whole))
-        if cap > whole:
-            return q.wrong(_("max_tokens={cap} is more than L - R - M - T = {L} - {R} - {M} - {T} = {whole}: a full list "
-                             "would push the call over the window, into the room kept for the reply.").format(
-                cap=cap, L=L, R=R, M=M, T=T, whole=whole))
-        if cap < whole:
-            return q.wrong(_("max_tokens={cap} is below L - R - M - T = {whole} with your own R and M: the model "
-                             "forgets sooner than it has to. The list holds S and U too, so use L - R - M - T.").format(
-                cap=cap, whole=whole))
-    else:
-        if cap == whole:
-            return q.wrong(_("max_tokens={cap} is L - R - M - T, the cap for the whole list with the system prompt and "
-                             "the new input in it. With include_system=False you trim the history alone, so its cap "
-                             "is H_max = L - S - U - R - M - T = {h_max}: {cap} would let the history take the room of "
-                             "S and U and push the call over the window.").format(cap=cap, h_max=h_max))
-        if cap == L - S - U - R - T:
-            return q.wrong(_("max_tokens={cap} is B, without the margin: use H_max = L - S - U - R - M - T = "
-                             "{h_max}.").format(cap=cap, h_max=h_max))
-        if cap > h_max:
-            return q.wrong(_("max_tokens={cap} is more than H_max = {L} - {S} - {U} - {R} - {M} - {T} = {h_max}: a full "
-                             "history would push the call over the window.").format(
-                cap=cap, L=L, S=S, U=U, R=R, M=M, T=T, h_max=h_max))
-        if cap < h_max:
-            return q.wrong(_("max_tokens={cap} is below H_max = {h_max} with your own R and M: the model forgets "
-                             "sooner than it has to. Use H_max.").format(cap=cap, h_max=h_max))
+            value=describe(plan["include_system"]))))
+    L, S, U, longest, error = EX05_Q4.values()
+    return {"L": L, "S": S, "U": U, "longest": longest, "low": int(L * error + 0.999), "R": R, "M": M, "cap": cap,
+            "whole_list": plan["include_system"]}
+
+
+def _ex05_q4_marks(q, plan, reasons):
+    from course_utils.window.budget import history_budget
+
+    n = _ex05_q4_plan(q, plan)
+    for slip in EX05_Q4_SIZES:
+        if slip.spots(n):
+            return q.wrong(_(slip.message).format(**n))
+    n["T"] = T = ex05_tool_tokens()
+    n["h_max"] = h_max = history_budget(n["L"], n["S"], n["U"], n["R"], margin=n["M"]) - T
+    n["whole"] = whole = h_max + n["S"] + n["U"]  # = L - R - M - T: the cap of a list that also holds S and U
+    n["right"], n["SU"] = (whole if n["whole_list"] else h_max), n["S"] + n["U"]
+    for slip in EX05_Q4_CAPS:
+        if slip.spots(n):
+            return q.wrong(_(slip.message).format(**n))
+    R, M, longest, cap, whole_list = n["R"], n["M"], n["longest"], n["cap"], n["whole_list"]
     start_on = plan["start_on"]
     if start_on not in ("human", HumanMessage, ("human",), ["human"]):
         return q.wrong(_("start_on={start_on!r}: an agent's history holds ToolMessages; trimmed on a budget it can "
@@ -368,7 +440,7 @@ def _ex05_cache_mistakes(calls, minimum):
             "no_minimum": no_minimum, "whole_call": whole_call}
 
 
-def _ex05_q5_cases():
+def _ex05_q5_cases(rng: random.Random | None = None):
     from langchain_core.messages import HumanMessage as _Human
 
     from course_utils.checks.kinds import random_conversation
@@ -383,7 +455,7 @@ def _ex05_q5_cases():
             cases.append((_("spread_chat, {strategy} at 3072 tokens, minimum {minimum:,} ({name})").format(
                 strategy=run.strategy, minimum=minimum, name=name),
                           [list(sent) for sent in run.sent], minimum))
-    messages = random_conversation(71, turns=6, system=True, tools=False)
+    messages = random_conversation(_fresh_seeds(rng, 1)[0], turns=6, system=True, tools=False)
     humans = [i for i, m in enumerate(messages) if isinstance(m, _Human)]
     grown = [messages[: i + 1] for i in humans]
     cases.append((_("a generated conversation sent whole every turn, no minimum"), grown, 0))
@@ -391,6 +463,14 @@ def _ex05_q5_cases():
     records = _ex05_cache_records(grown)
     middle = sorted(c.input_tokens for c in records)[len(records) // 2]
     cases.append((_("the same calls, minimum {middle}").format(middle=middle), grown, middle))
+    # The minimum on both sides of one shared prefix: equal to it (served) and one token over (not served).
+    from course_utils.window.costs import cached_prefix_tokens
+
+    prefixes = sorted({cached_prefix_tokens(call, records[:i]) for i, call in enumerate(records)} - {0})
+    if prefixes:
+        shared = prefixes[len(prefixes) // 2]
+        for minimum in (shared, shared + 1):
+            cases.append((_("the same calls, minimum {middle}").format(middle=minimum), grown, minimum))
     # A call that repeats an older call's start, not the previous one's.
     a, b = humans[1], humans[2]
     cases.append((_("calls that go back to an older start"), [messages[: a + 1], [messages[0], *messages[b:b + 1]],
@@ -398,9 +478,31 @@ def _ex05_q5_cases():
     return cases
 
 
-@ex05.question(
+def _q5_prepare(q, answers):
+    (fn,) = answers
+    return (q.need_function(fn, "cached_tokens"),)
+
+
+def _q5_run(q, answers, case):
+    """Call the learner's function on the case's calls; what it returned and what a cache serves."""
+    (fn,) = answers
+    given = [list(sent) for sent in case["calls"]]
+    got = q.call(fn, given, case["minimum"], about=case.label)
+    if got is None:
+        q.stop(q.wrong(_("`cached_tokens` returned None for {about}: return the number of tokens, an int.").format(
+            about=case.label)))
+    return {"got": q.as_int(got, _("what cached_tokens returned")),
+            "expected": _ex05_cache_reference(case["calls"], case["minimum"])}
+
+
+def _slip(name: str) -> Callable[[Any, Case], bool]:
+    """A mistake's test: the learner's number is what the slip ``name`` gives on this case."""
+    return lambda obs, case: obs["got"] == _ex05_cache_mistakes(case["calls"], case["minimum"])[name]
+
+
+Q5 = CodeQuestion(
     "what a prompt cache serves",
-    "q5.check(cached_tokens)",
+    ("cached_tokens",),
     hints=(
         "For each call, walk its messages from the first one while they are the same as an earlier call's "
         "messages at the same positions; stop at the first difference. Those leading messages are the shared "
@@ -409,40 +511,33 @@ def _ex05_q5_cases():
         "`approximate_counter([message])`; add the prefix's tokens only when that sum is >= `minimum` (the "
         "prefix, not the whole call); the first call has nothing before it.",
     ),
+    prepare=_q5_prepare,
+    cases=lambda rng: [Case(about, {"calls": calls, "minimum": minimum})
+                       for about, calls, minimum in _ex05_q5_cases(rng)],
+    run=_q5_run,
+    rules=(
+        Rule("the cache rule", lambda obs, case: obs["got"] == obs["expected"],
+             "{case}: a cache serves {expected} tokens, you returned {got}.",
+             lambda obs, case: {"expected": obs["expected"], "got": obs["got"]}),
+    ),
+    mistakes=(
+        Mistake("no minimum", "you ignored the minimum. A provider caches nothing shorter than its minimum prefix: "
+                "a shared prefix under the minimum is not served.", _slip("no_minimum")),
+        Mistake("the minimum on the whole call", "you compared the whole call with the minimum. It is the shared "
+                "*prefix* that must reach the minimum to be served.", _slip("whole_call")),
+        Mistake("shared anywhere", "you counted every message seen before, wherever it is. A cache serves only a "
+                "*prefix*: once one message differs, everything after it is new.", _slip("anywhere")),
+        Mistake("whole calls", "you counted whole calls. Only the leading messages an earlier call also started "
+                "with are cached.", _slip("whole")),
+        Mistake("the previous call only", "you compared with the previous call only. A cache keeps every earlier "
+                "prefix: take the longest match with any earlier call.", _slip("previous_only")),
+    ),
+    praise="your count matches the cache rule, minimum included, on sliding and chunked trimming and "
+           "on generated calls. Run the next cell to compare the two trims for two models.",
 )
-def _ex05_q5(q, cached_tokens):
-    fn = q.need_function(cached_tokens, "cached_tokens")
-    for about, calls, minimum in _ex05_q5_cases():
-        given = [list(sent) for sent in calls]
-        got = q.call(fn, given, minimum, about=about)
-        if got is None:
-            return q.wrong(_("`cached_tokens` returned None for {about}: return the number of tokens, an int.").format(
-                about=about))
-        got = q.as_int(got, _("what cached_tokens returned"))
-        expected = _ex05_cache_reference(calls, minimum)
-        if got == expected:
-            continue
-        slips = _ex05_cache_mistakes(calls, minimum)
-        if got == slips["no_minimum"]:
-            return q.wrong(_("for {about}: you ignored the minimum. A provider caches nothing shorter than its "
-                             "minimum prefix: a shared prefix under {minimum:,} tokens is not served ({expected}).").format(
-                about=about, minimum=minimum, expected=expected))
-        if got == slips["whole_call"]:
-            return q.wrong(_("for {about}: you compared the whole call with the minimum. It is the shared "
-                             "*prefix* that must reach {minimum:,} tokens to be served ({expected}).").format(
-                about=about, minimum=minimum, expected=expected))
-        if got == slips["anywhere"]:
-            return q.wrong(_("for {about}: you counted every message seen before, wherever it is. A cache serves "
-                             "only a *prefix*: once one message differs, everything after it is new ({expected}).").format(
-                about=about, expected=expected))
-        if got == slips["whole"]:
-            return q.wrong(_("for {about}: you counted whole calls. Only the leading messages an earlier call also "
-                             "started with are cached ({expected}).").format(about=about, expected=expected))
-        if got == slips["previous_only"]:
-            return q.wrong(_("for {about}: you compared with the previous call only. A cache keeps every earlier "
-                             "prefix: take the longest match with any earlier call ({expected}).").format(
-                about=about, expected=expected))
-        return q.wrong(_("for {about}: a cache serves {expected} tokens, you returned {got}.").format(
-            about=about, expected=expected, got=got))
-    return q.correct(_("your count matches the cache rule, minimum included, on sliding and chunked trimming and "
-                       "on generated calls. Run the next cell to compare the two trims for two models."))
+Q5.register(ex05)
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex05.q1``, ``ex05.questions``), as the package's ``ex05`` does."""
+    return getattr(ex05, name)

@@ -423,3 +423,8 @@ ChoiceQuestion(
 # --- question 4: does a sub-agent pay, in money? (lesson 07b; the check lives in subagent_decision) ---
 
 PAYS_FROM.register(ex07)
+
+
+def __getattr__(name: str):
+    """The module answers its exercise's names (``ex07.q1``, ``ex07.questions``), as the package's ``ex07`` does."""
+    return getattr(ex07, name)

@@ -23,7 +23,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from course_utils.checks.machinery import CheckResult, Exercise, Question, describe, ltr
+from course_utils.checks.machinery import CheckResult, Question, describe, ltr
 from course_utils.core.i18n import _, ngettext
 
 

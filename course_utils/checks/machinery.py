@@ -38,21 +38,33 @@ from course_utils.pictures.templates import Markup, render_template
 _install_cell_hook()  # in a kernel: note which answer cells stopped with an error (see cells.py)
 
 
-#: Strict mode: a result that is not correct raises AssertionError. Read from
-#: COURSE_CHECKS_STRICT when the module is imported; change with set_strict().
-STRICT = os.environ.get("COURSE_CHECKS_STRICT", "").strip().lower() not in ("", "0", "false", "no")
+@dataclass
+class CheckSettings:
+    """The checks' one switch: ``strict``, a result that is not correct raises AssertionError (the tests).
+
+    Read from COURSE_CHECKS_STRICT when the module is imported; change it with :func:`set_strict`, or in a
+    test with ``monkeypatch.setattr(checks.settings, "strict", False)``.
+
+    >>> CheckSettings(strict=False).strict
+    False
+    """
+
+    strict: bool = False
+
+
+settings = CheckSettings(
+    strict=os.environ.get("COURSE_CHECKS_STRICT", "").strip().lower() not in ("", "0", "false", "no"))
 
 
 def set_strict(on: bool = True) -> None:
     """Switch strict mode on (the tests) or off (a learner's notebook)."""
-    global STRICT
     if not isinstance(on, bool):
         raise TypeError(f"on must be True or False, got {type(on).__name__}: {on!r}")
-    STRICT = on
+    settings.strict = on
 
 
 def is_strict() -> bool:
-    return STRICT
+    return settings.strict
 
 
 def solutions_hidden() -> bool:
@@ -517,7 +529,7 @@ class Question:
         else:
             result = self.did_not_run(failed) if failed is not None else self._run_checker(args, kwargs)
         write_record(self, result)
-        if STRICT and not result.correct:
+        if settings.strict and not result.correct:
             raise AssertionError(result.text)
         return result
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from course_utils.checks.questions import Kind, Statement, Statements
 
-J, R, S, I = Kind.JUSTIFIES, Kind.REVERSED, Kind.SWAPPED, Kind.IRRELEVANT
+J, R, S, I = Kind.JUSTIFIES, Kind.REVERSED, Kind.SWAPPED, Kind.IRRELEVANT  # noqa: E741 - the four kinds, one letter each
 
 EX01_Q4 = Statements(
     (

@@ -86,8 +86,7 @@ def find_exercise(ex) -> Exercise | None:
 
     if not isinstance(ex, str) or not re.fullmatch(r"\d\d", ex):
         return None
-    found = getattr(checks, f"ex{ex}", None)
-    return found if isinstance(found, checks.Exercise) else None
+    return checks.exercise(ex)
 
 
 def known_questions(exercise: str) -> dict[int, tuple[str, str, str]]:

@@ -1,0 +1,284 @@
+"""The table for exercises 04, 05 and 06: right, wrong and hostile answers, with the status each must get.
+
+Each row is checked as a learner's notebook checks it (cases made at check time, random seeds). A hostile
+answer is built to pass without being right (a function that remembers the check's fixed cases, a node that
+first sends the whole history, a hook with the wrong threshold); none may be "Correct", and no right answer
+may be "Not quite". Reasons are picked from statement lists, graded exactly; own words, in English or in
+Persian (the glossary's terms), never change the status.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from course_utils import checks
+from course_utils.checks import ex04, ex05, ex06
+from course_utils.checks.questions import Kind, statements_of
+from course_utils.checks.status import Status
+
+sys.path.insert(0, str(Path(__file__).parent))
+import exercise04_06_answers as A  # noqa: E402
+
+OK, NO, NOT, ERR = Status.CORRECT, Status.WRONG, Status.NOT_ATTEMPTED, Status.ERROR
+BAD = (NO, NOT, ERR)
+
+
+@pytest.fixture(autouse=True)
+def _lenient(monkeypatch):
+    monkeypatch.setattr(checks.settings, "strict", False)
+
+
+def _name(value):
+    return getattr(value, "__name__", None) or getattr(value, "name", None) or repr(value)[:24]
+
+
+def _row(question, answers, status):
+    result = question.check(*answers)
+    if status is OK:
+        assert result.status == OK, result.message
+    else:
+        assert result.status in (BAD if status is None else (status,)), result.message
+    return result
+
+
+# --- exercise 04 ----------------------------------------------------------------------------------------
+
+RIGHT_IDS = ["sys", "h6", "a6", "h7", "a7", "h8", "a8", "h9", "a9", "h10", "a10", "h11"]
+EX04_Q1 = [
+    (RIGHT_IDS, OK), (tuple(RIGHT_IDS), OK),
+    (RIGHT_IDS[1:], NO), (list(reversed(RIGHT_IDS)), NO), (["sys", "a5", *RIGHT_IDS[1:]], NO),
+    # hostile: duplicates, the ids as one string, an extra id inside the cap, the whole state, a set
+    (RIGHT_IDS + ["h11"], None), (",".join(RIGHT_IDS), None), (["sys", "h6", *RIGHT_IDS[1:]], None),
+    ([m.id for m in checks.ex04_state_messages()], None), (set(RIGHT_IDS), None), (True, None),
+]
+
+
+@pytest.mark.parametrize("answer, status", EX04_Q1, ids=lambda v: repr(v)[:30])
+def test_ex04_q1(answer, status):
+    _row(ex04.q1, (answer,), status)
+
+
+EX04_Q2 = [
+    (A.node_right, OK),
+    (A.node_first, NO), (A.node_no_system, NO), (A.node_no_start_on, NO), (A.node_in_place, NO),
+    (A.node_removes, NO),
+    # hostile
+    (A.node_whole_via_batch, None), (A.node_fixed_caps, None), ("make_chatbot_node", None),
+    (lambda model, max_tokens=128: None, None), (lambda model, max_tokens=128: (lambda state: {}), None),
+]
+
+
+@pytest.mark.parametrize("answer, status", EX04_Q2, ids=_name)
+def test_ex04_q2(answer, status):
+    _row(ex04.q2, (answer,), status)
+
+
+EX04_Q4 = [
+    ((A.forgetful_right, A.erase_right), OK),
+    ((A.forgetful_merge, A.erase_right), NO), ((A.forgetful_right, A.erase_nothing), NO),
+    ((A.forgetful_right, A.erase_delete_only), NO), ((A.node_right, A.erase_right), NO),
+    # hostile
+    ((A.forgetful_everything, A.erase_right), None), ((A.forgetful_right, A.erase_typed_thread), None), ((A.forgetful_right, A.erase_not_written_back), None),
+    ((A.forgetful_right, "erase_history"), None), ((A.node_in_place, A.erase_right), None),
+    ((A.forgetful_merge, A.erase_not_written_back), None),
+]
+
+
+@pytest.mark.parametrize("answers, status", EX04_Q4, ids=lambda v: "-".join(_name(a) for a in v)
+                         if isinstance(v, tuple) else str(v))
+def test_ex04_q4(answers, status):
+    _row(ex04.q4, answers, status)
+
+
+EX04_Q5 = [
+    (A.summary_right, OK),
+    (A.summary_slice, NO), (A.summary_keeps, NO), (A.summary_always_create, NO),
+    # hostile
+    (A.summary_typed, None), (A.summary_twice, None), (lambda model, keep_last=2: None, None),
+    (lambda model, keep_last=2: (lambda state: {"summary": "Bob", "messages": []}), None), ("node", None),
+]
+
+
+@pytest.mark.parametrize("answer, status", EX04_Q5, ids=_name)
+def test_ex04_q5(answer, status):
+    _row(ex04.q5, (answer,), status)
+
+
+# --- exercise 05 ----------------------------------------------------------------------------------------
+
+EX05_Q1 = [(12084, OK), (12884, NO), (14084, NO), (4300, NO), (11284, NO),
+           ("12084", None), (12083, None), (12085, None), (True, None), (None, None), (-12084, None)]
+EX05_Q2 = [(-1000, OK), (1000, NO), (11084, NO), (0, NO), (-2000, NO),
+           ("-1000", None), (-999, None), (-1001, None), (False, None), ([-1000], None)]
+
+
+@pytest.mark.parametrize("answer, status", EX05_Q1, ids=repr)
+def test_ex05_q1(answer, status):
+    _row(ex05.q1, (answer,), status)
+
+
+@pytest.mark.parametrize("answer, status", EX05_Q2, ids=repr)
+def test_ex05_q2(answer, status):
+    _row(ex05.q2, (answer,), status)
+
+
+def _fixed_q3_cases():
+    from course_utils.checks.ex05 import _ex05_q3_cases
+
+    return _ex05_q3_cases(random.Random(0))
+
+
+def _fixed_q5_cases():
+    from course_utils.checks.ex05 import _ex05_q5_cases
+
+    return _ex05_q5_cases(random.Random(0))
+
+
+EX05_Q3 = [
+    (A.cost_and_forgetting, OK),
+    (A.cost_everything, NO), (A.cost_off_by_one, NO), (A.cost_stored_history, NO),
+    # hostile: the answers of one run remembered, a constant, a string, a stub that returns None
+    ("remembered", None), (A.cost_constant, None), ("cost_and_forgetting", None),
+    (lambda messages, fact_id, max_tokens: None, None), (lambda messages, fact_id, max_tokens: (0,), None),
+]
+
+
+@pytest.mark.parametrize("answer, status", EX05_Q3, ids=_name)
+def test_ex05_q3(answer, status):
+    if answer == "remembered":
+        answer = A._remembered(_fixed_q3_cases())
+    _row(ex05.q3, (answer,), status)
+
+
+EX05_Q5 = [
+    (A.cached_right, OK),
+    (A.cached_no_minimum, NO), (A.cached_whole_call_minimum, NO), (A.cached_previous_only, NO),
+    # hostile
+    ("remembered", None), (A.cached_float, None), (lambda calls, minimum: 0, None),
+    (lambda calls, minimum: None, None), ("cached_tokens", None),
+]
+
+
+@pytest.mark.parametrize("answer, status", EX05_Q5, ids=_name)
+def test_ex05_q5(answer, status):
+    if answer == "remembered":
+        answer = A._cached_remembered(_fixed_q5_cases())
+    _row(ex05.q5, (answer,), status)
+
+
+def _ex05_q4_plans():
+    tools = A.plan()["max_tokens"]
+    right = A.plan()
+    return [
+        (right, OK), (A.plan(include_system=False, max_tokens=right["max_tokens"] - 1400), OK),
+        (A.plan(max_tokens=8192 - 800 - 500), NO), (A.plan(reserve=500), NO), (A.plan(margin=100), NO),
+        (A.plan(start_on=None), NO), (A.plan(include_system=False), NO),
+        # hostile
+        (A.plan(include_system="True"), None), (A.plan(max_tokens=tools + 0.5), None),
+        (A.plan(start_on="ai"), None), (A.plan(max_tokens=tools - 1), None), (A.plan(reserve=5000), None),
+        ({k: v for k, v in right.items() if k != "start_on"}, None), ("plan", None),
+    ]
+
+
+@pytest.mark.parametrize("index", range(14))
+def test_ex05_q4_plans(index):
+    plan, status = _ex05_q4_plans()[index]
+    right = set(statements_of(ex05.q4).right)
+    _row(ex05.q4, (plan, right, ...), status)
+
+
+# --- exercise 06 ----------------------------------------------------------------------------------------
+
+def _ex06_q1_rows():
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware, SummarizationMiddleware
+
+    from course_utils.model.chat import OfflineChatModel
+    from course_utils.window.tokens import exact_counter
+
+    def summary(trigger, counter=exact_counter):
+        options = {"token_counter": counter} if counter else {}
+        return SummarizationMiddleware(OfflineChatModel(context_window=2048), trigger=("tokens", trigger),
+                                       keep=("messages", 4), **options)
+
+    return [
+        ([summary(1000)], OK),
+        ([], NO), ([summary(1800)], NO), ([summary(1000, counter=None)], None),
+        ([ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=300, keep=0)])], None),
+        ([A.hook_last_human()], None), ([A.hook_only_turn()], None), ("summarise", None), ([...], None),
+    ]
+
+
+@pytest.mark.parametrize("index", range(9))
+def test_ex06_q1(index):
+    middleware, status = _ex06_q1_rows()[index]
+    _row(ex06.q1, (middleware,), status)
+
+
+EX06_Q2 = [
+    (lambda: A.hook(), OK), (A.hook_fit_turn, OK),
+    # no end_on is right too: a before_model hook sees a history that ends on a request or on tool results
+    (lambda: A.hook(end_on=None), OK),
+    (lambda: A.hook(start_on=None), NO), (lambda: A.hook(remove_all=False), NO),
+    (lambda: A.hook(counter="approximate"), NO), (lambda: A.hook(fit=False), NO),
+    # hostile: fit_turn only far over the budget, a bigger budget, only the current turn, only the request,
+    # a tail that ends on an AI message, not a hook at all
+    (lambda: A.hook(fit=False, max_tokens=301), None), (lambda: A.hook(max_tokens=320), None),
+    (A.hook_only_turn, None), (A.hook_last_human, None), (A.hook_ends_on_ai, None), (lambda: "hook", None),
+]
+
+
+@pytest.mark.parametrize("index", range(len(EX06_Q2)))
+def test_ex06_q2(index):
+    make, status = EX06_Q2[index]
+    _row(ex06.q2, (make(),), status)
+
+
+# --- reason questions ---------------------------------------------------------------------------------
+
+REASONS = {ex04.q3: ("d",), ex06.q3: ("c",), ex05.q4: (A.plan(),)}
+OWN_WORDS = {
+    ex04.q3: ["The state keeps every message, but only the trimmed list is sent to the model.",
+              "حالت کامل نگه داشته می‌شود، ولی فقط فهرست trim‌شده به مدل فرستاده می‌شود.",
+              "It is the state and the trim."],
+    ex06.q3: ["Old file reads can be read again, run_tests is excluded, and the stored history stays whole.",
+              "خواندن‌های قدیمی فایل دوباره خواندنی‌اند؛ run_tests مستثناست و تاریخچه‌ی ذخیره‌شده کامل می‌ماند.",
+              "summary summary summary"],
+    ex05.q4: ["R covers the longest reply, M the counting error, T comes off the cap, start_on human.",
+              "R بلندترین پاسخ را می‌پوشاند، M خطای شمارش را، و schemaهای ابزار از سقف کم می‌شوند.",
+              "tokens tokens"],
+}
+
+
+def _hostile_picks(statements):
+    n = len(statements.items)
+    right = set(statements.right)
+    wrong = [i for i, s in enumerate(statements.items, start=1) if s.kind is not Kind.JUSTIFIES]
+    of = lambda kind: {i for i, s in enumerate(statements.items, start=1) if s.kind is kind}  # noqa: E731
+    picks = [set(range(1, n + 1)), {min(right)}, right | {wrong[0]}, set(wrong), of(Kind.REVERSED) or {wrong[-1]},
+             of(Kind.SWAPPED) | right, of(Kind.IRRELEVANT) | right, (right - {max(right)}) | {wrong[-1]},
+             ["1", "2"], "1, 2", True, {0}, {n + 1}]
+    return [p for p in picks if p != right]
+
+
+@pytest.mark.parametrize("question", list(REASONS), ids=lambda q: f"ex{q.exercise}-q{q.number}")
+def test_reason_table(question):
+    statements = statements_of(question)
+    hostile = _hostile_picks(statements)
+    assert len(hostile) >= 8
+    for own in [..., "", *OWN_WORDS[question]]:
+        result = question.check(*REASONS[question], set(statements.right), own)
+        assert result.status == OK, (own, result.message)
+        for picks in hostile:
+            assert question.check(*REASONS[question], picks, own).status in (NO, NOT), (picks, own)
+    persian = OWN_WORDS[question][1]
+    result = question.check(*REASONS[question], set(statements.right), persian)
+    assert result.answer_text == persian
+
+
+def test_a_wrong_choice_with_the_right_statements_is_wrong():
+    assert ex06.q3.check("b", statements_of(ex06.q3).right, "x").status == NO
+    assert ex04.q3.check("a", statements_of(ex04.q3).right, "x").status == NO
