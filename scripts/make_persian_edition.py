@@ -525,9 +525,84 @@ def layout_fences(text: str) -> str:
     return "\n".join(out)
 
 
+#: The block a paragraph's text goes in: JupyterLab's stylesheet sets ``text-align: left`` on every ``<p>``,
+#: so a right-to-left paragraph would sit against the left margin. Its sanitiser keeps ``style`` with
+#: ``display`` and ``text-align`` (``tests/test_browser_persian.py`` checks the result in Chromium).
+ALIGN_OPEN = '<span style="display:block;text-align:right">'
+ALIGN_CLOSE = "</span>"
+#: A line that is HTML of its own (a block tag, a comment), not text of a paragraph.
+BLOCK_HTML = re.compile(
+    r"^\s*(?:<!--|</?(?:div|details|summary|table|caption|thead|tbody|tr|td|th|p|figure|figcaption|ul|ol|li|"
+    r"h[1-6]|pre|blockquote|hr|section|img|svg)\b)", re.I)
+LIST_ITEM = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)(\S.*)$")
+NOT_PROSE = re.compile(r"^[ \t]*(?:#|\||>|-{3,}[ \t]*$|={3,}[ \t]*$|\$\$)")
+
+
+def _aligned(lines: list[str]) -> list[str]:
+    """One paragraph or list item's lines, its text in the aligning block."""
+    item = LIST_ITEM.match(lines[0])
+    prefix, first = (item.group(1), item.group(2)) if item else ("", lines[0].lstrip())
+    indent = "" if item else lines[0][:len(lines[0]) - len(lines[0].lstrip())]
+    lines = [f"{indent}{prefix}{ALIGN_OPEN}{first}", *lines[1:]]
+    lines[-1] += ALIGN_CLOSE
+    return lines
+
+
+def align_paragraphs(text: str) -> str:
+    """Put the text of every paragraph and list item in a right-aligned block (fences, HTML, tables, headings kept).
+
+    >>> print(align_paragraphs("## سر\\n\\nیک بند\\nادامه\\n\\n- یک\\n  دو\\n- سه\\n\\n```python\\nx = 1\\n```"))
+    ## سر
+    <BLANKLINE>
+    <span style="display:block;text-align:right">یک بند
+    ادامه</span>
+    <BLANKLINE>
+    - <span style="display:block;text-align:right">یک
+      دو</span>
+    - <span style="display:block;text-align:right">سه</span>
+    <BLANKLINE>
+    ```python
+    x = 1
+    ```
+    """
+    out: list[str] = []
+    segment: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if segment:
+            out.extend(_aligned(segment))
+            segment.clear()
+
+    for line in text.split("\n"):
+        opening = FENCE_OPEN.match(line)
+        if fence is not None:
+            out.append(line)
+            if re.match(rf"^[ \t]*{fence}`*[ \t]*$", line):
+                fence = None
+            continue
+        if opening:
+            flush()
+            fence = opening.group(2)
+            out.append(line)
+        elif not line.strip() or BLOCK_HTML.match(line) or NOT_PROSE.match(line):
+            flush()
+            out.append(line)
+        elif LIST_ITEM.match(line):
+            flush()
+            segment.append(line)
+        else:
+            segment.append(line)
+    flush()
+    return "\n".join(out)
+
+
 def wrap(text: str) -> str:
-    """A Persian markdown cell: the text inside a right-to-left block (blank lines keep it Markdown)."""
-    return f"{RTL_OPEN}\n\n{isolate_arithmetic(layout_fences(text))}\n\n</div>"
+    """A Persian markdown cell: the text inside a right-to-left block (blank lines keep it Markdown).
+
+    Each paragraph's text is right-aligned too (:func:`align_paragraphs`).
+    """
+    return f"{RTL_OPEN}\n\n{align_paragraphs(isolate_arithmetic(layout_fences(text)))}\n\n</div>"
 
 
 def build(source: Path) -> nbformat.NotebookNode:

@@ -92,3 +92,33 @@ def test_persian_lesson_reads_right_to_left_and_passes_axe(lab, notebook):
     assert directions["code"] and set(directions["code"]) == {"ltr"}, directions["code"]
     failing = failing_violations(results["violations"])
     assert not failing, f"{notebook}: serious or critical accessibility violations:\n{describe(failing)}"
+
+
+ALIGNMENT_JS = """([PANEL, text]) => {
+    const paragraph = [...document.querySelectorAll(PANEL + ' .jp-MarkdownCell .jp-MarkdownOutput p')]
+        .find(p => p.textContent.trim() === text);
+    if (!paragraph) return null;
+    // The text's own extent, not the block it sits in: from its first text node to its last.
+    const walker = document.createTreeWalker(paragraph, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    while (walker.nextNode()) if (walker.currentNode.textContent.trim()) texts.push(walker.currentNode);
+    const range = document.createRange();
+    range.setStart(texts[0], 0);
+    range.setEnd(texts[texts.length - 1], texts[texts.length - 1].length);
+    const line = range.getBoundingClientRect(), box = paragraph.getBoundingClientRect();
+    return {textLeft: line.left, textRight: line.right, boxLeft: box.left, boxRight: box.right,
+            html: paragraph.innerHTML.slice(0, 120)};
+}"""
+
+
+def test_a_one_line_persian_paragraph_is_right_aligned(lab):
+    """JupyterLab's stylesheet sets ``text-align: left`` on ``<p>``: the edition's paragraphs must still start right.
+
+    «در پایان این درس می‌توانید:» (lesson 02's objectives) is one short line:
+    its text must end at the paragraph's right edge, far from its left edge.
+    """
+    lab.open_notebook("notebooks/fa/02_token_budgets.ipynb")
+    found = lab.page.evaluate(ALIGNMENT_JS, [PANEL, "در پایان این درس می‌توانید:"])
+    assert found is not None, "the objectives' first paragraph was not rendered as a <p>"
+    assert abs(found["boxRight"] - found["textRight"]) < 3, found
+    assert found["textLeft"] - found["boxLeft"] > 200, found
