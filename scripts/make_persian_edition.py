@@ -429,15 +429,44 @@ def _fix_plain(plain: str) -> str:
     sentence.
     """
     plain = ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain)
-    return plain.replace("(", RLM + "(").replace(")", ")" + RLM)
+    # A call written in prose (log2(n)): its closing parenthesis would join the Persian that follows.
+    plain = CALL.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain)
+    return _anchor_parentheses(plain)
+
+
+#: A call in prose, outside code spans: a Latin name, then parentheses with no space or Persian inside.
+CALL = re.compile(r"(?<![\w>])[A-Za-z_][\w.]*\([^()\s\u0600-\u06FF]*\)")
+
+
+def _anchor_parentheses(plain: str) -> str:
+    """A right-to-left mark before each "(" that opens a Persian aside, and after its ")".
+
+    A parenthesis right after a Latin letter or digit is part of a call or a
+    formula (``log2(n)``, ``f(x)``): it stays with its Latin run, unmarked, and
+    so does its closing one.
+
+    >>> _anchor_parentheses("حدود log2(n) بار (نه بیشتر)") == "حدود log2(n) بار \u200f(نه بیشتر)\u200f"
+    True
+    """
+    out, marked = [], []
+    for i, char in enumerate(plain):
+        if char == "(":
+            aside = i == 0 or not re.match(r"[A-Za-z0-9_\]]", plain[i - 1])
+            marked.append(aside)
+            out.append(RLM + char if aside else char)
+        elif char == ")":
+            out.append(char + RLM if (marked.pop() if marked else True) else char)
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 LTR_OPEN = '<div dir="ltr">'
 #: An opening fence at the start of a line (indent kept), with its info string ("python", "bash", "mermaid").
 FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,})[ \t]*([\w+-]*).*$")
 PERSIAN_LETTER = re.compile(r"[\u0600-\u06FF\uFB50-\uFDFF\uFE70-\uFEFF]")
-#: Right-to-left isolate (U+2067) ... pop directional isolate (U+2069).
-RLI, PDI = "\u2067", "\u2069"
+#: Right-to-left isolate (U+2067) ... pop directional isolate (U+2069); left-to-right isolate (U+2066).
+RLI, PDI, LRI = "\u2067", "\u2069", "\u2066"
 #: Mermaid labels: a quoted string ("..." in [..], (..), {..}, -- ".." -->, |".."|), or an unquoted |edge label|.
 MERMAID_QUOTED = re.compile(r'"([^"\n]*)"')
 MERMAID_PIPE = re.compile(r"\|([^|\"\n]+)\|")
@@ -457,9 +486,23 @@ def isolate_label(label: str) -> str:
     """
     parts = MERMAID_BREAK.split(label)
     return "".join(
-        f"{RLI}{part}{PDI}" if i % 2 == 0 and PERSIAN_LETTER.search(part) and RLI not in part else part
+        f"{RLI}{_isolate_code(part)}{PDI}" if i % 2 == 0 and PERSIAN_LETTER.search(part) and RLI not in part
+        else part
         for i, part in enumerate(parts)
     )
+
+
+#: Code inside a Persian label (``strategy='first'``, ``max_tokens=128``, ``log2(n)``): a name, then = or (.
+MERMAID_CODE = re.compile(r"[A-Za-z_][\w.]*(?:=|\()[^\s\u0600-\u06FF\u2066-\u2069]*?(?=[,;:.]?(?:\s|$))")
+
+
+def _isolate_code(line: str) -> str:
+    """Each piece of code in a Persian label line in an LTR isolate, so its quotes stay with it.
+
+    >>> _isolate_code("با strategy='first' خطا") == "با \u2066strategy='first'\u2069 خطا"
+    True
+    """
+    return MERMAID_CODE.sub(lambda m: f"{LRI}{m.group(0)}{PDI}", line)
 
 
 def isolate_mermaid(diagram: str) -> str:
@@ -478,6 +521,22 @@ def isolate_mermaid(diagram: str) -> str:
                 line)
         lines.append(line)
     return "\n".join(lines)
+
+
+#: A horizontal flowchart's first line (``flowchart LR``, ``graph LR``).
+MERMAID_LR = re.compile(r"^([ \t]*(?:flowchart|graph|direction)[ \t]+)LR\b", re.M)
+
+
+def flow_right_to_left(diagram: str) -> str:
+    r"""A horizontal Mermaid flowchart drawn right to left, as a Persian reader reads (nested ones too).
+
+    Every Persian diagram that flows sideways flows the same way: the English
+    lessons' ``LR`` becomes ``RL``; top-to-bottom diagrams are left as they are.
+
+    >>> flow_right_to_left("flowchart LR\n  A --> B")
+    'flowchart RL\n  A --> B'
+    """
+    return MERMAID_LR.sub(r"\1RL", diagram)
 
 
 def layout_fences(text: str) -> str:
@@ -514,7 +573,7 @@ def layout_fences(text: str) -> str:
         block = lines[i:end + 1]
         i = end + 1
         if info == "mermaid":
-            out += [block[0], *isolate_mermaid("\n".join(block[1:-1])).split("\n"), block[-1]]
+            out += [block[0], *isolate_mermaid(flow_right_to_left("\n".join(block[1:-1]))).split("\n"), block[-1]]
             continue
         before = next((line.strip() for line in reversed(out) if line.strip()), "")
         after = next((line.strip() for line in lines[i:] if line.strip()), "")

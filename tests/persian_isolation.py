@@ -29,23 +29,32 @@ FORMULA = re.compile(
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\([a-z_]+\)[sd]")
 
 
-class _Samples(dict):
-    """Any placeholder's value: the sample number 12."""
+#: A placeholder that holds a date ({checked}, {row.caching.checked}, {date}).
+DATE_NAME = re.compile(r"checked|date", re.I)
 
-    def __missing__(self, key: str) -> int:
-        return 12
+
+def sample(name: str) -> object:
+    """A placeholder's sample value: a date for a date's name, else the number 12."""
+    return "2026-12-01" if DATE_NAME.search(name) else 12
+
+
+class _Samples(dict):
+    """Any placeholder's sample value (:func:`sample`)."""
+
+    def __missing__(self, key: str) -> object:
+        return sample(key)
 
 
 def with_samples(message: str) -> str:
     """The message as shown, every placeholder ({name}, {n!r}, {t:>3}, %(name)s) given the sample value 12.
 
-    >>> with_samples("B = {expected}; {{x}} %(count)s")
-    'B = 12; {x} 12'
+    >>> with_samples("B = {expected}; {{x}} %(count)s (checked {checked})")
+    'B = 12; {x} 12 (checked 2026-12-01)'
     """
     try:
         message = message.format_map(_Samples())
     except (AttributeError, IndexError, KeyError, TypeError, ValueError):
-        message = PLACEHOLDER.sub("12", message)  # {a.b}, {a[0]}, {}: the text around them is what matters
+        message = PLACEHOLDER.sub(lambda m: str(sample(m.group(0))), message)  # {a.b}, {a[0]}, {}
     try:
         return message % _Samples()
     except (TypeError, ValueError, KeyError):
