@@ -309,8 +309,8 @@ RLI, PDI = "\u2067", "\u2069"
 
 
 def outside_isolates(line: str) -> str:
-    """What a line of a Mermaid diagram shows outside RTL isolates (U+2067 ... U+2069)."""
-    return re.sub(f"{RLI}[^{PDI}]*{PDI}", "", line)
+    """What a line of a Mermaid diagram shows outside RTL isolates (U+2067 ... U+2069; LTR ones may nest inside)."""
+    return re.sub(f"{RLI}(?:[^{RLI}{PDI}\u2066]|\u2066[^{PDI}]*{PDI})*{PDI}", "", line)
 
 
 def test_mermaid_labels_with_persian_are_isolated():

@@ -143,7 +143,7 @@ def test_trim_explorer_in_persian_translates_a_lessons_title_and_names_its_regio
     en, fa = both(lambda: TrimExplorer(chat, max_tokens=20, token_counter="dummy",
                                        title="The tool-using agent: move max_tokens"))
     assert en.title == "The tool-using agent: move max_tokens"
-    assert fa.title == "عامل ابزاربه‌دست: max_tokens را جابه‌جا کنید"
+    assert fa.title == "عامل ابزاردار: max_tokens را جابه‌جا کنید"
     assert 'aria-label="نتیجهٔ trim: 3 پیام، max_tokens 20"' in fa.output.value
     assert fa.statuses == en.statuses
     # An unknown title (a learner's own) is shown as it is.
