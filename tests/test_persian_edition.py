@@ -253,7 +253,7 @@ def printed(nb) -> str:
     """Everything a notebook's code cells print (stdout), without the RTL isolates around Persian messages."""
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                    for o in c.get("outputs", []) if o.output_type == "stream")
-    return text.replace("\u2067", "").replace("\u2069", "")
+    return text.replace("\u2067", "").replace("\u2066", "").replace("\u2069", "")
 
 
 def test_lesson_05_prints_the_worked_ceiling_5892_in_persian():
