@@ -45,7 +45,11 @@ Each Persian markdown cell is wrapped in ``<div dir="rtl" lang="fa">``; code
 stays left to right: the builder puts every fenced code block of the prose
 (```python, ```bash, ...) in ``<div dir="ltr">``, and isolates every Mermaid
 label that holds Persian letters between U+2067 and U+2069 (Mermaid lays
-labels out left to right), so translators write plain fences and labels.
+labels out left to right; code inside such a label goes between U+2066 and
+U+2069, and a sideways flowchart is drawn right to left), so translators
+write plain fences and labels. Each paragraph's text is put in a
+right-aligned block (:func:`align_paragraphs`): JupyterLab's stylesheet
+sets ``text-align: left`` on ``<p>``.
 
     python scripts/make_persian_edition.py                 # rebuild every translated lesson
     python scripts/make_persian_edition.py 02 --execute    # rebuild one and run it (stores outputs)
