@@ -45,7 +45,11 @@ Each Persian markdown cell is wrapped in ``<div dir="rtl" lang="fa">``; code
 stays left to right: the builder puts every fenced code block of the prose
 (```python, ```bash, ...) in ``<div dir="ltr">``, and isolates every Mermaid
 label that holds Persian letters between U+2067 and U+2069 (Mermaid lays
-labels out left to right), so translators write plain fences and labels.
+labels out left to right; code inside such a label goes between U+2066 and
+U+2069, and a sideways flowchart is drawn right to left), so translators
+write plain fences and labels. Each paragraph's text is put in a
+right-aligned block (:func:`align_paragraphs`): JupyterLab's stylesheet
+sets ``text-align: left`` on ``<p>``.
 
     python scripts/make_persian_edition.py                 # rebuild every translated lesson
     python scripts/make_persian_edition.py 02 --execute    # rebuild one and run it (stores outputs)
@@ -429,15 +433,44 @@ def _fix_plain(plain: str) -> str:
     sentence.
     """
     plain = ARITHMETIC.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain)
-    return plain.replace("(", RLM + "(").replace(")", ")" + RLM)
+    # A call written in prose (log2(n)): its closing parenthesis would join the Persian that follows.
+    plain = CALL.sub(lambda m: f'<span dir="ltr">{m.group(0)}</span>', plain)
+    return _anchor_parentheses(plain)
+
+
+#: A call in prose, outside code spans: a Latin name, then parentheses with no space or Persian inside.
+CALL = re.compile(r"(?<![\w>])[A-Za-z_][\w.]*\([^()\s\u0600-\u06FF]*\)")
+
+
+def _anchor_parentheses(plain: str) -> str:
+    """A right-to-left mark before each "(" that opens a Persian aside, and after its ")".
+
+    A parenthesis right after a Latin letter or digit is part of a call or a
+    formula (``log2(n)``, ``f(x)``): it stays with its Latin run, unmarked, and
+    so does its closing one.
+
+    >>> _anchor_parentheses("حدود log2(n) بار (نه بیشتر)") == "حدود log2(n) بار \u200f(نه بیشتر)\u200f"
+    True
+    """
+    out, marked = [], []
+    for i, char in enumerate(plain):
+        if char == "(":
+            aside = i == 0 or not re.match(r"[A-Za-z0-9_\]]", plain[i - 1])
+            marked.append(aside)
+            out.append(RLM + char if aside else char)
+        elif char == ")":
+            out.append(char + RLM if (marked.pop() if marked else True) else char)
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 LTR_OPEN = '<div dir="ltr">'
 #: An opening fence at the start of a line (indent kept), with its info string ("python", "bash", "mermaid").
 FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,})[ \t]*([\w+-]*).*$")
 PERSIAN_LETTER = re.compile(r"[\u0600-\u06FF\uFB50-\uFDFF\uFE70-\uFEFF]")
-#: Right-to-left isolate (U+2067) ... pop directional isolate (U+2069).
-RLI, PDI = "\u2067", "\u2069"
+#: Right-to-left isolate (U+2067) ... pop directional isolate (U+2069); left-to-right isolate (U+2066).
+RLI, PDI, LRI = "\u2067", "\u2069", "\u2066"
 #: Mermaid labels: a quoted string ("..." in [..], (..), {..}, -- ".." -->, |".."|), or an unquoted |edge label|.
 MERMAID_QUOTED = re.compile(r'"([^"\n]*)"')
 MERMAID_PIPE = re.compile(r"\|([^|\"\n]+)\|")
@@ -457,9 +490,23 @@ def isolate_label(label: str) -> str:
     """
     parts = MERMAID_BREAK.split(label)
     return "".join(
-        f"{RLI}{part}{PDI}" if i % 2 == 0 and PERSIAN_LETTER.search(part) and RLI not in part else part
+        f"{RLI}{_isolate_code(part)}{PDI}" if i % 2 == 0 and PERSIAN_LETTER.search(part) and RLI not in part
+        else part
         for i, part in enumerate(parts)
     )
+
+
+#: Code inside a Persian label (``strategy='first'``, ``max_tokens=128``, ``log2(n)``): a name, then = or (.
+MERMAID_CODE = re.compile(r"[A-Za-z_][\w.]*(?:=|\()[^\s\u0600-\u06FF\u2066-\u2069]*?(?=[,;:.]?(?:\s|$))")
+
+
+def _isolate_code(line: str) -> str:
+    """Each piece of code in a Persian label line in an LTR isolate, so its quotes stay with it.
+
+    >>> _isolate_code("با strategy='first' خطا") == "با \u2066strategy='first'\u2069 خطا"
+    True
+    """
+    return MERMAID_CODE.sub(lambda m: f"{LRI}{m.group(0)}{PDI}", line)
 
 
 def isolate_mermaid(diagram: str) -> str:
@@ -478,6 +525,22 @@ def isolate_mermaid(diagram: str) -> str:
                 line)
         lines.append(line)
     return "\n".join(lines)
+
+
+#: A horizontal flowchart's first line (``flowchart LR``, ``graph LR``).
+MERMAID_LR = re.compile(r"^([ \t]*(?:flowchart|graph|direction)[ \t]+)LR\b", re.M)
+
+
+def flow_right_to_left(diagram: str) -> str:
+    r"""A horizontal Mermaid flowchart drawn right to left, as a Persian reader reads (nested ones too).
+
+    Every Persian diagram that flows sideways flows the same way: the English
+    lessons' ``LR`` becomes ``RL``; top-to-bottom diagrams are left as they are.
+
+    >>> flow_right_to_left("flowchart LR\n  A --> B")
+    'flowchart RL\n  A --> B'
+    """
+    return MERMAID_LR.sub(r"\1RL", diagram)
 
 
 def layout_fences(text: str) -> str:
@@ -514,7 +577,7 @@ def layout_fences(text: str) -> str:
         block = lines[i:end + 1]
         i = end + 1
         if info == "mermaid":
-            out += [block[0], *isolate_mermaid("\n".join(block[1:-1])).split("\n"), block[-1]]
+            out += [block[0], *isolate_mermaid(flow_right_to_left("\n".join(block[1:-1]))).split("\n"), block[-1]]
             continue
         before = next((line.strip() for line in reversed(out) if line.strip()), "")
         after = next((line.strip() for line in lines[i:] if line.strip()), "")
@@ -525,9 +588,84 @@ def layout_fences(text: str) -> str:
     return "\n".join(out)
 
 
+#: The block a paragraph's text goes in: JupyterLab's stylesheet sets ``text-align: left`` on every ``<p>``,
+#: so a right-to-left paragraph would sit against the left margin. Its sanitiser keeps ``style`` with
+#: ``display`` and ``text-align`` (``tests/test_browser_persian.py`` checks the result in Chromium).
+ALIGN_OPEN = '<span style="display:block;text-align:right">'
+ALIGN_CLOSE = "</span>"
+#: A line that is HTML of its own (a block tag, a comment), not text of a paragraph.
+BLOCK_HTML = re.compile(
+    r"^\s*(?:<!--|</?(?:div|details|summary|table|caption|thead|tbody|tr|td|th|p|figure|figcaption|ul|ol|li|"
+    r"h[1-6]|pre|blockquote|hr|section|img|svg)\b)", re.I)
+LIST_ITEM = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)(\S.*)$")
+NOT_PROSE = re.compile(r"^[ \t]*(?:#|\||>|-{3,}[ \t]*$|={3,}[ \t]*$|\$\$)")
+
+
+def _aligned(lines: list[str]) -> list[str]:
+    """One paragraph or list item's lines, its text in the aligning block."""
+    item = LIST_ITEM.match(lines[0])
+    prefix, first = (item.group(1), item.group(2)) if item else ("", lines[0].lstrip())
+    indent = "" if item else lines[0][:len(lines[0]) - len(lines[0].lstrip())]
+    lines = [f"{indent}{prefix}{ALIGN_OPEN}{first}", *lines[1:]]
+    lines[-1] += ALIGN_CLOSE
+    return lines
+
+
+def align_paragraphs(text: str) -> str:
+    """Put the text of every paragraph and list item in a right-aligned block (fences, HTML, tables, headings kept).
+
+    >>> print(align_paragraphs("## سر\\n\\nیک بند\\nادامه\\n\\n- یک\\n  دو\\n- سه\\n\\n```python\\nx = 1\\n```"))
+    ## سر
+    <BLANKLINE>
+    <span style="display:block;text-align:right">یک بند
+    ادامه</span>
+    <BLANKLINE>
+    - <span style="display:block;text-align:right">یک
+      دو</span>
+    - <span style="display:block;text-align:right">سه</span>
+    <BLANKLINE>
+    ```python
+    x = 1
+    ```
+    """
+    out: list[str] = []
+    segment: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if segment:
+            out.extend(_aligned(segment))
+            segment.clear()
+
+    for line in text.split("\n"):
+        opening = FENCE_OPEN.match(line)
+        if fence is not None:
+            out.append(line)
+            if re.match(rf"^[ \t]*{fence}`*[ \t]*$", line):
+                fence = None
+            continue
+        if opening:
+            flush()
+            fence = opening.group(2)
+            out.append(line)
+        elif not line.strip() or BLOCK_HTML.match(line) or NOT_PROSE.match(line):
+            flush()
+            out.append(line)
+        elif LIST_ITEM.match(line):
+            flush()
+            segment.append(line)
+        else:
+            segment.append(line)
+    flush()
+    return "\n".join(out)
+
+
 def wrap(text: str) -> str:
-    """A Persian markdown cell: the text inside a right-to-left block (blank lines keep it Markdown)."""
-    return f"{RTL_OPEN}\n\n{isolate_arithmetic(layout_fences(text))}\n\n</div>"
+    """A Persian markdown cell: the text inside a right-to-left block (blank lines keep it Markdown).
+
+    Each paragraph's text is right-aligned too (:func:`align_paragraphs`).
+    """
+    return f"{RTL_OPEN}\n\n{align_paragraphs(isolate_arithmetic(layout_fences(text)))}\n\n</div>"
 
 
 def build(source: Path) -> nbformat.NotebookNode:

@@ -92,3 +92,78 @@ def test_persian_lesson_reads_right_to_left_and_passes_axe(lab, notebook):
     assert directions["code"] and set(directions["code"]) == {"ltr"}, directions["code"]
     failing = failing_violations(results["violations"])
     assert not failing, f"{notebook}: serious or critical accessibility violations:\n{describe(failing)}"
+
+
+ALIGNMENT_JS = """([PANEL, text]) => {
+    const paragraph = [...document.querySelectorAll(PANEL + ' .jp-MarkdownCell .jp-MarkdownOutput p')]
+        .find(p => p.textContent.trim() === text);
+    if (!paragraph) return null;
+    // The text's own extent, not the block it sits in: from its first text node to its last.
+    const walker = document.createTreeWalker(paragraph, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    while (walker.nextNode()) if (walker.currentNode.textContent.trim()) texts.push(walker.currentNode);
+    const range = document.createRange();
+    range.setStart(texts[0], 0);
+    range.setEnd(texts[texts.length - 1], texts[texts.length - 1].length);
+    const line = range.getBoundingClientRect(), box = paragraph.getBoundingClientRect();
+    return {textLeft: line.left, textRight: line.right, boxLeft: box.left, boxRight: box.right,
+            html: paragraph.innerHTML.slice(0, 120)};
+}"""
+
+
+def test_a_one_line_persian_paragraph_is_right_aligned(lab):
+    """JupyterLab's stylesheet sets ``text-align: left`` on ``<p>``: the edition's paragraphs must still start right.
+
+    «در پایان این درس می‌توانید:» (lesson 02's objectives) is one short line:
+    its text must end at the paragraph's right edge, far from its left edge.
+    """
+    lab.open_notebook("notebooks/fa/02_token_budgets.ipynb")
+    found = lab.page.evaluate(ALIGNMENT_JS, [PANEL, "در پایان این درس می‌توانید:"])
+    assert found is not None, "the objectives' first paragraph was not rendered as a <p>"
+    assert abs(found["boxRight"] - found["textRight"]) < 3, found
+    assert found["textLeft"] - found["boxLeft"] > 200, found
+
+
+ORDER_JS = """(numbers) => {
+    // Where each number of the message is drawn: the x of its first character.
+    const block = document.querySelector('.course-check div');
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    const node = walker.nextNode();
+    const text = node.textContent;
+    return numbers.map(n => {
+        const at = text.indexOf(n);
+        if (at < 0) return null;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + n.length);
+        return range.getBoundingClientRect().left;
+    });
+}"""
+
+
+def test_exercise_02_q1_correct_message_reads_its_subtraction_left_to_right(chromium_browser):
+    """«8192 - 1200 = 6992» in the Persian "correct" message of exercise 02 q1 is drawn in that order.
+
+    Without its LTR isolate, the bidi algorithm draws it "6992 = 1200 - 8192".
+    The message is made by the package as the learner's check makes it.
+    """
+    from course_utils.checks import ex02
+    from course_utils.core import i18n
+
+    before = i18n.get_language()
+    i18n.set_language("fa")
+    try:
+        result = ex02.questions[0].check(8192 - 1200 - 450 - 1024)
+        html = result._repr_html_()
+    finally:
+        i18n.set_language(before)
+    assert "6992" in html, html
+    page = chromium_browser.new_page(viewport={"width": 900, "height": 300})
+    try:
+        page.set_content(f'<!doctype html><html lang="fa"><body>{html}</body></html>')
+        x_8192, x_1200, x_6992 = page.evaluate(ORDER_JS, ["8192", "1200", "6992"])
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "ex02_q1_correct.png"))
+    finally:
+        page.close()
+    assert x_8192 < x_1200 < x_6992, (x_8192, x_1200, x_6992)

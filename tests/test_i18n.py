@@ -25,8 +25,8 @@ _TEMPLATE_CALL = re.compile(r"""\b(_|pgettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"(
 
 
 def plain(text: str) -> str:
-    """Text without the RTL isolates (U+2067, U+2069) that wrap each Persian message."""
-    return text.replace(i18n.RLI, "").replace(i18n.PDI, "")
+    """Text without the isolates: RTL (U+2067) around each Persian message, LTR (U+2066) around its formulas."""
+    return text.replace(i18n.RLI, "").replace("\u2066", "").replace(i18n.PDI, "")
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_english_is_the_default_and_unchanged():
 
 def test_persian_budget_sentences(persian):
     text = str(budget_working(4096, 350, 180, 700))
-    assert text.splitlines()[-1] == "\u2067بنابراین بودجهٔ تاریخچه B = 2866 token است.\u2069"  # reads right to left
+    assert text.splitlines()[-1] == "\u2067بنابراین بودجهٔ تاریخچه \u2066B = 2866 token\u2069 است.\u2069"  # reads right to left
     text = plain(text)
     assert "4096 - 350 = 3746" in text and "3746 - 180 = 3566" in text and "3566 - 700 = 2866" in text
     assert text.splitlines()[-1] == "بنابراین بودجهٔ تاریخچه B = 2866 token است."

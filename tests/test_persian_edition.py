@@ -253,7 +253,7 @@ def printed(nb) -> str:
     """Everything a notebook's code cells print (stdout), without the RTL isolates around Persian messages."""
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                    for o in c.get("outputs", []) if o.output_type == "stream")
-    return text.replace("\u2067", "").replace("\u2069", "")
+    return text.replace("\u2067", "").replace("\u2066", "").replace("\u2069", "")
 
 
 def test_lesson_05_prints_the_worked_ceiling_5892_in_persian():
@@ -309,8 +309,8 @@ RLI, PDI = "\u2067", "\u2069"
 
 
 def outside_isolates(line: str) -> str:
-    """What a line of a Mermaid diagram shows outside RTL isolates (U+2067 ... U+2069)."""
-    return re.sub(f"{RLI}[^{PDI}]*{PDI}", "", line)
+    """What a line of a Mermaid diagram shows outside RTL isolates (U+2067 ... U+2069; LTR ones may nest inside)."""
+    return re.sub(f"{RLI}(?:[^{RLI}{PDI}\u2066]|\u2066[^{PDI}]*{PDI})*{PDI}", "", line)
 
 
 def test_mermaid_labels_with_persian_are_isolated():
