@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["FONT", "MONO", "STATUS_COLOURS", "PART_COLOURS", "NEUTRAL", "LIMIT_COLOUR", "LIMIT_BACKGROUND",
+__all__ = ["FONT", "MONO", "PERSIAN_FACE", "PERSIAN_MONO", "STATUS_COLOURS", "PART_COLOURS", "NEUTRAL", "LIMIT_COLOUR", "LIMIT_BACKGROUND",
            "HISTORY_COLOUR", "SENT_COLOUR", "MUTED_TEXT"]
 
 #: Inline CSS for prose: system fonts, with Persian (Vazirmatn) and Chinese
@@ -30,6 +30,28 @@ FONT = (
 )
 #: Inline CSS for code and the step-by-step working.
 MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Noto Sans Mono',monospace"
+
+# Printed Persian (the Persian edition's outputs, a <pre> in a code font). A fixed-width font that has
+# Persian letters draws each one a cell wide, so words come out stretched and the half-space is lost
+# (DejaVu Sans Mono, JupyterLab's code font where Menlo and Consolas are missing). A Persian fixed-width
+# font (Vazir Code) has neither fault: it comes first where it is installed. Otherwise Persian letters,
+# and only those (unicode-range), come from a Persian text font the machine has, and everything else
+# (code, digits, formulas, the text tables' spaces) from the usual code font.
+#: The @font-face of "Course Persian": a Persian text font the machine has, for Persian letters only.
+PERSIAN_FACE = (
+    "@font-face{font-family:'Course Persian';"
+    "src:local('Vazirmatn'),local('Vazirmatn Regular'),local('Vazirmatn-Regular'),local('Vazir'),"
+    "local('Noto Sans Arabic Regular'),local('NotoSansArabic-Regular'),local('Noto Sans Arabic'),"
+    "local('Noto Naskh Arabic Regular'),local('NotoNaskhArabic-Regular'),local('Segoe UI'),local('Tahoma'),"
+    "local('Geeza Pro'),local('GeezaPro'),local('DejaVu Sans'),local('DejaVuSans');"
+    "unicode-range:U+0600-06FF,U+0750-077F,U+08A0-08FF,U+FB50-FDFF,U+FE70-FEFF,U+200C-200F}"
+)
+#: The font-family of printed Persian: Vazir Code, else Course Persian for the letters, then JupyterLab's
+#: code font (its default where the variable is not set, as on the website).
+PERSIAN_MONO = (
+    "'Vazir Code','Course Persian',"
+    "var(--jp-code-font-family,Menlo,Consolas,'DejaVu Sans Mono',monospace)"
+)
 
 # The status colours, as (accent, background): the accent colours a border or
 # a label, the background fills the box or row. Four tones carry meaning:
