@@ -36,20 +36,26 @@ MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Noto Sans Mono',
 # (DejaVu Sans Mono, JupyterLab's code font where Menlo and Consolas are missing). A Persian fixed-width
 # font (Vazir Code) has neither fault: it comes first where it is installed. Otherwise Persian letters,
 # and only those (unicode-range), come from a Persian text font the machine has, and everything else
-# (code, digits, formulas, the text tables' spaces) from the usual code font.
-#: The @font-face of "Course Persian": a Persian text font the machine has, for Persian letters only.
+# (code, digits, formulas, spaces) from the usual code font. Noto Sans Arabic and DejaVu Sans draw a
+# Persian letter about 0.8 of a code-font cell wide (measured in Chromium at 13 px), so at 118 % a
+# Persian header sits over its column in the text tables (core.columns counts one cell a letter).
+_PERSIAN_LETTERS = "unicode-range:U+0600-06FF,U+0750-077F,U+08A0-08FF,U+FB50-FDFF,U+FE70-FEFF,U+200C-200F"
+#: Two @font-face rules: "Course Persian" (a Linux machine's Persian text font, scaled to the code
+#: font's cell) and "Course Persian System" (Windows' and macOS's, as they are); Persian letters only.
 PERSIAN_FACE = (
     "@font-face{font-family:'Course Persian';"
+    "src:local('Noto Sans Arabic Regular'),local('NotoSansArabic-Regular'),local('Noto Sans Arabic'),"
+    "local('Noto Naskh Arabic Regular'),local('NotoNaskhArabic-Regular'),local('DejaVu Sans'),local('DejaVuSans');"
+    f"size-adjust:118%;{_PERSIAN_LETTERS}}}"
+    "@font-face{font-family:'Course Persian System';"
     "src:local('Vazirmatn'),local('Vazirmatn Regular'),local('Vazirmatn-Regular'),local('Vazir'),"
-    "local('Noto Sans Arabic Regular'),local('NotoSansArabic-Regular'),local('Noto Sans Arabic'),"
-    "local('Noto Naskh Arabic Regular'),local('NotoNaskhArabic-Regular'),local('Segoe UI'),local('Tahoma'),"
-    "local('Geeza Pro'),local('GeezaPro'),local('DejaVu Sans'),local('DejaVuSans');"
-    "unicode-range:U+0600-06FF,U+0750-077F,U+08A0-08FF,U+FB50-FDFF,U+FE70-FEFF,U+200C-200F}"
+    "local('Segoe UI'),local('Tahoma'),local('Geeza Pro'),local('GeezaPro');"
+    f"{_PERSIAN_LETTERS}}}"
 )
-#: The font-family of printed Persian: Vazir Code, else Course Persian for the letters, then JupyterLab's
-#: code font (its default where the variable is not set, as on the website).
+#: The font-family of printed Persian: Vazir Code, else the Persian faces for the letters, then
+#: JupyterLab's code font (its default where the variable is not set, as on the website).
 PERSIAN_MONO = (
-    "'Vazir Code','Course Persian',"
+    "'Vazir Code','Course Persian','Course Persian System',"
     "var(--jp-code-font-family,Menlo,Consolas,'DejaVu Sans Mono',monospace)"
 )
 
