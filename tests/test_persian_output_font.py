@@ -59,7 +59,7 @@ def test_nothing_is_downloaded_and_the_stack_starts_persian():
     assert style.PERSIAN_FACE.count("@font-face{") == 2
     families = [f.strip().strip("'") for f in style.PERSIAN_MONO.split(",")]
     assert families[:3] == ["Vazir Code", "Course Persian", "Course Persian System"]
-    assert families[2].startswith("var(--jp-code-font-family") and families[-1].startswith("monospace")
+    assert families[3].startswith("var(--jp-code-font-family") and families[-1].startswith("monospace")
 
 
 def test_the_style_reaches_only_its_own_notebook_and_keeps_its_quotes():

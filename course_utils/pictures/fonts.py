@@ -8,7 +8,9 @@ stretched, and the half-space is lost. The Persian edition's first code cell
 a ``<style>`` giving that notebook's printed text
 :data:`course_utils.core.style.PERSIAN_MONO`: Vazir Code where it is
 installed, else a Persian text font the machine has for the Persian letters
-only, and the usual code font for everything else. Nothing is downloaded.
+only (:data:`~course_utils.core.style.PERSIAN_FACE`, scaled so a letter takes
+about a code-font cell and the text tables' Persian headers stay over their
+columns), and the usual code font for everything else. Nothing is downloaded.
 
 JupyterLab keeps a ``<style>`` only in an output it trusts: one made in this
 session. So the font applies once that first cell has run (Run All, or
