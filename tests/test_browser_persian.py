@@ -221,7 +221,31 @@ def test_printed_persian_is_drawn_in_a_font_with_persian_letters(lab, persian_se
 
     lab.page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); return true; }", english)
     lab.page.wait_for_function(
-        "(PANEL) => [...document.querySelectorAll(PANEL + ' .jp-RenderedText pre')].length > 0", arg=PANEL)
+        """([PANEL, path]) => {
+            const widget = window.jupyterapp.shell.currentWidget;
+            return Boolean(widget && widget.context && widget.context.path === path
+                && widget.node.querySelector('.jp-RenderedText pre'));
+        }""", arg=[PANEL, english])
     family = lab.page.evaluate(
-        "(PANEL) => getComputedStyle(document.querySelector(PANEL + ' .jp-RenderedText pre')).fontFamily", PANEL)
+        "() => getComputedStyle(window.jupyterapp.shell.currentWidget.node.querySelector('.jp-RenderedText pre')).fontFamily")
     assert "Course Persian" not in family and "Vazir Code" not in family, family
+    still_persian = lab.page.evaluate(
+        "() => getComputedStyle(document.querySelector('pre[data-font-probe]')).fontFamily")
+    assert still_persian == probe["family"], "the Persian notebook, open beside it, keeps its font"
+
+
+def test_the_sites_persian_pages_draw_printed_persian_in_a_persian_font(chromium_browser):
+    """The website's stylesheet gives a Persian page's printed outputs the same fonts (no JupyterLab there)."""
+    css = (ROOT / "site" / "static" / "course.css").read_text(encoding="utf-8")
+    page = chromium_browser.new_page(viewport={"width": 700, "height": 200})
+    try:
+        page.set_content(f'<!doctype html><html lang="fa" dir="rtl"><head><style>{css}</style></head><body>'
+                         '<div class="cell_output"><pre id="out">بنابراین بودجهٔ تاریخچه B = 2866 token است.</pre></div>'
+                         '</body></html>')
+        page.wait_for_timeout(200)
+        family = page.evaluate("() => getComputedStyle(document.getElementById('out')).fontFamily")
+        fonts = drawn_with(page, "#out")
+    finally:
+        page.close()
+    assert family.startswith('"Vazir Code", "Course Persian"'), family
+    assert {name for name in fonts if name != "DejaVu Sans Mono"}, fonts
