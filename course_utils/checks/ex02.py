@@ -50,8 +50,8 @@ def _whole_number(q, fn, parts, about, name):
 def _q1_cases(rng: random.Random) -> list[Case]:
     """The question's model first, then models and parts drawn now, each leaving some room for the history."""
     cases = [_parts_case("room", tuple(EX02_Q1.values()))]
-    for _n in range(3):
-        limit = rng.choice(EX02_WINDOWS)
+    for n in range(3):  # the first on another window than the question's, so its 8192 cannot be assumed
+        limit = rng.choice([w for w in EX02_WINDOWS if w != EX02_Q1["limit"]] if n == 0 else EX02_WINDOWS)
         system, user = rng.randint(1, limit // 4), rng.randint(1, limit // 4)
         reserve = rng.randint(1, limit // 4)
         cases.append(_parts_case("room", (limit, system, user, reserve)))
@@ -281,7 +281,7 @@ def _q3_prepare(q, answers):
 def _q3_cases(rng: random.Random) -> list[Case]:
     """The question's parts, then parts drawn now just under, at, just over and far over a random limit."""
     cases = [_parts_case("shortfall", tuple(EX02_Q3.values()))]
-    limit = rng.choice(EX02_WINDOWS)
+    limit = rng.choice([w for w in EX02_WINDOWS if w != EX02_Q3["limit"]])  # not the question's 2048
     system, user = rng.randint(1, limit // 3), rng.randint(1, limit // 3)
     reserve = limit - system - user  # exactly at the limit
     for extra in (-rng.randint(1, 60), 0, 1, rng.randint(2, 200), rng.randint(limit // 2, limit)):
