@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 from langchain_core.messages import AIMessage, HumanMessage
@@ -415,6 +416,47 @@ Q3.register(ex01)
 
 EX01_OPTIONS = {"a": "exponentially", "b": "not at all", "c": "linearly", "d": "quadratically"}
 
+
+@dataclass(frozen=True)
+class GrowthChoice:
+    """One letter of question 4 as data: its answer name, the right option, and the hint for each wrong option.
+
+    ``intro`` says which option was picked (``{a}`` or ``{b}`` the letter, ``{ex01_options}`` its word);
+    ``feedback`` maps each wrong option's word to what is wrong with it.
+    """
+
+    name: str
+    answer: str
+    intro: str
+    letter_key: str
+    feedback: Mapping[str, str]
+
+    def says(self, letter: str) -> str | None:
+        """None when ``letter`` is the right option; else the hint for it."""
+        option = EX01_OPTIONS[letter]
+        if option == self.answer:
+            return None
+        return _(self.intro).format(**{self.letter_key: letter}, ex01_options=pgettext("exercise 01", option),
+                                    feedback=_(self.feedback[option]))
+
+
+EX01_Q4_CHOICES = (
+    GrowthChoice("without_trim", "quadratically", "without trimming, not ({a}) {ex01_options}: {feedback}", "a", {
+        "linearly": "the tokens *per call* grow linearly, because each call adds a turn to the history; the "
+                    "cumulative total adds those growing numbers up, so it grows faster than linearly.",
+        "exponentially": "exponential growth would mean each call costs a multiple of the previous one. Here each "
+                         "call costs the previous one plus one turn: a sum of growing terms, about n^2 / 2.",
+        "not at all": "every call sends something, so the total can only grow.",
+    }),
+    GrowthChoice("with_trim", "linearly", "with trimming, not ({b}) {ex01_options}: {feedback}", "b", {
+        "quadratically": "with a cap, every call costs at most the cap, so after the history fills the cap the "
+                         "total grows by about the same amount per call.",
+        "exponentially": "with a cap the cost per call stops growing.",
+        "not at all": "every call still sends up to the cap, so the total keeps growing.",
+    }),
+)
+
+
 @ex01.question(
     "how does it grow?",
     "q4.check(without_trim, with_trim, reasons, own_words)",
@@ -430,33 +472,24 @@ def _ex01_q4(q, without_trim, with_trim, reasons, own_words_text):
 
 _ex01_q4.spec = Statements.holder(EX01_Q4)  # the statements and model answer, for the review queue
 
+
 def _ex01_q4_marks(q, without_trim, with_trim, reasons):
-    q.need(without_trim, "without_trim")
-    q.need(with_trim, "with_trim")
-    a, b = letter_of(without_trim), letter_of(with_trim)
-    for name, letter, value in (("without_trim", a, without_trim), ("with_trim", b, with_trim)):
+    """The two letters against :data:`EX01_Q4_CHOICES`, then the statements: all must be right."""
+    given = (without_trim, with_trim)
+    letters = []
+    for choice, value in zip(EX01_Q4_CHOICES, given):
+        q.need(value, choice.name)
+    for choice, value in zip(EX01_Q4_CHOICES, given):
+        letter = letter_of(value)
         if letter not in EX01_OPTIONS:
             return q.wrong(_("`{name}` should be one of the letters 'a', 'b', 'c', 'd', got "
-                             "{describe}.").format(name=name, describe=describe(value)))
+                             "{describe}.").format(name=choice.name, describe=describe(value)))
+        letters.append(letter)
     q.need(reasons, "reasons")
-    if EX01_OPTIONS[a] != "quadratically":
-        feedback = {
-            "linearly": _("the tokens *per call* grow linearly, because each call adds a turn to the history; the "
-                          "cumulative total adds those growing numbers up, so it grows faster than linearly."),
-            "exponentially": _("exponential growth would mean each call costs a multiple of the previous one. "
-                               "Here each call costs the previous one plus one turn: a sum of growing terms, "
-                               "about n^2 / 2."),
-            "not at all": _("every call sends something, so the total can only grow."),
-        }[EX01_OPTIONS[a]]
-        return q.wrong(_("without trimming, not ({a}) {ex01_options}: {feedback}").format(a=a, ex01_options=pgettext("exercise 01", EX01_OPTIONS[a]), feedback=feedback))
-    if EX01_OPTIONS[b] != "linearly":
-        feedback = {
-            "quadratically": _("with a cap, every call costs at most the cap, so after the history fills the cap "
-                               "the total grows by about the same amount per call."),
-            "exponentially": _("with a cap the cost per call stops growing."),
-            "not at all": _("every call still sends up to the cap, so the total keeps growing."),
-        }[EX01_OPTIONS[b]]
-        return q.wrong(_("with trimming, not ({b}) {ex01_options}: {feedback}").format(b=b, ex01_options=pgettext("exercise 01", EX01_OPTIONS[b]), feedback=feedback))
+    for choice, letter in zip(EX01_Q4_CHOICES, letters):
+        hint = choice.says(letter)
+        if hint is not None:
+            return q.wrong(hint)
     wrong = grade_statements(q, reasons, EX01_Q4)
     if wrong is not None:
         return wrong
@@ -478,55 +511,100 @@ def _ex01_choice(q, value, name, allowed):
     return value.strip()
 
 
-@ex01.question(
+def _q5_prepare(q, answers):
+    """The tokenizers this check needs, and the three predictions' shapes (or stop saying what is wrong)."""
+    from course_utils.window.tokens import tokenizer_status
+
+    fewer, costliest, o200k_tokens = answers
+    for encoding in EX01_TOKENIZERS:
+        status = tokenizer_status(encoding=encoding)
+        if not status.exact_available:  # the check needs the real counts: say so, do not guess
+            q.stop(q.wrong(_("this check needs the exact {encoding} tokenizer, which is "
+                             "unavailable here: {note}").format(encoding=encoding, note=status.note)))
+    return (_ex01_choice(q, fewer, "fewer", EX01_TOKENIZERS),
+            _ex01_choice(q, costliest, "costliest", tuple(EX01_LANGUAGES)),
+            q.as_int(o200k_tokens, "o200k_tokens"))
+
+
+def _q5_run(q, answers, case):
+    """The predictions beside the real counts of the sample sentences."""
+    from course_utils.pictures.token_view import sample_text
+    from course_utils.window.tokens import count_text_tokens
+
+    fewer, costliest, predicted = answers
+    text = sample_text("zh")
+    counts = {encoding: count_text_tokens(text, encoding) for encoding in EX01_TOKENIZERS}
+    per_char = {code: count_text_tokens(sample_text(code), "cl100k_base") / len(sample_text(code))
+                for code in EX01_LANGUAGES}
+    return {"fewer": fewer, "costliest": costliest, "predicted": predicted, "counts": counts, "per_char": per_char,
+            "best": min(counts, key=counts.get), "top": max(per_char, key=per_char.get), "chars": len(text)}
+
+
+def _q5_direction(obs) -> str:
+    real = obs["counts"]["o200k_base"]
+    return pgettext("exercise 01", "too high") if obs["predicted"] > real else pgettext("exercise 01", "too low")
+
+
+Q5 = CodeQuestion(
     "predict: which tokenizer, which language, how many tokens",
-    "q5.check(fewer, costliest, o200k_tokens)",
+    ("fewer", "costliest", "o200k_tokens"),
     hints=(
         "A tokenizer with a larger vocabulary has whole tokens for more words of more languages. o200k_base "
         "has about 200,000 tokens, cl100k_base about 100,000.",
         "In UTF-8 a Chinese character is 3 bytes and carries a whole syllable; cl100k_base often needs one or "
         "more tokens per Chinese character, while an English token covers about 4 letters.",
     ),
+    prepare=_q5_prepare,
+    cases=lambda rng: [Case(_("the Chinese sample sentence"))],
+    run=_q5_run,
+    rules=(
+        Rule("the tokenizer with fewer tokens", lambda obs, case: obs["fewer"] == obs["best"],
+             "the Chinese sentence is {counts} {fewer} tokens but {counts2} {best} tokens. {best}'s vocabulary is "
+             "twice as large and holds many Chinese words whole.",
+             lambda obs, case: {"counts": obs["counts"][obs["fewer"]], "fewer": obs["fewer"],
+                                "counts2": obs["counts"][obs["best"]], "best": obs["best"]}),
+        Rule("the costliest per character", lambda obs, case: obs["costliest"] == obs["top"],
+             "per character, cl100k_base spends {per_char:.2f} tokens on the {ex01_languages} sentence but "
+             "{per_char2:.2f} on the {ex01_languages2} one. Count characters, not words: a Chinese character is a "
+             "whole syllable, 3 bytes in UTF-8.",
+             lambda obs, case: {"per_char": obs["per_char"][obs["costliest"]],
+                                "ex01_languages": pgettext("exercise 01", EX01_LANGUAGES[obs["costliest"]]),
+                                "per_char2": obs["per_char"][obs["top"]],
+                                "ex01_languages2": pgettext("exercise 01", EX01_LANGUAGES[obs["top"]])}),
+        Rule("a number of tokens", lambda obs, case: obs["predicted"] > 0,
+             "`o200k_tokens` should be a positive number of tokens, got {predicted}.",
+             lambda obs, case: {"predicted": obs["predicted"]}),
+        Rule("within 25%", lambda obs, case: abs(obs["predicted"] - obs["counts"]["o200k_base"])
+             <= EX01_TOLERANCE * obs["counts"]["o200k_base"],
+             "{predicted} is {direction}: the sentence has {len} characters and {real} o200k_base tokens ({value:.2f} "
+             "a character). Run the visualiser below to see where it cuts, then set `o200k_tokens` to the count it "
+             "shows.",
+             lambda obs, case: {"predicted": obs["predicted"], "direction": _q5_direction(obs), "len": obs["chars"],
+                                "real": obs["counts"]["o200k_base"],
+                                "value": obs["counts"]["o200k_base"] / obs["chars"]}),
+    ),
+    praise="o200k_base cuts the Chinese sentence into fewer tokens than cl100k_base, which spends more tokens a "
+           "character on it than on the English or Persian sentence, and your prediction was within 25% of the "
+           "real count.",
+    seeds=1,  # a prediction about one fixed sentence
 )
+
+
+@ex01.question(Q5.title, f"q5.{Q5.usage}", hints=Q5.hints)
 def _ex01_q5(q, fewer, costliest, o200k_tokens):
-    from course_utils.pictures.token_view import sample_text
-    from course_utils.window.tokens import count_text_tokens, tokenizer_status
-
-    for encoding in EX01_TOKENIZERS:
-        status = tokenizer_status(encoding=encoding)
-        if not status.exact_available:  # the check needs the real counts: say so, do not guess
-            return q.wrong(_("this check needs the exact {encoding} tokenizer, which is "
-                             "unavailable here: {note}").format(encoding=encoding, note=status.note))
-    text = sample_text("zh")
-    counts = {encoding: count_text_tokens(text, encoding) for encoding in EX01_TOKENIZERS}
-    per_char = {code: count_text_tokens(sample_text(code), "cl100k_base") / len(sample_text(code)) for code in EX01_LANGUAGES}
-
-    fewer = _ex01_choice(q, fewer, "fewer", EX01_TOKENIZERS)
-    costliest = _ex01_choice(q, costliest, "costliest", tuple(EX01_LANGUAGES))
-    predicted = q.as_int(o200k_tokens, "o200k_tokens")
-
-    best = min(counts, key=counts.get)
-    if fewer != best:
-        return q.wrong(_("the Chinese sentence is {counts} {fewer} tokens but {counts2} {best} "
-                         "tokens. {best}'s vocabulary is twice as large and holds many Chinese "
-                         "words whole.").format(counts=counts[fewer], fewer=fewer, counts2=counts[best], best=best))
-    top = max(per_char, key=per_char.get)
-    if costliest != top:
-        return q.wrong(_("per character, cl100k_base spends {per_char:.2f} tokens on the "
-                         "{ex01_languages} sentence but {per_char2:.2f} on the {ex01_languages2} "
-                         "one. Count characters, not words: a Chinese character is a whole "
-                         "syllable, 3 bytes in UTF-8.").format(per_char=per_char[costliest], ex01_languages=pgettext("exercise 01", EX01_LANGUAGES[costliest]), per_char2=per_char[top], ex01_languages2=pgettext("exercise 01", EX01_LANGUAGES[top])))
-    real = counts["o200k_base"]
-    if predicted <= 0:
-        return q.wrong(_("`o200k_tokens` should be a positive number of tokens, got {predicted}.").format(predicted=predicted))
-    if abs(predicted - real) > EX01_TOLERANCE * real:
-        direction = pgettext("exercise 01", "too high") if predicted > real else pgettext("exercise 01", "too low")
-        return q.wrong(_("{predicted} is {direction}: the sentence has {len} characters and {real} "
-                         "o200k_base tokens ({value:.2f} a character). Run the visualiser below to "
-                         "see where it cuts, then set `o200k_tokens` to the count it shows.").format(predicted=predicted, direction=direction, len=len(text), real=real, value=real / len(text)))
+    """:data:`Q5` judges; a right prediction is praised with the real counts."""
+    result = Q5.judge(q, fewer, costliest, o200k_tokens)
+    if not result.correct:
+        return result
+    obs = _q5_run(q, _q5_prepare(q, (fewer, costliest, o200k_tokens)), None)
     return q.correct(_("o200k_base cuts the Chinese sentence into {real} tokens, cl100k_base into "
                        "{counts} ({per_char:.2f} a character, the most of the three sentences). "
-                       "Your prediction {predicted} was within {ex01_tolerance:.0%}.").format(real=real, counts=counts['cl100k_base'], per_char=per_char['zh'], predicted=predicted, ex01_tolerance=EX01_TOLERANCE))
+                       "Your prediction {predicted} was within {ex01_tolerance:.0%}.").format(
+                           real=obs["counts"]["o200k_base"], counts=obs["counts"]["cl100k_base"],
+                           per_char=obs["per_char"]["zh"], predicted=obs["predicted"], ex01_tolerance=EX01_TOLERANCE))
+
+
+_ex01_q5.spec = Q5
 
 
 def __getattr__(name: str):
