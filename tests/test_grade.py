@@ -254,7 +254,7 @@ def test_every_case_is_recorded_as_what_it_is(graded):
 def test_messages_hints_and_details(graded):
     table = rows(graded[1][0][1])
     bob = table[("bob", "q1")]
-    assert bob["message"].startswith("`room(8192, 1200, 450, 1024)` returned 5519") and bob["hint"] == ex02.q1.hints[0]
+    assert bob["message"].startswith("room(8192, 1200, 450, 1024) returned 5519") and bob["hint"] == ex02.q1.hints[0]
     assert table[("alice", "q1")]["hint"] == "" and table[("alice", "q1")]["title"] == ex02.q1.title
     assert table[("carol", "q2")]["message"].startswith("the body of budget is still ...")
     assert table[("dave", "q1")]["notebook_detail"] == "the kernel died while running cell 6"
@@ -294,7 +294,7 @@ def test_html_escapes_student_text_and_shows_every_status(graded):
     assert "<img" not in page and "mallory&lt;img src=x onerror=alert(1)&gt;" in page
     for status in grade.results.QUESTION_STATUSES + grade.results.NOTEBOOK_STATUSES:
         assert status in page
-    assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. `room(8192, 1200, 450, 1024)` returned 5519' in page
+    assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. room(8192, 1200, 450, 1024) returned 5519' in page
 
 
 def test_progress_and_summary_on_stderr(graded):
