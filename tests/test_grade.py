@@ -267,7 +267,8 @@ def test_messages_hints_and_details(graded):
     assert "never ran: the notebook stopped first (disk limit)" in table[("judy", "q2")]["message"]
     assert table[("heidi", "")]["notebook_detail"] == "the file is not valid JSON."
     assert table[("ivan", "")]["notebook_detail"] == "the file is a symbolic link (not followed)."
-    assert table[(EVIL, "q1")]["message"] == "B should be a whole number of tokens, got 'no key found'."  # CSV: plain words
+    assert table[(EVIL, "q1")]["message"] == (  # CSV: plain words
+        "room(8192, 1200, 450, 1024) returned 'no key found'; room should return a whole number of tokens.")
 
 
 def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissions):
