@@ -234,7 +234,20 @@ def budget_type_error(limit, system, user, reserve):
     return left
 
 
-EX02_Q2 = [(budget, OK), (budget_lt, NO), (budget_clamps, NO), (budget_no_reserve, NO), (budget_constant, NO),
+def budget_refuses_known(limit, system, user, reserve):  # hostile: refuses the printed no-room cases only
+    if (limit, system, user, reserve) in ((2048, 900, 700, 512), (1000, 300, 200, 500), (4096, 4000, 100, 50)):
+        raise ValueError("no room")
+    return limit - system - user - reserve
+
+
+def budget_fixed_limit(limit, system, user, reserve):  # hostile: the lesson's 4096 whatever it is given
+    left = 4096 - system - user - reserve
+    if left <= 0:
+        raise ValueError("no room")
+    return left
+
+
+EX02_Q2 = [(budget, OK), (budget_refuses_known, NO), (budget_fixed_limit, NO), (budget_lt, NO), (budget_clamps, NO), (budget_no_reserve, NO), (budget_constant, NO),
            (budget_lookup, NO), (budget_always_raises, NO), (budget_empty_message, NO), (budget_type_error, NO),
            (2866, NO)]
 
@@ -460,9 +473,27 @@ def keep_everything(messages, max_tokens, token_counter):  # hostile
     return list(messages)
 
 
+def keep_fixed_budget(messages, max_tokens, token_counter):  # hostile: the exercise's 175 whatever it is given
+    return keep_last_tokens(messages, 175, token_counter)
+
+
+def keep_by_heart(messages, max_tokens, token_counter):  # hostile: the two printed examples' answers, else all
+    ids = [m.id for m in messages]
+    if ids[:2] == ["h1", "a1"]:
+        return [m for m in messages if m.id in ("h2", "a2", "h3", "a3")]
+    return list(messages)
+
+
+def keep_trim_alias(messages, max_tokens, token_counter):  # hostile: the library under another name
+    from langchain_core.messages import utils
+
+    walk = getattr(utils, "trim_" + "messages")
+    return walk(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="last")
+
+
 EX03_Q2 = [(keep_last_tokens, OK), (keep_strict, NO), (keep_skipping, NO), (keep_newest_first, NO),
            (keep_calls_trim, NO), (keep_in_place, NO), (keep_first, NO), (keep_count_budget, NO),
-           (keep_everything, NO)]
+           (keep_everything, NO), (keep_fixed_budget, NO), (keep_by_heart, NO), (keep_trim_alias, NO)]
 
 
 @pytest.mark.parametrize("answer, status", EX03_Q2, ids=_name)
@@ -515,9 +546,23 @@ def everything(messages, max_tokens):  # hostile
     return list(messages)
 
 
+def fixed_budget(messages, max_tokens):  # hostile: the notebook's 600 whatever it is given
+    return safe_trim(messages, 600)
+
+
+def other_counter(messages, max_tokens):  # hostile: safe, but counted as 10 tokens a message
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=lambda ms: 10 * len(ms), strategy="last",
+                         start_on="human", include_system=True)
+
+
+def system_and_last_turn(messages, max_tokens):  # hostile: always safe, always small
+    last_human = max(i for i, m in enumerate(messages) if m.type == "human")
+    return [m for m in messages[:1] if m.type == "system"] + list(messages[last_human:])
+
+
 EX03_Q3 = [(safe_trim, OK), (safe_trim_reference, OK), (trim_no_start, NO), (trim_no_system, NO),
            (trim_first, NO), (drop_tool_messages, NO), (half_budget, NO), (only_last_question, NO),
-           (everything, NO)]
+           (everything, NO), (fixed_budget, NO), (other_counter, NO), (system_and_last_turn, NO)]
 
 
 @pytest.mark.parametrize("answer, status", EX03_Q3, ids=_name)
