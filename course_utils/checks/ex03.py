@@ -1,6 +1,11 @@
 """Exercise 03: trimming walkthrough (``exercises/03_..._exercise.ipynb``, after ``notebooks/03_trimming_walkthrough.ipynb``).
 
 The notebook binds its questions with ``from course_utils.checks import ex03``.
+
+Questions 1 to 3 are data (:class:`~course_utils.checks.questions.CodeQuestion`): question 1's one case is the
+exercise conversation counted by hand; questions 2 and 3 run the learner's function on the lesson's conversations
+and on conversations and budgets drawn when the check runs (on, just under and around each edge), each with the
+rule the question states and the known mistakes that explain a failure.
 """
 
 from __future__ import annotations
