@@ -142,7 +142,7 @@ def test_status_must_be_known():
 def test_blank_value_is_not_attempted(value):
     result = ex02.q1.check(value)
     assert result.status == "not attempted"
-    assert "q1.check(B)" in result.message
+    assert "q1.check(room)" in result.message
 
 
 def stub_ellipsis(messages, max_tokens, token_counter):
@@ -214,15 +214,16 @@ def test_wrong_number_of_arguments_shows_how_to_call():
 
 def test_strict_mode_raises_for_every_status_but_correct():
     checks.set_strict(True)
-    assert ex02.q1.check(5518).status == "correct"
-    with pytest.raises(AssertionError, match=r"\[not quite\] q1 \(compute B\): 6542 is not it"):
-        ex02.q1.check(6542)
+    assert ex02.q1.check(lambda limit, system, user, reserve: limit - system - user - reserve).status == "correct"
+    with pytest.raises(AssertionError, match=r"\[not quite\] q1 \(compute B\): room\(8192, 1200, 450, 1024\): you "
+                                             r"forgot to take off the reply reserve"):
+        ex02.q1.check(lambda limit, system, user, reserve: limit - system - user)
     with pytest.raises(AssertionError, match="not attempted"):
         ex02.q1.check(...)
     with pytest.raises(AssertionError, match="raised ZeroDivisionError"):
         ex02.q2.check(lambda limit, system, user, reserve: 1 // 0)
     checks.set_strict(False)
-    assert ex02.q1.check(6542).status == "wrong"
+    assert ex02.q1.check(lambda limit, system, user, reserve: limit - system - user).status == "wrong"
 
 
 def test_set_strict_rejects_non_bool():

@@ -1,9 +1,12 @@
 """The table for exercises 01-03: right, wrong and hostile answers to each code question, with the status each gets.
 
-Code questions run on cases made at check time (conversations, costs and budgets drawn when the check runs), so
-a function that only knows the notebook's examples, or a constant, does not pass. Each hostile answer is built to
-get "Correct" without being right; none may. The reason questions (01 q4, 02 q4, 03 q4) are in
-tests/test_checks_table.py's reason table.
+Code questions run on cases made at check time (conversations, costs, budgets, chats and limits drawn when the
+check runs), so a function that only knows the notebook's examples, or a constant, does not pass. Where a question
+asks to compute a value (01 q1 the total sent, 01 q3 the first call over the limit, 02 q1 the history budget, 02 q3
+the shortfall) the answer is a function, run on the question's own numbers first and then on scenarios the learner
+never saw; a number typed by hand, even the right one, is refused. Each hostile answer is built to get "Correct"
+without being right; none may. Every row runs in English and in Persian. The reason questions (01 q4, 02 q4, 03 q4)
+are in tests/test_checks_table.py's reason table.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from course_utils import checks
 from course_utils.checks import ex01, ex02, ex03
 from course_utils.checks.status import Status
+from course_utils.window.growth import replay_growth
 from course_utils.window.sequences import safe_trim_kwargs
 
 OK, NO = Status.CORRECT, Status.WRONG
@@ -41,6 +45,64 @@ def _name(value):
 def _run(question, answer, times=2):
     """The statuses of ``times`` checks of ``answer`` (each check draws its own cases)."""
     return [question.check(answer).status for _ in range(times)]
+
+
+# --- exercise 01 q1: total_sent(calls, question, answer) -----------------------------------------------------
+
+def total_sent(calls, question, answer):
+    return sum((k - 1) * (question + answer) + question for k in range(1, calls + 1))
+
+
+def total_sent_closed_form(calls, question, answer):  # right: n questions plus (n - 1) n / 2 turns
+    return calls * question + (question + answer) * calls * (calls - 1) // 2
+
+
+def total_sent_float(calls, question, answer):  # right: a whole float is a whole number of tokens
+    return calls * question + (question + answer) * calls * (calls - 1) / 2
+
+
+def total_own_answer(calls, question, answer):
+    return sum(k * (question + answer) for k in range(1, calls + 1))
+
+
+def total_last_call(calls, question, answer):
+    return (calls - 1) * (question + answer) + question
+
+
+def total_constant(calls, question, answer):  # hostile: the question's number
+    return 4900
+
+
+def total_lookup(calls, question, answer):  # hostile: the question's chat by heart, the history once otherwise
+    return 4900 if (calls, question, answer) == (10, 40, 60) else calls * (question + answer)
+
+
+def total_fixed_turn(calls, question, answer):  # hostile: the question's 40 and 60 whatever it is given
+    return sum((k - 1) * 100 + 40 for k in range(1, calls + 1))
+
+
+def total_ten_calls(calls, question, answer):  # hostile: always ten calls
+    return sum((k - 1) * (question + answer) + question for k in range(1, 11))
+
+
+def total_square(calls, question, answer):  # hostile: "it grows with the square", rounded to fit 4900
+    return round(calls ** 2 * (question + answer) / 2 - calls * 10)
+
+
+def total_as_text(calls, question, answer):  # hostile: the right number, as text
+    return str(total_sent(calls, question, answer))
+
+
+EX01_Q1 = [(total_sent, OK), (total_sent_closed_form, OK), (total_sent_float, OK),
+           (total_own_answer, NO), (total_last_call, NO), (total_constant, NO), (total_lookup, NO),
+           (total_fixed_turn, NO), (total_ten_calls, NO), (total_square, NO), (total_as_text, NO),
+           (4900, NO), ("4900", NO)]
+
+
+@pytest.mark.parametrize("answer, status", EX01_Q1, ids=_name)
+def test_ex01_q1(answer, status):
+    for got in _run(ex01.q1, answer):
+        assert got == status if status is OK else got in BAD
 
 
 # --- exercise 01 q2: cumulative_sent(messages, token_counter) ----------------------------------------------
@@ -172,7 +234,20 @@ def budget_type_error(limit, system, user, reserve):
     return left
 
 
-EX02_Q2 = [(budget, OK), (budget_lt, NO), (budget_clamps, NO), (budget_no_reserve, NO), (budget_constant, NO),
+def budget_refuses_known(limit, system, user, reserve):  # hostile: refuses the printed no-room cases only
+    if (limit, system, user, reserve) in ((2048, 900, 700, 512), (1000, 300, 200, 500), (4096, 4000, 100, 50)):
+        raise ValueError("no room")
+    return limit - system - user - reserve
+
+
+def budget_fixed_limit(limit, system, user, reserve):  # hostile: the lesson's 4096 whatever it is given
+    left = 4096 - system - user - reserve
+    if left <= 0:
+        raise ValueError("no room")
+    return left
+
+
+EX02_Q2 = [(budget, OK), (budget_refuses_known, NO), (budget_fixed_limit, NO), (budget_lt, NO), (budget_clamps, NO), (budget_no_reserve, NO), (budget_constant, NO),
            (budget_lookup, NO), (budget_always_raises, NO), (budget_empty_message, NO), (budget_type_error, NO),
            (2866, NO)]
 
@@ -180,6 +255,54 @@ EX02_Q2 = [(budget, OK), (budget_lt, NO), (budget_clamps, NO), (budget_no_reserv
 @pytest.mark.parametrize("answer, status", EX02_Q2, ids=_name)
 def test_ex02_q2(answer, status):
     for got in _run(ex02.q2, answer):
+        assert got == status if status is OK else got in BAD
+
+
+# --- exercise 02 q1: room(limit, system, user, reserve) -------------------------------------------------------
+
+def room(limit, system, user, reserve):
+    return limit - system - user - reserve
+
+
+def room_in_steps(limit, system, user, reserve):
+    left = limit
+    for part in (system, user, reserve):
+        left -= part
+    return left
+
+
+def room_no_reserve(limit, system, user, reserve):
+    return limit - system - user
+
+
+def room_constant(limit, system, user, reserve):  # hostile: the question's 5518
+    return 5518
+
+
+def room_lookup(limit, system, user, reserve):  # hostile: the question's model by heart, a share otherwise
+    return 5518 if (limit, system, user, reserve) == (8192, 1200, 450, 1024) else limit * 2 // 3
+
+
+def room_fixed_limit(limit, system, user, reserve):  # hostile: the question's window whatever it is given
+    return 8192 - system - user - reserve
+
+
+def room_fixed_reserve(limit, system, user, reserve):  # hostile: the question's reserve whatever it is given
+    return limit - system - user - 1024
+
+
+def room_share(limit, system, user, reserve):  # hostile: about two thirds of the window, 5518 at 8192... not quite
+    return round(limit * 0.6736)
+
+
+EX02_Q1 = [(room, OK), (room_in_steps, OK), (budget, OK),
+           (room_no_reserve, NO), (room_constant, NO), (room_lookup, NO), (room_fixed_limit, NO),
+           (room_fixed_reserve, NO), (room_share, NO), (5518, NO)]
+
+
+@pytest.mark.parametrize("answer, status", EX02_Q1, ids=_name)
+def test_ex02_q1(answer, status):
+    for got in _run(ex02.q1, answer, times=3):
         assert got == status if status is OK else got in BAD
 
 
@@ -202,15 +325,60 @@ def _raised_here():
         return err
 
 
+def shortfall(limit, system, user, reserve):
+    return max(0, system + user + reserve - limit)
+
+
+def shortfall_if(limit, system, user, reserve):
+    over = system + user + reserve - limit
+    return over if over > 0 else 0
+
+
+def shortfall_unclamped(limit, system, user, reserve):  # negative when the parts fit
+    return system + user + reserve - limit
+
+
+def shortfall_abs(limit, system, user, reserve):  # hostile: positive either way
+    return abs(system + user + reserve - limit)
+
+
+def shortfall_constant(limit, system, user, reserve):  # hostile: the question's 64
+    return 64
+
+
+def shortfall_lookup(limit, system, user, reserve):  # hostile: the question's case by heart, 0 otherwise
+    return 64 if (limit, system, user, reserve) == (2048, 900, 700, 512) else 0
+
+
+def shortfall_fixed_limit(limit, system, user, reserve):  # hostile: the question's window whatever it is given
+    return max(0, system + user + reserve - 2048)
+
+
+def shortfall_no_reserve(limit, system, user, reserve):
+    return max(0, system + user - limit)
+
+
+def shortfall_over_or_64(limit, system, user, reserve):  # hostile: 64 whenever the parts do not fit
+    return 64 if system + user + reserve > limit else 0
+
+
+def shortfall_ge(limit, system, user, reserve):  # hostile: "no room" at the limit counted as 1 short
+    over = system + user + reserve - limit
+    return over + 1 if over >= 0 else 0
+
+
 EX02_Q3 = [
-    ((_caught, 64), OK),
-    ((_caught, -64), NO), ((_caught, 2112), NO), ((_caught, 0), NO), ((_caught, 1024), NO),
-    ((lambda: ValueError, 64), NO), ((lambda: 64, 64), NO),
-    ((lambda: ValueError("no room"), 64), NO),  # hostile: an error typed by hand
-    ((lambda: ValueError(str(_caught())), 64), NO),  # hostile: the real message copied into a new error
-    ((_raised_here, 64), NO),  # hostile: raised (and caught) by the learner's own code
-    ((lambda: RuntimeError("no room left for history"), 64), NO),
-    ((lambda: _other_parts(), 64), NO),  # hostile: a real history_budget error, for other parts
+    ((_caught, shortfall), OK), ((_caught, shortfall_if), OK),
+    ((_caught, shortfall_unclamped), NO), ((_caught, shortfall_abs), NO), ((_caught, shortfall_constant), NO),
+    ((_caught, shortfall_lookup), NO), ((_caught, shortfall_fixed_limit), NO), ((_caught, shortfall_no_reserve), NO),
+    ((_caught, shortfall_over_or_64), NO), ((_caught, shortfall_ge), NO),
+    ((_caught, 64), NO), ((_caught, "64"), NO),  # a number typed by hand, even the right one
+    ((lambda: ValueError, shortfall), NO), ((lambda: 64, shortfall), NO),
+    ((lambda: ValueError("no room"), shortfall), NO),  # hostile: an error typed by hand
+    ((lambda: ValueError(str(_caught())), shortfall), NO),  # hostile: the real message copied into a new error
+    ((_raised_here, shortfall), NO),  # hostile: raised (and caught) by the learner's own code
+    ((lambda: RuntimeError("no room left for history"), shortfall), NO),
+    ((lambda: _other_parts(), shortfall), NO),  # hostile: a real history_budget error, for other parts
 ]
 
 
@@ -223,11 +391,13 @@ def _other_parts():
         return err
 
 
-@pytest.mark.parametrize("answer, status", EX02_Q3, ids=lambda v: repr(v[1]) if isinstance(v, tuple) else str(v))
+@pytest.mark.parametrize("answer, status", EX02_Q3, ids=lambda v: "-".join(_name(x) for x in v)
+                         if isinstance(v, tuple) else str(v))
 def test_ex02_q3(answer, status):
-    make, shortfall = answer
-    result = ex02.q3.check(make(), shortfall)
-    assert (result.status == status) if status is OK else result.status in BAD, result.message
+    make, given = answer
+    for _n in range(3):  # each check draws its own parts
+        result = ex02.q3.check(make(), given)
+        assert (result.status == status) if status is OK else result.status in BAD, result.message
 
 
 # --- exercise 03 q2: keep_last_tokens by hand -----------------------------------------------------------------
@@ -303,9 +473,27 @@ def keep_everything(messages, max_tokens, token_counter):  # hostile
     return list(messages)
 
 
+def keep_fixed_budget(messages, max_tokens, token_counter):  # hostile: the exercise's 175 whatever it is given
+    return keep_last_tokens(messages, 175, token_counter)
+
+
+def keep_by_heart(messages, max_tokens, token_counter):  # hostile: the two printed examples' answers, else all
+    ids = [m.id for m in messages]
+    if ids[:2] == ["h1", "a1"]:
+        return [m for m in messages if m.id in ("h2", "a2", "h3", "a3")]
+    return list(messages)
+
+
+def keep_trim_alias(messages, max_tokens, token_counter):  # hostile: the library under another name
+    from langchain_core.messages import utils
+
+    walk = getattr(utils, "trim_" + "messages")
+    return walk(messages, max_tokens=max_tokens, token_counter=token_counter, strategy="last")
+
+
 EX03_Q2 = [(keep_last_tokens, OK), (keep_strict, NO), (keep_skipping, NO), (keep_newest_first, NO),
            (keep_calls_trim, NO), (keep_in_place, NO), (keep_first, NO), (keep_count_budget, NO),
-           (keep_everything, NO)]
+           (keep_everything, NO), (keep_fixed_budget, NO), (keep_by_heart, NO), (keep_trim_alias, NO)]
 
 
 @pytest.mark.parametrize("answer, status", EX03_Q2, ids=_name)
@@ -358,9 +546,23 @@ def everything(messages, max_tokens):  # hostile
     return list(messages)
 
 
+def fixed_budget(messages, max_tokens):  # hostile: the notebook's 600 whatever it is given
+    return safe_trim(messages, 600)
+
+
+def other_counter(messages, max_tokens):  # hostile: safe, but counted as 10 tokens a message
+    return trim_messages(messages, max_tokens=max_tokens, token_counter=lambda ms: 10 * len(ms), strategy="last",
+                         start_on="human", include_system=True)
+
+
+def system_and_last_turn(messages, max_tokens):  # hostile: always safe, always small
+    last_human = max(i for i, m in enumerate(messages) if m.type == "human")
+    return [m for m in messages[:1] if m.type == "system"] + list(messages[last_human:])
+
+
 EX03_Q3 = [(safe_trim, OK), (safe_trim_reference, OK), (trim_no_start, NO), (trim_no_system, NO),
            (trim_first, NO), (drop_tool_messages, NO), (half_budget, NO), (only_last_question, NO),
-           (everything, NO)]
+           (everything, NO), (fixed_budget, NO), (other_counter, NO), (system_and_last_turn, NO)]
 
 
 @pytest.mark.parametrize("answer, status", EX03_Q3, ids=_name)
@@ -372,10 +574,6 @@ def test_ex03_q3(answer, status):
 # --- value questions: the exact value, and the known mistakes ---------------------------------------------
 
 VALUES = [
-    (ex01.q1, (4900,), OK), (ex01.q1, (5500,), NO), (ex01.q1, (940,), NO), (ex01.q1, (1000,), NO),
-    (ex01.q1, (4500,), NO), (ex01.q1, (-4900,), NO), (ex01.q1, ("lots",), NO),
-    (ex02.q1, (5518,), OK), (ex02.q1, (6542,), NO), (ex02.q1, (2674,), NO), (ex02.q1, (-5518,), NO),
-    (ex02.q1, (5519,), NO), (ex02.q1, (15036,), NO),
     (ex03.q1, (["h2", "a2", "h3", "a3"],), OK), (ex03.q1, (["a3", "h3", "a2", "h2"],), NO),
     (ex03.q1, (["h1", "a1", "h2"],), NO), (ex03.q1, (["h3", "a3"],), NO), (ex03.q1, (["a1", "h2", "a2", "h3", "a3"],), NO),
     (ex03.q1, (["h1", "a1", "h2", "a2", "h3", "a3"],), NO), (ex03.q1, ("h2 a2 h3 a3",), NO), (ex03.q1, (["x"],), NO),
@@ -403,26 +601,100 @@ def _figure(report):
     return growth_figure(report)
 
 
-def test_ex01_q3_table():
+def first_over(conversation, limit):
+    first = replay_growth(conversation, "approximate", limit=limit).first_over_limit
+    return None if first is None else first.call
+
+
+def first_over_loop(conversation, limit):
+    total_calls = 0
+    for i, message in enumerate(conversation):
+        if isinstance(message, AIMessage):
+            total_calls += 1
+            if count_tokens_approximately(conversation[:i]) > limit:
+                return total_calls
+    return None
+
+
+def first_over_at_limit(conversation, limit):  # a call that sends exactly the limit counted as over
+    rows = replay_growth(conversation, "approximate").rows
+    return next((row.call for row in rows if row.sent_tokens >= limit), None)
+
+
+def first_over_position(conversation, limit):
+    first = replay_growth(conversation, "approximate", limit=limit).first_over_limit
+    return None if first is None else first.ai_index
+
+
+def first_over_constant(conversation, limit):  # hostile: the question's 20
+    return 20
+
+
+def first_over_lookup(conversation, limit):  # hostile: 20 for the question's limit, never over otherwise
+    return 20 if limit == 2000 else None
+
+
+def first_over_long_chat(conversation, limit):  # hostile: measures long_chat whatever it is given
+    from course_utils.core.samples import load_conversation
+
+    return first_over(load_conversation("long_chat"), limit)
+
+
+def first_over_fixed_limit(conversation, limit):  # hostile: the question's 2000 whatever it is given
+    return first_over(conversation, 2000)
+
+
+def first_over_running_total(conversation, limit):  # hostile: the cumulative total against the limit
+    rows = replay_growth(conversation, "approximate").rows
+    return next((row.call for row in rows if row.cumulative_sent_tokens > limit), None)
+
+
+def first_over_dummy(conversation, limit):  # hostile: another counter
+    first = replay_growth(conversation, "dummy", limit=limit).first_over_limit
+    return None if first is None else first.call
+
+
+FIRST_OVER = [(first_over, OK), (first_over_loop, OK),
+              (first_over_at_limit, NO), (first_over_position, NO), (first_over_constant, NO), (first_over_lookup, NO),
+              (first_over_long_chat, NO), (first_over_fixed_limit, NO), (first_over_running_total, NO),
+              (first_over_dummy, NO), (20, NO)]
+
+
+@pytest.mark.parametrize("answer, status", FIRST_OVER, ids=_name)
+def test_ex01_q3_first_over(answer, status):
+    import matplotlib.pyplot as plt
+
+    report = _long_chat()
+    try:
+        for _n in range(2):  # each check draws its own limits and conversations
+            result = ex01.q3.check(report, _figure(report), answer)
+            assert (result.status == status) if status is OK else result.status in BAD, result.message
+    finally:
+        plt.close("all")
+
+
+def test_ex01_q3_report_and_figure():
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
     report = _long_chat()
     fig = _figure(report)
-    first = report.first_over_limit
     try:
-        assert ex01.q3.check(report, fig, first.call).status == OK
+        assert ex01.q3.check(report, fig, first_over).status == OK
         rows = [
-            (report, fig, first.ai_index), (report, fig, first.call - 1), (report, fig, first.call + 1),
-            (report, fig, 0), (_long_chat(limit=4000), fig, first.call), (_long_chat(counter="dummy"), fig, first.call),
-            (report, Figure(), first.call), (report, "figure", first.call), ("report", fig, first.call),
-            (report, fig, "the first one"),
+            (_long_chat(limit=4000), fig), (_long_chat(counter="dummy"), fig), (_long_chat(policy=_trim_1000), fig),
+            (report, Figure()), (report, "figure"), ("report", fig), (..., fig), (report, ...),
         ]
-        for row in rows:
-            result = ex01.q3.check(*row)
-            assert result.status in BAD, (row[2], result.message)
+        for given_report, given_fig in rows:
+            result = ex01.q3.check(given_report, given_fig, first_over)
+            assert result.status in BAD, result.message
     finally:
         plt.close("all")
+
+
+def _trim_1000(history):
+    return trim_messages(history, max_tokens=1000, token_counter="approximate", strategy="last", start_on="human",
+                         include_system=True)
 
 
 def _zh_tokens():

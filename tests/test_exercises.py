@@ -268,6 +268,23 @@ def bob_report(counter="dummy", limit=2000):
     return replay_growth(load_conversation("long_chat"), counter, limit=limit)
 
 
+def first_over(conversation, limit):
+    first = replay_growth(conversation, "approximate", limit=limit).first_over_limit
+    return None if first is None else first.call
+
+
+def first_over_shifted(by):
+    """first_over with a known slip: the AIMessage's position ("ai_index"), or the call number shifted by ``by``."""
+
+    def slipped(conversation, limit):
+        first = replay_growth(conversation, "approximate", limit=limit).first_over_limit
+        if first is None:
+            return None
+        return first.ai_index if by == "ai_index" else first.call + by
+
+    return slipped
+
+
 def right_figure():
     from course_utils.pictures.plots import growth_figure
 
@@ -652,11 +669,12 @@ WHOLE = 8192 - 800 - 500 - T
 
 WRONG = [
     # 01 q1: cumulative tokens sent
-    (ex01.q1, (5500,), "wrong", "own answer"),
-    (ex01.q1, (940,), "wrong", "10th call alone"),
-    (ex01.q1, (4500,), "wrong", "new 40-token question"),
-    (ex01.q1, (3960,), "wrong", "off by one"),
-    (ex01.q1, ("4900",), "wrong", "whole number"),
+    (ex01.q1, (lambda calls, q, a: sum(k * (q + a) for k in range(1, calls + 1)),), "wrong", "own answer"),
+    (ex01.q1, (lambda calls, q, a: (calls - 1) * (q + a) + q,), "wrong", "last call alone"),
+    (ex01.q1, (lambda calls, q, a: sum((k - 1) * (q + a) for k in range(1, calls + 1)),), "wrong", "new question"),
+    (ex01.q1, (lambda calls, q, a: sum((k - 1) * (q + a) + q for k in range(1, calls)),), "wrong", "off by one"),
+    (ex01.q1, (lambda calls, q, a: "4900",), "wrong", "whole number"),
+    (ex01.q1, (4900,), "wrong", "should be a function"),
     # 01 q2: cumulative_sent
     (ex01.q2, (cumulative_including_reply,), "wrong", "included each reply"),
     (ex01.q2, (per_call_not_cumulative,), "wrong", "running total"),
@@ -665,13 +683,15 @@ WRONG = [
     (ex01.q2, (reverses_in_place,), "wrong", "changed the list"),
     (ex01.q2, (raises_key_error,), "error", "raised KeyError"),
     # 01 q3: measure and plot
-    (ex01.q3, (bob_report("dummy"), None, 20), "wrong", "'dummy' counter"),
-    (ex01.q3, (bob_report("approximate", limit=1000), None, 20), "wrong", "limit=2000"),
-    (ex01.q3, ("report", None, 20), "wrong", "replay_growth"),
-    (ex01.q3, (bob_report("approximate"), "figure", 20), "wrong", "growth_figure"),
-    (ex01.q3, (bob_report("approximate"), right_figure(), 40), "wrong", "position of that call's AIMessage"),
-    (ex01.q3, (bob_report("approximate"), right_figure(), 19), "wrong", "still fits"),
-    (ex01.q3, (bob_report("approximate"), right_figure(), 21), "wrong", "off by one"),
+    (ex01.q3, (bob_report("dummy"), right_figure(), first_over), "wrong", "'dummy' counter"),
+    (ex01.q3, (bob_report("approximate", limit=1000), right_figure(), first_over), "wrong", "limit=2000"),
+    (ex01.q3, ("report", right_figure(), first_over), "wrong", "replay_growth"),
+    (ex01.q3, (bob_report("approximate"), "figure", first_over), "wrong", "growth_figure"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), 20), "wrong", "should be a function"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), first_over_shifted("ai_index")), "wrong",
+     "position of that call's AIMessage"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), first_over_shifted(-1)), "wrong", "still fits"),
+    (ex01.q3, (bob_report("approximate"), right_figure(), first_over_shifted(1)), "wrong", "off by one"),
     # 01 q4: how does it grow
     (ex01.q4, ("c", "c", {1, 2}, WHY), "wrong", "per call"),
     (ex01.q4, ("d", "d", {1, 2}, WHY), "wrong", "with a cap"),
@@ -685,10 +705,11 @@ WRONG = [
     (ex01.q5, ("o200k_base", "zh", 60), "wrong", "too high"),
     (ex01.q5, ("o200k_base", "zh", ...), "not attempted", "o200k_tokens"),
     # 02 q1: B
-    (ex02.q1, (6542,), "wrong", "reply reserve"),
-    (ex02.q1, (6718,), "wrong", "system prompt"),
-    (ex02.q1, (2674,), "wrong", "fixed parts use"),
-    (ex02.q1, (-5518,), "wrong", "other way round"),
+    (ex02.q1, (lambda limit, s, u, r: limit - s - u,), "wrong", "reply reserve"),
+    (ex02.q1, (lambda limit, s, u, r: limit - u - r,), "wrong", "system prompt"),
+    (ex02.q1, (lambda limit, s, u, r: s + u + r,), "wrong", "fixed parts use"),
+    (ex02.q1, (lambda limit, s, u, r: s + u + r - limit,), "wrong", "other way round"),
+    (ex02.q1, (5518,), "wrong", "should be a function"),
     # 02 q2: budget()
     (ex02.q2, (budget_no_raise,), "wrong", "raise ValueError"),
     (ex02.q2, (budget_returns_zero,), "wrong", "Returning 0 hides"),
@@ -699,8 +720,11 @@ WRONG = [
     # 02 q3: no room left
     (ex02.q3, (64, 64), "wrong", "not the number"),
     (ex02.q3, (ValueError, 64), "wrong", "exception *class*"),
-    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), -64), "wrong", "sign"),
-    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), 2112), "wrong", "add up"),
+    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), lambda limit, s, u, r: limit - s - u - r),
+     "wrong", "sign"),
+    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), lambda limit, s, u, r: s + u + r),
+     "wrong", "add up"),
+    (ex02.q3, (caught(limit=2048, system=900, user=700, reserve=512), 64), "wrong", "should be a function"),
     (ex02.q3, (ValueError("other"), 64), "wrong", "not the one"),
     # 02 q4: choose a fix
     (ex02.q4, ("b", {1, 2}, WHY), "wrong", "Trimming cannot fix it"),
@@ -884,8 +908,11 @@ def test_right_answers_pass():
     from course_utils.pictures.plots import growth_figure
 
     report = bob_report("approximate")
-    assert ex01.q3.check(report, growth_figure(report), 20).correct
-    assert ex02.q3.check(caught(limit=2048, system=900, user=700, reserve=512), 64).correct
+    assert ex01.q1.check(lambda calls, q, a: sum((k - 1) * (q + a) + q for k in range(1, calls + 1))).correct
+    assert ex01.q3.check(report, growth_figure(report), first_over).correct
+    assert ex02.q1.check(lambda limit, s, u, r: limit - s - u - r).correct
+    assert ex02.q3.check(caught(limit=2048, system=900, user=700, reserve=512),
+                         lambda limit, s, u, r: max(0, s + u + r - limit)).correct
     assert ex03.q1.check(["h2", "a2", "h3", "a3"]).correct
     assert ex03.q3.check(trim_with(strategy="last", start_on="human", include_system=True)).correct
     assert ex04.q2.check(node_factory()).correct

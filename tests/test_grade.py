@@ -98,14 +98,15 @@ def with_cell_after(nb, startswith: str, source: str) -> nbformat.NotebookNode:
 
 def wrong() -> nbformat.NotebookNode:
     nb = master()
-    nb.cells[code_index(nb, "B = ")].source = "B = 8192 - 1200 - 450 - 1024 + 1"  # off by one
+    nb.cells[code_index(nb, "def room")].source = (  # off by one
+        "def room(limit, system, user, reserve):\n    return limit - system - user - reserve + 1")
     return nb
 
 
 def evil(victim: Path) -> nbformat.NotebookNode:
     """Looks for the teacher's keys (its environment, every /proc/*/environ), then attacks another submission."""
     nb = master()
-    nb.cells[code_index(nb, "B = ")].source = (
+    nb.cells[code_index(nb, "def room")].source = (
         "import glob, os\n"
         "found = [os.environ.get(name, '') for name in ('OPENAI_API_KEY', 'GITHUB_TOKEN')]\n"
         "for path in glob.glob('/proc/*/environ'):\n"
@@ -114,7 +115,9 @@ def evil(victim: Path) -> nbformat.NotebookNode:
         "    except OSError:\n"
         "        pass\n"
         "B = ' '.join(f for f in found if f) or 'no key found'\n"
-        "print(B)"
+        "print(B)\n"
+        "def room(limit, system, user, reserve):\n"
+        "    return B"
     )
     return with_cell_after(nb, "q1.check", (
         f"assert B == 'no key found', B\n"
@@ -251,7 +254,7 @@ def test_every_case_is_recorded_as_what_it_is(graded):
 def test_messages_hints_and_details(graded):
     table = rows(graded[1][0][1])
     bob = table[("bob", "q1")]
-    assert bob["message"].startswith("5519 is not it") and bob["hint"] == ex02.q1.hints[0]
+    assert bob["message"].startswith("room(8192, 1200, 450, 1024) returned 5519") and bob["hint"] == ex02.q1.hints[0]
     assert table[("alice", "q1")]["hint"] == "" and table[("alice", "q1")]["title"] == ex02.q1.title
     assert table[("carol", "q2")]["message"].startswith("the body of budget is still ...")
     assert table[("dave", "q1")]["notebook_detail"] == "the kernel died while running cell 6"
@@ -264,7 +267,8 @@ def test_messages_hints_and_details(graded):
     assert "never ran: the notebook stopped first (disk limit)" in table[("judy", "q2")]["message"]
     assert table[("heidi", "")]["notebook_detail"] == "the file is not valid JSON."
     assert table[("ivan", "")]["notebook_detail"] == "the file is a symbolic link (not followed)."
-    assert table[(EVIL, "q1")]["message"] == "B should be a whole number of tokens, got 'no key found'."  # CSV: plain words
+    assert table[(EVIL, "q1")]["message"] == (  # CSV: plain words
+        "room(8192, 1200, 450, 1024) returned 'no key found'; room should return a whole number of tokens.")
 
 
 def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissions):
@@ -291,7 +295,7 @@ def test_html_escapes_student_text_and_shows_every_status(graded):
     assert "<img" not in page and "mallory&lt;img src=x onerror=alert(1)&gt;" in page
     for status in grade.results.QUESTION_STATUSES + grade.results.NOTEBOOK_STATUSES:
         assert status in page
-    assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. 5519 is not it' in page
+    assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. room(8192, 1200, 450, 1024) returned 5519' in page
 
 
 def test_progress_and_summary_on_stderr(graded):

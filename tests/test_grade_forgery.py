@@ -103,7 +103,7 @@ def inserted(nb, index: int, source: str) -> nbformat.NotebookNode:
 
 def attacks() -> dict[str, nbformat.NotebookNode]:
     edited = student_copy()
-    edited.cells[index_of(edited, "q1.check")].source = "q1.check(4900)"  # the right number, not total_sent
+    edited.cells[index_of(edited, "q1.check")].source = "q1.check(4900)"  # the right number, not the function
     edited.cells[index_of(edited, "q4.check")].source = 'q4.check("d", "c", "because it grows like a sum")'
     deleted = student_copy()
     deleted.cells = [c for c in deleted.cells if not (c.cell_type == "code" and ".check(" in c.source)]
@@ -142,9 +142,10 @@ def graded(tmp_path_factory):
     looping.cells[index_of(looping, "def cumulative_sent")].source = (
         "def cumulative_sent(messages, token_counter):\n    while True:\n        pass")
     stale = master()  # the right value set early, then the answer cell stops before setting it again
-    answer = index_of(stale, "total_sent = ")
+    answer = index_of(stale, "def total_sent")
+    right = stale.cells[answer].source
     stale.cells[answer].source = "total_sent = undefined_name + 1"
-    stale.cells.insert(answer, new_code_cell("total_sent = 4900"))
+    stale.cells.insert(answer, new_code_cell(right))
     cases = {"untouched": student_copy(), "solved": master(), "looping-answer": looping, "stale-answer": stale,
              **attacks()}
     out = tmp_path_factory.mktemp("forgery-out")
@@ -192,7 +193,7 @@ def test_an_answer_that_loops_inside_the_grading_cells_stops_at_their_limit(grad
 
 
 def test_a_value_its_answer_cell_failed_to_set_is_not_graded(graded):
-    """As in a learner's notebook (checks/cells.py): the stale 4900 left by an earlier cell is not graded."""
+    """As in a learner's notebook (checks/cells.py): the stale total_sent left by an earlier cell is not graded."""
     _mode, results, _out = graded
     q1 = results["stale-answer"].questions[0]
     assert q1.status == "error" and "did not run to the end" in q1.message and "NameError" in q1.message, q1

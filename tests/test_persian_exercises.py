@@ -213,10 +213,10 @@ def test_prose_is_persian_right_to_left_with_latin_digits_and_the_glossarys_term
 
 
 def test_a_persian_learners_wrong_answer_gets_persian_feedback(persian):
-    result = ex02.q1.check(8192 - 450 - 1024)  # forgot the system prompt
+    result = ex02.q1.check(lambda limit, system, user, reserve: limit - user - reserve)  # forgot the system prompt
     assert result.status == "wrong" and result.lang == "fa"
-    plain = result.text.replace(i18n.RLI, "").replace(i18n.PDI, "")
-    assert plain.startswith("[هنوز درست نیست] q1 (محاسبهٔ B): 6718 درست نیست: فراموش کردید prompt سیستم")
+    plain = result.text.replace(i18n.RLI, "").replace(i18n.PDI, "").replace("\u2066", "")
+    assert plain.startswith("[هنوز درست نیست] q1 (محاسبهٔ B): room(8192, 1200, 450, 1024): فراموش کردید prompt سیستم")
     html = result._repr_html_()
     assert 'lang="fa" dir="rtl"' in html and "هنوز درست نیست" in html
     # generic feedback from the machinery and the kinds, in Persian too
@@ -229,10 +229,10 @@ def test_a_persian_learners_wrong_answer_gets_persian_feedback(persian):
 
 
 def test_english_feedback_is_unchanged_by_the_persian_catalogue():
-    result = ex02.q1.check(8192 - 450 - 1024)
+    result = ex02.q1.check(lambda limit, system, user, reserve: limit - user - reserve)
     assert result.lang == "en"
-    assert result.text == ("[not quite] q1 (compute B): 6718 is not it: you forgot to take off the system "
-                           "prompt S (1200).")
+    assert result.text == ("[not quite] q1 (compute B): room(8192, 1200, 450, 1024): you forgot to take off the "
+                           "system prompt S.")
 
 
 @pytest.mark.parametrize("number", sorted(PERSIAN_EXERCISES))

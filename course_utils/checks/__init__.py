@@ -50,7 +50,9 @@ exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``, ``ex05``, ``ex06``, ``ex07``.
 >>> q1 = ex02.questions[0]
 >>> q1.check(...).status
 'not attempted'
->>> q1.check(5518).status
+>>> q1.check(5518).status  # the question asks for a function, run on other models too
+'wrong'
+>>> q1.check(lambda limit, system, user, reserve: limit - system - user - reserve).status
 'correct'
 
 The package, one job per module:

@@ -1,132 +1,231 @@
 """Exercise 02: token budgets (``exercises/02_..._exercise.ipynb``, after ``notebooks/02_token_budgets.ipynb``).
 
 The notebook binds its questions with ``from course_utils.checks import ex02``.
+
+Every question is data (:mod:`course_utils.checks.questions`): question 1 asks for the history budget as a
+function, ``room(limit, system, user, reserve)``, run on the question's model (8192, 1200, 450, 1024: 5518
+tokens) and on models and parts drawn when the check runs; question 2 adds the refusal; question 3 keeps the
+error ``history_budget`` raises for the question's parts and asks for the shortfall as a function, run on the
+question's parts (64 over) and on parts drawn just under, at, just over and far over a random limit.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 
-from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.questions import Case, ChoiceQuestion, CodeQuestion, Mistake, Rule
 from course_utils.checks.reason_lists import EX02_Q4
-from course_utils.checks.kinds import grade_number
-from course_utils.core.i18n import _, pgettext
-from course_utils.checks.machinery import learner_line, describe, ltr, Exercise
+from course_utils.core.i18n import _
+from course_utils.checks.machinery import describe, ltr, Exercise
 
 ex02 = Exercise("02", "Token budgets", "02_token_budgets")
 
 EX02_Q1 = {"limit": 8192, "system": 1200, "user": 450, "reserve": 1024}
+#: Context windows the generated models draw from.
+EX02_WINDOWS = (2048, 4096, 8192, 16384, 32768, 128000)
 
 
-@ex02.question(
+def _call_text(name: str, parts: tuple[int, ...]) -> str:
+    """``name(4096, 350, 180, 700)``, left to right in a right-to-left line."""
+    return ltr(f"{name}({', '.join(str(p) for p in parts)})")
+
+
+def _parts_case(name: str, parts: tuple[int, ...], **data) -> Case:
+    return Case(_call_text(name, parts), {"parts": parts, **data})
+
+
+def _whole_number(q, fn, parts, about, name):
+    """The learner's function on ``parts``: a whole number, or stop saying what came back."""
+    got = q.call(fn, *parts, about=about)
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or (isinstance(got, float) and not got.is_integer()):
+        q.stop(q.wrong(_("`{about}` returned {value}; `{name}` should return a whole number of tokens.").format(
+            about=about, value=describe(got), name=name)))
+    return int(got)
+
+
+# --- question 1: the history budget as a function --------------------------------------------------------
+
+
+def _q1_cases(rng: random.Random) -> list[Case]:
+    """The question's model first, then models and parts drawn now, each leaving some room for the history."""
+    cases = [_parts_case("room", tuple(EX02_Q1.values()))]
+    for n in range(3):  # the first on another window than the question's, so its 8192 cannot be assumed
+        limit = rng.choice([w for w in EX02_WINDOWS if w != EX02_Q1["limit"]] if n == 0 else EX02_WINDOWS)
+        system, user = rng.randint(1, limit // 4), rng.randint(1, limit // 4)
+        reserve = rng.randint(1, limit // 4)
+        cases.append(_parts_case("room", (limit, system, user, reserve)))
+    return cases
+
+
+def _q1_prepare(q, answers):
+    (fn,) = answers
+    q.need(fn, "room")
+    if not callable(fn):
+        q.stop(q.wrong(_("`room` should be a function `room(limit, system, user, reserve)`: the check runs it on "
+                         "other models too, so a number typed by hand cannot pass; got {value}.").format(
+                             value=describe(fn))))
+    return (q.need_function(fn, "room"),)
+
+
+def _q1_run(q, answers, case):
+    (fn,) = answers
+    limit, system, user, reserve = case["parts"]
+    return {"got": _whole_number(q, fn, case["parts"], case.label, "room"),
+            "right": limit - system - user - reserve}
+
+
+def _q1_slip(part_index: int):
+    """The answer that forgets one part (1: the system prompt, 2: the user input, 3: the reply reserve)."""
+    return lambda obs, case: obs["got"] == obs["right"] + case["parts"][part_index] != obs["right"]
+
+
+Q1 = CodeQuestion(
     "compute B",
-    "q1.check(B)",
+    ("room",),
     hints=(
         "B = L - S - U - R: start from the limit and take off each fixed part.",
-        "8192 - 1200 = 6992; then take off U and R.",
+        "`return limit - system - user - reserve`. For the question's model: 8192 - 1200 = 6992; then take off "
+        "U and R.",
     ),
+    prepare=_q1_prepare,
+    cases=_q1_cases,
+    run=_q1_run,
+    rules=(
+        Rule("B = L - S - U - R", lambda obs, case: obs["got"] == obs["right"],
+             "`{case}` returned {got}; B = L - S - U - R = {right}.",
+             lambda obs, case: {"got": obs["got"], "right": obs["right"]}),
+    ),
+    mistakes=(
+        Mistake("no system prompt", "you forgot to take off the system prompt S.", _q1_slip(1)),
+        Mistake("no user input", "you forgot to take off the user's new input U.", _q1_slip(2)),
+        Mistake("no reserve", "you forgot to take off the reply reserve R: the reply shares the same window.",
+                _q1_slip(3)),
+        Mistake("the fixed parts", "that is what the fixed parts use (S + U + R). B is what is left of L for the "
+                "history.", lambda obs, case: obs["got"] == sum(case["parts"][1:])),
+        Mistake("added", "the parts are taken *off* the limit, not added to it.",
+                lambda obs, case: obs["got"] == sum(case["parts"])),
+        Mistake("the other way round", "you subtracted the other way round: B = L - S - U - R.",
+                lambda obs, case: obs["got"] == -obs["right"]),
+    ),
+    praise="B = L - S - U - R on the question's model (8192 - 1200 - 450 - 1024 = 5518 tokens for the history) "
+           "and on models and parts drawn when the check ran.",
+    seeds=1,  # three models drawn now, after the question's
 )
-def _ex02_q1(q, B):
-    L, S, U, R = EX02_Q1.values()
-    expected = L - S - U - R
-    known = {
-        L - U - R: _("you forgot to take off the system prompt S (1200)."),
-        L - S - R: _("you forgot to take off the user's new input U (450)."),
-        L - S - U: _("you forgot to take off the reply reserve R (1024): the reply shares the same window."),
-        S + U + R: _("that is what the fixed parts use (S + U + R). B is what is left of L for the history."),
-        L + S + U + R: _("the parts are taken *off* the limit, not added to it."),
-        -expected: _("you subtracted the other way round: B = L - S - U - R."),
-    }
-    return grade_number(q, B, "B", expected, known, _("Take S, U and R off L one at a time."),
-                        _("8192 - 1200 = 6992; 6992 - 450 = 6542; 6542 - 1024 = {expected}. "
-                          "B = {expected} tokens for the history.").format(expected=expected))
+Q1.register(ex02)
 
 
-def _ex02_cases():
-    cases = [
+# --- question 2: the budget that refuses when nothing is left ---------------------------------------------
+
+
+def _q2_cases(rng: random.Random) -> list[Case]:
+    """The lesson's example, edges (one left, zero left, over), and parts drawn now around a random limit."""
+    fixed = [
         (4096, 350, 180, 700),  # the lesson's 2866
         (8192, 1200, 450, 1024),
         (1000, 300, 200, 499),  # exactly one token left
         (2048, 900, 700, 512),  # 64 over: no room
         (1000, 300, 200, 500),  # exactly zero left: no room either
     ]
-    rng = random.Random(random.SystemRandom().randrange(2 ** 31))  # made at check time, new on every run
-    for _ in range(2):  # fixed parts just under, exactly at and just over the limit, on a random model
-        limit = rng.choice((2048, 4096, 8192, 16384, 32768, 128000))
+    drawn = []
+    for _n in range(2):  # fixed parts just under, exactly at and just over the limit, on a random model
+        limit = rng.choice(EX02_WINDOWS)
         system, user = rng.randint(0, limit // 3), rng.randint(0, limit // 3)
         reserve = limit - system - user
-        cases += [(limit, system, user, reserve - rng.randint(1, 40)), (limit, system, user, reserve - 1),
+        drawn += [(limit, system, user, reserve - rng.randint(2, 40)), (limit, system, user, reserve - 1),
                   (limit, system, user, reserve), (limit, system, user, reserve + rng.randint(1, 40))]
-    for _ in range(6):
-        limit = rng.choice((2048, 4096, 8192, 16384, 32768, 128000))
-        parts = [rng.randint(0, limit // 3) for _ in range(3)]
-        cases.append((limit, *parts))
-    cases.append((4096, 4000, 100, 50))
-    return cases
+    for _n in range(3):
+        limit = rng.choice(EX02_WINDOWS)
+        drawn.append((limit, *(rng.randint(0, limit // 3) for _k in range(3))))
+    drawn.append((4096, 4000, 100, 50))  # far over
+    return [_parts_case("budget", parts) for parts in (*fixed, *drawn)]
 
 
-@ex02.question(
+def _q2_prepare(q, answers):
+    (fn,) = answers
+    return (q.need_function(fn, "budget"),)
+
+
+def _value_or_refusal(fn):
+    """``fn`` returning its ValueError instead of raising it (any other exception is still raised).
+
+    It carries ``fn``'s own name, so a message about an error names the learner's function.
+    """
+
+    @functools.wraps(fn)
+    def attempt(*args):
+        try:
+            return fn(*args)
+        except ValueError as exc:
+            return exc
+
+    return attempt
+
+
+def _q2_run(q, answers, case):
+    from course_utils.window.budget import history_budget
+
+    (fn,) = answers
+    try:
+        right = history_budget(*case["parts"])
+    except ValueError:
+        right = None  # no room: it must raise ValueError
+    got = q.call(_value_or_refusal(fn), *case["parts"], about=case.label)
+    raised = isinstance(got, ValueError)
+    if not raised and (isinstance(got, bool) or not isinstance(got, (int, float))):
+        q.stop(q.wrong(_("`{about}` returned {value}; return the number of tokens left (an int).").format(
+            about=case.label, value=describe(got))))
+    limit, system, user, reserve = case["parts"]
+    return {"raised": raised, "message": str(got).strip() if raised else "", "got": None if raised else got,
+            "right": right, "left": limit - system - user - reserve}
+
+
+Q2 = CodeQuestion(
     "budget(limit, system, user, reserve)",
-    "q2.check(budget)",
+    ("budget",),
     hints=(
         "Return `limit - system - user - reserve` when it is more than zero.",
         "When the fixed parts leave nothing (the result would be 0 or less), "
         "`raise ValueError(...)` with a message that says so: a budget of 0 is no room at all.",
     ),
+    prepare=_q2_prepare,
+    cases=_q2_cases,
+    run=_q2_run,
+    rules=(
+        Rule("raise only when nothing is left", lambda obs, case: not (obs["raised"] and obs["right"] is not None),
+             "`{case}` raised ValueError ({message}), but it leaves {right} tokens for the history: only raise when "
+             "nothing is left.", lambda obs, case: {"message": ltr(obs["message"]), "right": obs["right"]}),
+        Rule("raise when nothing is left", lambda obs, case: obs["raised"] or obs["right"] is not None,
+             "`{case}` returned {got}, but a budget of {left} means there is no room for any history: raise "
+             "ValueError instead of returning it.", lambda obs, case: {"got": obs["got"], "left": obs["left"]}),
+        Rule("say what is wrong", lambda obs, case: not obs["raised"] or obs["message"],
+             "`{case}` raised ValueError with no message: say what is wrong, e.g. the sum of the parts and the "
+             "limit."),
+        Rule("B = L - S - U - R", lambda obs, case: obs["raised"] or obs["got"] == obs["right"],
+             "`{case}` returned {got}; B = L - S - U - R = {right}.",
+             lambda obs, case: {"got": obs["got"], "right": obs["right"]}),
+    ),
+    mistakes=(
+        Mistake("zero is returned", "off by one: these parts leave exactly 0 tokens for the history and you "
+                "returned 0. Zero is no room either: raise ValueError when the result would be 0 or less.",
+                lambda obs, case: obs["left"] == 0 and obs["got"] == 0),
+        Mistake("clamped to zero", "the fixed parts are over the limit and you returned 0. Returning 0 hides the "
+                "problem: raise ValueError instead.", lambda obs, case: obs["left"] < 0 and obs["got"] == 0),
+        Mistake("no system prompt", "you forgot to take off the system prompt.",
+                lambda obs, case: obs["got"] == obs["left"] + case["parts"][1] != obs["left"]),
+        Mistake("no user input", "you forgot to take off the user input.",
+                lambda obs, case: obs["got"] == obs["left"] + case["parts"][2] != obs["left"]),
+        Mistake("no reserve", "you forgot to take off the reply reserve.",
+                lambda obs, case: obs["got"] == obs["left"] + case["parts"][3] != obs["left"]),
+    ),
+    praise="right on the lesson's example, on random models and parts, and it raises ValueError when nothing is "
+           "left (including the edge case where exactly 0 tokens are left).",
+    seeds=1,  # eleven models and parts drawn now, around the limit and far from it
 )
-def _ex02_q2(q, budget):
-    from course_utils.window.budget import history_budget
+Q2.register(ex02)
 
-    fn = q.need_function(budget, "budget")
-    results = {}
-    for L, S, U, R in _ex02_cases():
-        about = f"budget({L}, {S}, {U}, {R})"
-        try:
-            expected = history_budget(L, S, U, R)
-        except ValueError:
-            expected = None  # must raise ValueError
-        try:
-            got = fn(L, S, U, R)
-        except ValueError as exc:
-            if expected is not None:
-                return q.wrong(_("`{about}` raised ValueError ({exc}), but it leaves {expected} "
-                                 "tokens for the history: only raise when nothing is left.").format(about=about, exc=ltr(str(exc)), expected=expected))
-            if not str(exc).strip():
-                return q.wrong(_("`{about}` raised ValueError with no message: say what is wrong, "
-                                 "e.g. the sum of the parts and the limit.").format(about=about))
-            results[(L, S, U, R)] = "raised"
-            continue
-        except NotImplementedError:
-            return q.not_attempted(_("`budget` still raises NotImplementedError: write its body."))
-        except Exception as exc:  # noqa: BLE001
-            return q.error(_("`{about}` raised {error}: {exc}{learner_line}. Raise ValueError "
-                             "(only) when there is no room.").format(about=about, error=type(exc).__name__, exc=ltr(str(exc)), learner_line=learner_line(exc)))
-        if got is Ellipsis:
-            return q.not_attempted(_("`budget` returned `...`: write its body."))
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
-            return q.wrong(_("`{about}` returned {describe}; return the number of tokens left (an "
-                             "int).").format(about=about, describe=describe(got)))
-        if expected is None:
-            left = L - S - U - R
-            if got == 0 and left == 0:
-                return q.wrong(_("off by one: `{about}` leaves exactly 0 tokens for the history "
-                                 "and you returned 0. Zero is no room either: raise ValueError "
-                                 "when the result would be 0 or less.").format(about=about))
-            if got == 0:
-                return q.wrong(_("`{about}` returned 0, but the fixed parts are {value} tokens "
-                                 "over the limit. Returning 0 hides the problem: raise ValueError "
-                                 "instead.").format(about=about, value=-left))
-            return q.wrong(_("`{about}` returned {got}, but a budget of {left} means there is no "
-                             "room for any history: raise ValueError instead of returning it.").format(about=about, got=got, left=left))
-        if got != expected:
-            for part, name in ((S, "the system prompt"), (U, "the user input"), (R, "the reply reserve")):
-                if got == expected + part and part:
-                    return q.wrong(_("`{about}` returned {got}, which is {part} too many: you "
-                                     "forgot to take off {name}.").format(about=about, got=got, part=part, name=pgettext("exercise 02", name)))
-            return q.wrong(_("`{about}` returned {got}; B = {l} - {s} - {u} - {r} = {expected}.").format(about=about, got=got, l=L, s=S, u=U, r=R, expected=expected))
-    return q.correct(_("right on the lesson's example, on random models and parts, and it raises "
-                       "ValueError when nothing is left (including the edge case where exactly 0 "
-                       "tokens are left)."))
+
+# --- question 3: the error history_budget raises, and the shortfall as a function ---------------------------
 
 
 def _raised_by_history_budget(error: BaseException, limit: int, parts: dict[str, int]) -> bool:
@@ -150,40 +249,88 @@ def _raised_by_history_budget(error: BaseException, limit: int, parts: dict[str,
 EX02_Q3 = {"limit": 2048, "system": 900, "user": 700, "reserve": 512}
 
 
-@ex02.question(
-    "no room left",
-    "q3.check(problem, shortfall)",
-    hints=(
-        "Wrap the call in `try: ... except ValueError as err: problem = err`.",
-        "The shortfall is how far the fixed parts go over the limit: (S + U + R) - L.",
-    ),
-)
-def _ex02_q3(q, problem, shortfall):
+def _q3_problem(q, problem):
+    """Stop unless ``problem`` is the ValueError ``history_budget`` raised for the question's parts."""
     L, S, U, R = EX02_Q3.values()
     q.need(problem, "problem")
     if isinstance(problem, (int, float)) and not isinstance(problem, bool):
-        return q.wrong(_("`problem` should be the ValueError you caught (`except ValueError as "
-                         "err: problem = err`), not the number {problem}.").format(problem=problem))
+        q.stop(q.wrong(_("`problem` should be the ValueError you caught (`except ValueError as err: problem = "
+                         "err`), not the number {problem}.").format(problem=problem)))
     if isinstance(problem, type) and issubclass(problem, BaseException):
-        return q.wrong(_("`problem` is the exception *class*; store the error you caught: `except "
-                         "ValueError as err: problem = err`."))
+        q.stop(q.wrong(_("`problem` is the exception *class*; store the error you caught: `except ValueError as "
+                         "err: problem = err`.")))
     if not isinstance(problem, ValueError):
-        return q.wrong(_("`problem` should be the ValueError that `history_budget` raised, got "
-                         "{describe}.").format(describe=describe(problem)))
+        q.stop(q.wrong(_("`problem` should be the ValueError that `history_budget` raised, got {describe}.").format(
+            describe=describe(problem))))
     if not _raised_by_history_budget(problem, L, {"system": S, "user": U, "reserve": R}):
-        return q.wrong(_("`problem` is a ValueError, but not the one `history_budget({l}, {s}, "
-                         "{u}, {r})` raises: {describe}.").format(l=L, s=S, u=U, r=R, describe=describe(str(problem))))
-    expected = S + U + R - L
-    known = {
-        -expected: _("the sign: the parts are 64 tokens *over* the limit, so the shortfall is positive."),
-        S + U + R: _("that is what the fixed parts add up to; the shortfall is how far that goes over L."),
-        0: _("there is a shortfall: the fixed parts alone are more than the limit."),
-        L - S - U: _("that would be the room left without the reply reserve, but the reply needs its reserve."),
-    }
-    return grade_number(q, shortfall, "shortfall", expected, known, _("shortfall = (S + U + R) - L."),
-                        _("900 + 700 + 512 = 2112 > 2048: the fixed parts are {expected} tokens over before a "
-                          "single message of history. `history_budget` refuses with: {problem}").format(
-                              expected=expected, problem=problem))
+        q.stop(q.wrong(_("`problem` is a ValueError, but not the one `history_budget({l}, {s}, {u}, {r})` raises: "
+                         "{describe}.").format(l=L, s=S, u=U, r=R, describe=describe(str(problem)))))
+
+
+def _q3_prepare(q, answers):
+    problem, fn = answers
+    _q3_problem(q, problem)
+    q.need(fn, "shortfall")
+    if not callable(fn):
+        q.stop(q.wrong(_("`shortfall` should be a function `shortfall(limit, system, user, reserve)`: the check "
+                         "runs it on other parts too, so a number typed by hand cannot pass; got {value}.").format(
+                             value=describe(fn))))
+    return problem, q.need_function(fn, "shortfall")
+
+
+def _q3_cases(rng: random.Random) -> list[Case]:
+    """The question's parts, then parts drawn now just under, at, just over and far over a random limit."""
+    cases = [_parts_case("shortfall", tuple(EX02_Q3.values()))]
+    limit = rng.choice([w for w in EX02_WINDOWS if w != EX02_Q3["limit"]])  # not the question's 2048
+    system, user = rng.randint(1, limit // 3), rng.randint(1, limit // 3)
+    reserve = limit - system - user  # exactly at the limit
+    for extra in (-rng.randint(1, 60), 0, 1, rng.randint(2, 200), rng.randint(limit // 2, limit)):
+        cases.append(_parts_case("shortfall", (limit, system, user, reserve + extra)))
+    return cases
+
+
+def _q3_run(q, answers, case):
+    _problem, fn = answers
+    limit, system, user, reserve = case["parts"]
+    return {"got": _whole_number(q, fn, case["parts"], case.label, "shortfall"),
+            "over": system + user + reserve - limit}
+
+
+Q3 = CodeQuestion(
+    "no room left",
+    ("problem", "shortfall"),
+    hints=(
+        "Wrap the call in `try: ... except ValueError as err: problem = err`.",
+        "The shortfall is how far the fixed parts go over the limit: (S + U + R) - L, and 0 when they fit.",
+    ),
+    prepare=_q3_prepare,
+    cases=_q3_cases,
+    run=_q3_run,
+    rules=(
+        Rule("(S + U + R) - L, or 0", lambda obs, case: obs["got"] == max(0, obs["over"]),
+             "`{case}` returned {got}; the fixed parts add up to {used} tokens against a limit of {limit}, so the "
+             "shortfall is {right}.",
+             lambda obs, case: {"got": obs["got"], "used": sum(case["parts"][1:]), "limit": case["parts"][0],
+                                "right": max(0, obs["over"])}),
+    ),
+    mistakes=(
+        Mistake("the sign", "the sign: when the fixed parts are over the limit, the shortfall is positive: "
+                "(S + U + R) - L.", lambda obs, case: obs["over"] > 0 and obs["got"] == -obs["over"]),
+        Mistake("the fixed parts", "that is what the fixed parts add up to; the shortfall is how far that goes "
+                "over L.", lambda obs, case: obs["got"] == sum(case["parts"][1:])),
+        Mistake("no reserve", "you left out the reply reserve R: the reply needs its room too.",
+                lambda obs, case: obs["got"] == max(0, obs["over"] - case["parts"][3]) != max(0, obs["over"])),
+        Mistake("room as a negative shortfall", "these parts fit in the window, so nothing is short: return 0 when "
+                "they fit.", lambda obs, case: obs["over"] < 0 and obs["got"] == obs["over"]),
+        Mistake("never short", "these parts are over the limit, but you returned 0: the shortfall is "
+                "(S + U + R) - L.", lambda obs, case: obs["over"] > 0 and obs["got"] == 0),
+    ),
+    praise="the error is the one `history_budget` raised, and your shortfall is right on the question's parts "
+           "(900 + 700 + 512 = 2112 > 2048: 64 tokens over before a single message of history) and on parts "
+           "drawn just under, at, just over and far over another limit.",
+    seeds=1,  # six parts drawn now around one limit
+)
+Q3.register(ex02)
 
 
 EX02_Q4_OPTIONS = {

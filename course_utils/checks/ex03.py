@@ -1,6 +1,11 @@
 """Exercise 03: trimming walkthrough (``exercises/03_..._exercise.ipynb``, after ``notebooks/03_trimming_walkthrough.ipynb``).
 
 The notebook binds its questions with ``from course_utils.checks import ex03``.
+
+Questions 1 to 3 are data (:class:`~course_utils.checks.questions.CodeQuestion`): question 1's one case is the
+exercise conversation counted by hand; questions 2 and 3 run the learner's function on the lesson's conversations
+and on conversations and budgets drawn when the check runs (on, just under and around each edge), each with the
+rule the question states and the known mistakes that explain a failure.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import count_tokens_approximately
 
-from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.questions import Case, ChoiceQuestion, CodeQuestion, Mistake, Rule
 from course_utils.checks.reason_lists import EX03_Q4
 from course_utils.checks.kinds import (
     learner_message_list,
@@ -73,44 +78,65 @@ def ids_answer(q: Question, value: Any, name: str) -> list[str]:
     return ids
 
 
-@ex03.question(
+def _q1_prepare(q, answers):
+    (kept_ids,) = answers
+    ids = ids_answer(q, kept_ids, "kept_ids")
+    unknown = [i for i in ids if i not in EX03_COSTS]
+    if unknown:
+        q.stop(q.wrong(_("{unknown} are not ids of the conversation; use {list}.").format(
+            unknown=unknown, list=list(EX03_COSTS))))
+    return (ids,)
+
+
+def _q1_trim(strategy: str) -> list[str]:
+    counter = table_token_counter(EX03_COSTS)
+    return message_ids(trim_messages(ex03_conversation(), max_tokens=EX03_BUDGET, token_counter=counter,
+                                     strategy=strategy))
+
+
+def _q1_cost(ids) -> int:
+    return sum(EX03_COSTS[i] for i in ids)
+
+
+def _q1_too_early(ids) -> bool:
+    """A run of the newest messages that stops before the first one that does not fit."""
+    right = _q1_trim("last")
+    return 0 < len(ids) < len(right) and ids == right[-len(ids):]
+
+
+Q1 = CodeQuestion(
     "trim by hand",
-    "q1.check(kept_ids)",
+    ("kept_ids",),
     hints=(
         "Count from the newest message back: 40 <= 175; 40 + 60 = 100; ... and stop at the first message "
         "that does not fit.",
         "Write the kept messages in chronological order, oldest first, as trim_messages returns them.",
     ),
+    prepare=_q1_prepare,
+    cases=lambda rng: [Case(_("the exercise conversation and max_tokens={budget}").format(budget=EX03_BUDGET))],
+    run=lambda q, answers, case: answers[0],
+    rules=(
+        Rule("what trim_messages keeps", lambda ids, case: ids == _q1_trim("last"),
+             "trim_messages keeps a run of the newest messages: count back from a3 and stop at the first message "
+             "that does not fit."),
+    ),
+    mistakes=(
+        Mistake("newest first", "those are the right messages, newest first. trim_messages returns the kept "
+                "messages in chronological order (oldest first).", lambda ids, case: ids == _q1_trim("last")[::-1]),
+        Mistake("strategy first", "that is strategy='first' (keep from the start). strategy='last' keeps the newest "
+                "messages, counting from the end.", lambda ids, case: ids == _q1_trim("first")),
+        Mistake("over the budget", "those cost more than the budget of 175 tokens.",
+                lambda ids, case: _q1_cost(ids) > EX03_BUDGET),
+        Mistake("stopped too early", "you stopped too early: the next message back still fits. Stop only when a "
+                "message does not fit.", lambda ids, case: _q1_too_early(ids)),
+        Mistake("out of order", "keep the messages in the conversation's order.",
+                lambda ids, case: sorted(ids, key=list(EX03_COSTS).index) != ids),
+    ),
+    praise="from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = 170; 170 + 80 = 250 > 175, stop. "
+           "Kept in chronological order: h2, a2, h3, a3.",
+    seeds=1,  # a count by hand: the function is question 2
 )
-def _ex03_q1(q, kept_ids):
-    ids = ids_answer(q, kept_ids, "kept_ids")
-    messages = ex03_conversation()
-    counter = table_token_counter(EX03_COSTS)
-    expected = message_ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="last"))
-    first = message_ids(trim_messages(messages, max_tokens=EX03_BUDGET, token_counter=counter, strategy="first"))
-    unknown = [i for i in ids if i not in EX03_COSTS]
-    if unknown:
-        return q.wrong(_("{unknown} are not ids of the conversation; use {list}.").format(unknown=unknown, list=list(EX03_COSTS)))
-    if ids == expected:
-        return q.correct(_("from the end: 40 <= 175; 40 + 60 = 100; 100 + 25 = 125; 125 + 45 = "
-                           "170; 170 + 80 = 250 > 175, stop. Kept in chronological order: h2, a2, "
-                           "h3, a3."))
-    if ids == list(reversed(expected)):
-        return q.wrong(_("those are the right messages, newest first. trim_messages returns the "
-                         "kept messages in chronological order (oldest first)."))
-    if ids == first:
-        return q.wrong(_("that is strategy='first' (keep from the start). strategy='last' keeps "
-                         "the newest messages, counting from the end."))
-    total = sum(EX03_COSTS[i] for i in ids)
-    if total > EX03_BUDGET:
-        return q.wrong(_("those cost {total} tokens, more than the budget of {ex03_budget}.").format(total=total, ex03_budget=EX03_BUDGET))
-    if len(ids) < len(expected) and ids == expected[-len(ids):]:
-        return q.wrong(_("you stopped too early: the next message back fits ({total} + "
-                         "{ex03_costs} <= {ex03_budget}). Stop only when a message does not fit.").format(total=total, ex03_costs=EX03_COSTS[expected[-len(ids) - 1]], ex03_budget=EX03_BUDGET))
-    if sorted(ids, key=list(EX03_COSTS).index) != ids:
-        return q.wrong(_("keep the messages in the conversation's order."))
-    return q.wrong(_("trim_messages keeps a run of the newest messages: count back from a3 and "
-                     "stop at the first message that does not fit."))
+Q1.register(ex03)
 
 
 def _greedy_last(messages, max_tokens, counter, *, strict=False, skip=False):
@@ -157,23 +183,24 @@ def _explain_counter_misuse(exc: BaseException, about: str) -> str | None:
     return None
 
 
-def _ex03_q2_cases():
+def _ex03_q2_cases(rng: random.Random | None = None):
     from course_utils.window.tokens import dummy_token_counter
     from course_utils.window.trimming import SLIDE_BUDGET, SLIDE_COSTS, slide_conversation
 
     cases = [(_("the worked example's conversation"), slide_conversation(), SLIDE_BUDGET,
               table_token_counter(SLIDE_COSTS), "")]
     cases.append((_("the exercise conversation"), ex03_conversation(), EX03_BUDGET, table_token_counter(EX03_COSTS), ""))
-    seeds = [random.SystemRandom().randrange(2 ** 31) for _ in range(3)]  # made at check time
+    source = rng or random.SystemRandom()
+    seeds = [source.randrange(2 ** 31) for _ in range(3)]  # made at check time
     for n, seed in enumerate(seeds):
         messages = random_conversation(seed, turns=5, system=n != 1)
         costs = random_costs(messages, seed)
         counter = table_token_counter(costs)
         values = [costs[m.id] for m in messages]
         suffix = [sum(values[-k:]) for k in range(1, len(values) + 1)]
-        rng = random.Random(seed)
-        k = rng.randint(2, len(values) - 2)
-        budgets = {suffix[k - 1], suffix[k - 1] - 1, rng.randint(0, suffix[-1]), 0, suffix[-1] + 7}
+        seeded = random.Random(seed)
+        k = seeded.randint(2, len(values) - 2)
+        budgets = {suffix[k - 1], suffix[k - 1] - 1, seeded.randint(0, suffix[-1]), 0, suffix[-1] + 7}
         # a big message followed by small ones: skipping it would wrongly keep the small ones
         budgets.add(suffix[k - 1] + min(values[: len(values) - k]) - 1)
         what = _("a generated conversation of {counts}").format(counts=counts_of(messages))
@@ -191,58 +218,80 @@ EX03_Q2_BY_HAND = ("the question asks you to write `keep_last_tokens` *without* 
                    "yourself, adding `token_counter([message])`, and stop at the first message that does not fit.")
 
 
-@ex03.question(
+def _q2_prepare(q, answers):
+    (fn,) = answers
+    fn = q.need_function(fn, "keep_last_tokens")
+    if "trim_messages" in names_called(fn):
+        q.stop(q.wrong(_(EX03_Q2_BY_HAND)))
+    return (fn,)
+
+
+def _q2_cases(rng: random.Random) -> list[Case]:
+    return [Case(_("{what} and max_tokens={budget}{costs}").format(what=what, budget=budget, costs=costs),
+                 {"messages": messages, "budget": budget, "counter": counter})
+            for what, messages, budget, counter, costs in _ex03_q2_cases(rng)]
+
+
+def _q2_run(q, answers, case):
+    (fn,) = answers
+    messages, budget, counter = case["messages"], case["budget"], case["counter"]
+    given = list(messages)
+    before = snapshot(given)
+    with watching(fn) as seen:
+        returned = q.call(fn, given, budget, _list_counter(counter), about=case.label, explain=_explain_counter_misuse)
+    if seen.trim_calls:
+        q.stop(q.wrong(_(EX03_Q2_BY_HAND)))
+    got = learner_message_list(q, returned, "keep_last_tokens")
+    if snapshot(given) != before:
+        q.stop(q.wrong(_("for {about} your function changed the list it was given (now {value}...). Walk "
+                         "`reversed(messages)` instead of reversing it in place: the caller's history must stay as "
+                         "it was.").format(about=case.label, value=message_ids(given)[:4])))
+    return {"got": got, "right": trim_messages(messages, max_tokens=budget, token_counter=counter, strategy="last")}
+
+
+def _q2_kept(test):
+    """A known mistake: the learner kept ``test(case)``'s messages, which are not the right ones."""
+    return lambda obs, case: same_messages(obs["got"], test(case)) and not same_messages(obs["got"], obs["right"])
+
+
+Q2 = CodeQuestion(
     "keep_last_tokens by hand",
-    "q2.check(keep_last_tokens)",
+    ("keep_last_tokens",),
     hints=(
         "Walk `reversed(messages)`, adding `token_counter([message])`; stop at the first message that would "
         "take the total over `max_tokens` (equal is fine).",
         "You collected the messages newest first: return them in chronological order, without changing the "
         "list you were given.",
     ),
+    prepare=_q2_prepare,
+    cases=_q2_cases,
+    run=_q2_run,
+    rules=(
+        Rule("what trim_messages keeps", lambda obs, case: same_messages(obs["got"], obs["right"]),
+             "for {case}: trim_messages keeps {right}, you kept {got}.",
+             lambda obs, case: {"right": message_ids(obs["right"]), "got": message_ids(obs["got"])}),
+    ),
+    mistakes=(
+        Mistake("newest first", "right messages, newest first: return them in chronological order.",
+                lambda obs, case: same_messages(obs["got"], list(reversed(obs["right"])))
+                and not same_messages(obs["got"], obs["right"])),
+        Mistake("strictly under", "off by one: a message that brings the total to exactly max_tokens still fits "
+                "(use <=, not <).",
+                _q2_kept(lambda case: _greedy_last(case["messages"], case["budget"], case["counter"], strict=True))),
+        Mistake("skipping", "you skipped a message that did not fit and kept going. trim_messages keeps a run of the "
+                "newest messages: it stops at the first one that does not fit, so nothing older sneaks in past a gap.",
+                _q2_kept(lambda case: _greedy_last(case["messages"], case["budget"], case["counter"], skip=True))),
+        Mistake("strategy first", "that is strategy='first' (the oldest messages). Keep the newest.",
+                _q2_kept(lambda case: trim_messages(case["messages"], max_tokens=case["budget"],
+                                                    token_counter=case["counter"], strategy="first"))),
+        Mistake("over the budget", "what you kept costs more than max_tokens.",
+                lambda obs, case: sum(case["counter"]([m]) for m in obs["got"]) > case["budget"]),
+    ),
+    praise="your function agrees with `trim_messages(strategy=\"last\")` on the worked example, the exercise's, and "
+           "conversations generated when the check ran, with budgets on and around the edges.",
+    seeds=1,  # three conversations drawn now, each at six budgets
 )
-def _ex03_q2(q, keep_last_tokens):
-    fn = q.need_function(keep_last_tokens, "keep_last_tokens")
-    if "trim_messages" in names_called(fn):
-        return q.wrong(_(EX03_Q2_BY_HAND))
-    for what, messages, budget, counter, costs in _ex03_q2_cases():
-        about = _("{what} and max_tokens={budget}").format(what=what, budget=budget)
-        given = list(messages)
-        before = snapshot(given)
-        with watching(fn) as seen:
-            returned = q.call(fn, given, budget, _list_counter(counter), about=about, explain=_explain_counter_misuse)
-        if seen.trim_calls:
-            return q.wrong(_(EX03_Q2_BY_HAND))
-        got = learner_message_list(q, returned, "keep_last_tokens")
-        if snapshot(given) != before:
-            return q.wrong(_("for {about} your function changed the list it was given (now "
-                             "{value}...). Walk `reversed(messages)` instead of reversing it in "
-                             "place: the caller's history must stay as it was.").format(about=about, value=message_ids(given)[:4]))
-        expected = trim_messages(messages, max_tokens=budget, token_counter=counter, strategy="last")
-        if same_messages(got, expected):
-            continue
-        detail = _("for {about}{costs}: trim_messages keeps {expected}, you kept {got}.").format(
-            about=about, costs=costs, expected=message_ids(expected), got=message_ids(got))
-        if same_messages(got, list(reversed(expected))):
-            return q.wrong(_("{detail} Right messages, newest first: return them in chronological "
-                             "order.").format(detail=detail))
-        if same_messages(got, _greedy_last(messages, budget, counter, strict=True)):
-            return q.wrong(_("{detail} Off by one: a message that brings the total to exactly "
-                             "max_tokens still fits (use <=, not <).").format(detail=detail))
-        if same_messages(got, _greedy_last(messages, budget, counter, skip=True)):
-            return q.wrong(_("{detail} You skipped a message that did not fit and kept going. "
-                             "trim_messages keeps a run of the newest messages: it stops at the "
-                             "first one that does not fit, so nothing older sneaks in past a gap.").format(detail=detail))
-        if same_messages(got, trim_messages(messages, max_tokens=budget, token_counter=counter,
-                                             strategy="first")):
-            return q.wrong(_("{detail} That is strategy='first' (the oldest messages). Keep the "
-                             "newest.").format(detail=detail))
-        if sum(counter([m]) for m in got) > budget:
-            return q.wrong(_("{detail} Yours cost more than max_tokens.").format(detail=detail))
-        return q.wrong(detail)
-    return q.correct(_("your function agrees with `trim_messages(strategy=\"last\")` on the worked "
-                       "example, the exercise's, and generated conversations with budgets on and "
-                       "around the edges."))
+Q2.register(ex03)
 
 
 def _unanswered(messages: Sequence[BaseMessage]) -> list[AIMessage]:
@@ -255,14 +304,15 @@ def _safe_reference(messages, max_tokens):
     return trim_messages(messages, **safe_trim_kwargs(max_tokens, count_tokens_approximately))
 
 
-def _ex03_q3_cases():
+def _ex03_q3_cases(rng: random.Random | None = None):
     from course_utils.core.samples import load_conversation
 
     agent = load_conversation("agent_tools")
     # 1200: trimming without start_on keeps ToolMessage at-09 without its AIMessage (with or without
     # include_system); 600 and 550 show the trap too, 300 and 800 do not.
     cases = [(_("the agent_tools conversation"), agent, cap) for cap in (1200, 600, 550, 300, 800, 1500)]
-    for seed in [random.SystemRandom().randrange(2 ** 31) for _ in range(2)]:  # made at check time
+    source = rng or random.SystemRandom()
+    for seed in [source.randrange(2 ** 31) for _ in range(2)]:  # made at check time
         messages = random_conversation(seed, turns=6, system=True)
         total = count_tokens_approximately(messages)
         for share in (3, 2):
@@ -271,71 +321,90 @@ def _ex03_q3_cases():
     return cases
 
 
-@ex03.question(
+def _q3_cases(rng: random.Random) -> list[Case]:
+    return [Case(_("{what} and max_tokens={budget}").format(what=what, budget=cap), {"messages": messages, "cap": cap})
+            for what, messages, cap in _ex03_q3_cases(rng)]
+
+
+def _q3_prepare(q, answers):
+    (fn,) = answers
+    return (q.need_function(fn, "safe_trim"),)
+
+
+def _q3_run(q, answers, case):
+    (fn,) = answers
+    messages, cap = case["messages"], case["cap"]
+    given = list(messages)
+    before = snapshot(given)
+    got = learner_message_list(q, q.call(fn, given, cap, about=case.label), "safe_trim")
+    if snapshot(given) != before:
+        q.stop(q.wrong(_("for {about} `safe_trim` changed the list it was given; trim a copy, never the "
+                         "history.").format(about=case.label)))
+    return {"got": got, "right": _safe_reference(messages, cap)}
+
+
+def _orphan_caller_kept(obs) -> bool:
+    orphans = orphaned_tool_messages(obs["got"])
+    return bool(orphans) and any(isinstance(m, AIMessage) and any(c["id"] == orphans[0].tool_call_id
+                                                                   for c in m.tool_calls) for m in obs["got"])
+
+
+def _body(messages):
+    return [m for m in messages if not isinstance(m, SystemMessage)]
+
+
+def _kept_the_start(obs, case) -> bool:
+    first = trim_messages(case["messages"], max_tokens=case["cap"], token_counter=count_tokens_approximately,
+                          strategy="first")
+    body = _body(obs["got"])
+    return bool(body) and same_messages(body, _body(first)) and not same_messages(obs["got"], obs["right"])
+
+
+Q3 = CodeQuestion(
     "repair the orphaned ToolMessage",
-    "q3.check(safe_trim)",
+    ("safe_trim",),
     hints=(
         "Keep `strategy=\"last\"` and the budget: the fix is where the kept list may *start*.",
         "`start_on=\"human\"` drops messages from the front of the kept list until it begins with a human "
         "message; `include_system=True` keeps the system prompt in front.",
     ),
+    prepare=_q3_prepare,
+    cases=_q3_cases,
+    run=_q3_run,
+    rules=(
+        Rule("the safe trim", lambda obs, case: same_messages(obs["got"], obs["right"]),
+             "for {case} you kept {got}; trim_messages(strategy=\"last\", start_on=\"human\", include_system=True) "
+             "with the approximate counter keeps {right}.",
+             lambda obs, case: {"got": short_list(message_ids(obs["got"]), 6),
+                                "right": short_list(message_ids(obs["right"]), 6)}),
+    ),
+    mistakes=(
+        Mistake("over the budget", "what you kept is over max_tokens. Keep the budget as given; fix the start of the "
+                "kept list instead.",
+                lambda obs, case: bool(obs["got"]) and count_tokens_approximately(obs["got"]) > case["cap"]),
+        Mistake("out of order", "a ToolMessage does not come right after the AIMessage that made its call. A tool "
+                "result must follow its call: keep a run of the newest messages, in the conversation's order.",
+                lambda obs, case: _orphan_caller_kept(obs)),
+        Mistake("orphan", "a ToolMessage you kept answers a tool call whose AIMessage was cut. That is the orphan "
+                "trap: make the kept list start on a human message.",
+                lambda obs, case: bool(orphaned_tool_messages(obs["got"]))),
+        Mistake("tool results removed", "an AIMessage you kept calls a tool, but its ToolMessage is not in the list. "
+                "You removed the tool results; providers reject a tool call without its answer. Keep whole tool "
+                "rounds and fix where the kept list starts instead.", lambda obs, case: bool(_unanswered(obs["got"]))),
+        Mistake("no system prompt", "the system prompt was dropped. Keep it with `include_system=True`.",
+                lambda obs, case: isinstance(case["messages"][0], SystemMessage)
+                and not any(isinstance(m, SystemMessage) for m in obs["got"])),
+        Mistake("starts on an AIMessage", "it starts with an AIMessage. Chat models expect the first message after "
+                "the system prompt to be a human one: `start_on=\"human\"`.",
+                lambda obs, case: bool(_body(obs["got"])) and isinstance(_body(obs["got"])[0], AIMessage)),
+        Mistake("the start", "that is the *start* of the conversation (strategy='first'). A chatbot must keep the "
+                "newest messages, the user's latest question among them.", _kept_the_start),
+    ),
+    praise="no orphaned ToolMessage on the agent conversation at any budget, nor on agent conversations generated "
+           "when the check ran: every kept list starts with the system prompt and a human message.",
+    seeds=1,  # two agent conversations drawn now, each at two budgets
 )
-def _ex03_q3(q, safe_trim):
-    fn = q.need_function(safe_trim, "safe_trim")
-    for what, messages, cap in _ex03_q3_cases():
-        about = _("{what} and max_tokens={budget}").format(what=what, budget=cap)
-        given = list(messages)
-        before = snapshot(given)
-        got = learner_message_list(q, q.call(fn, given, cap, about=about), "safe_trim")
-        if snapshot(given) != before:
-            return q.wrong(_("for {about} `safe_trim` changed the list it was given; trim a copy, "
-                             "never the history.").format(about=about))
-        expected = _safe_reference(messages, cap)
-        if same_messages(got, expected):
-            continue
-        ids = message_ids(got)
-        detail = _("for {about} you kept {ids}").format(about=about, ids=short_list(ids, 6))
-        orphans = orphaned_tool_messages(got)
-        body = [m for m in got if not isinstance(m, SystemMessage)]
-        used = count_tokens_approximately(got) if got else 0
-        if used > cap:
-            return q.wrong(_("{detail}: that is {used} tokens, over max_tokens={cap}. Keep the "
-                             "budget as given; fix the start of the kept list instead.").format(detail=detail, used=used, cap=cap))
-        if orphans:
-            o = orphans[0]
-            caller_kept = any(isinstance(m, AIMessage) and any(c["id"] == o.tool_call_id for c in m.tool_calls)
-                              for m in got)
-            if caller_kept:
-                return q.wrong(_("{detail}: ToolMessage {id!r} answers tool call {tool_call_id!r}, "
-                                 "but it does not come right after the AIMessage that made the "
-                                 "call. A tool result must follow its call: keep a run of the "
-                                 "newest messages, in the conversation's order.").format(detail=detail, id=o.id, tool_call_id=o.tool_call_id))
-            return q.wrong(_("{detail}: ToolMessage {id!r} answers tool call {tool_call_id!r}, but "
-                             "the AIMessage that made the call was cut. That is the orphan trap: "
-                             "make the kept list start on a human message.").format(detail=detail, id=o.id, tool_call_id=o.tool_call_id))
-        unanswered = _unanswered(got)
-        if unanswered:
-            return q.wrong(_("{detail}: AIMessage {id!r} calls a tool, but its ToolMessage is not "
-                             "in the list. You removed the tool results; providers reject a tool "
-                             "call without its answer. Keep whole tool rounds and fix where the "
-                             "kept list starts instead.").format(detail=detail, id=unanswered[0].id))
-        if isinstance(messages[0], SystemMessage) and not any(isinstance(m, SystemMessage) for m in got):
-            return q.wrong(_("{detail}: the system prompt was dropped. Keep it with "
-                             "`include_system=True`.").format(detail=detail))
-        if body and isinstance(body[0], AIMessage):
-            return q.wrong(_("{detail}: it starts with an AIMessage. Chat models expect the first "
-                             "message after the system prompt to be a human one: "
-                             "`start_on=\"human\"`.").format(detail=detail))
-        first = trim_messages(messages, max_tokens=cap, token_counter=count_tokens_approximately, strategy="first")
-        if body and same_messages(body, [m for m in first if not isinstance(m, SystemMessage)]):
-            return q.wrong(_("{detail}: that is the *start* of the conversation "
-                             "(strategy='first'). A chatbot must keep the newest messages, the "
-                             "user's latest question among them.").format(detail=detail))
-        return q.wrong(_("{detail}; trim_messages(strategy=\"last\", start_on=\"human\", "
-                         "include_system=True) with the approximate counter keeps {short_list}.").format(detail=detail, short_list=short_list(message_ids(expected), 6)))
-    return q.correct(_("no orphaned ToolMessage on the agent conversation at any budget, nor on "
-                       "generated agent conversations: every kept list starts with the system "
-                       "prompt and a human message."))
+Q3.register(ex03)
 
 
 EX03_Q4_OPTIONS = {
