@@ -25,7 +25,7 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.questions import Case, ChoiceQuestion, CodeQuestion, Mistake, Rule
 from course_utils.checks.reason_lists import EX04_Q3
 from course_utils.checks.ex03 import ids_answer
 from course_utils.checks.kinds import (
@@ -63,45 +63,74 @@ def ex04_state_messages() -> list[BaseMessage]:
     return messages
 
 
-@ex04.question(
+def _q1_trim(**options) -> list[str]:
+    """The ids trim_messages keeps of question 1's state at the cap of 128 (dummy counter), with ``options``."""
+    from course_utils.window.tokens import dummy_token_counter
+
+    return message_ids(trim_messages(ex04_state_messages(), max_tokens=EX04_CAP, token_counter=dummy_token_counter,
+                                     strategy="last", **options))
+
+
+def _q1_sent() -> list[str]:
+    """The reference: what the lesson's node sends (start_on="human", include_system=True)."""
+    return _q1_trim(start_on="human", include_system=True)
+
+
+def _q1_prepare(q, answers):
+    (sent_ids,) = answers
+    ids = ids_answer(q, sent_ids, "sent_ids")
+    known = set(message_ids(ex04_state_messages()))
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        q.stop(q.wrong(_("{unknown} are not ids of the state; use the ids of its messages ({first} ... {last}).")
+                       .format(unknown=unknown, first=message_ids(ex04_state_messages())[0], last="h11")))
+    return (ids,)
+
+
+def _q1_is(variant: Callable[[], list[str]]) -> Callable[[list[str], Any], bool]:
+    """A mistake's test: the learner's ids are what ``variant`` keeps, and that is not the right answer."""
+    return lambda ids, case: ids == variant() != _q1_sent()
+
+
+Q1 = CodeQuestion(
     "what the node sends",
-    "q1.check(sent_ids)",
+    ("sent_ids",),
     hints=(
         "Every message costs 10 with the dummy counter. With include_system=True the system prompt is kept "
         "first, and the rest of the 128 is filled from the end.",
         "Then start_on=\"human\" drops messages from the front of the kept run until it begins with a human one.",
     ),
+    prepare=_q1_prepare,
+    cases=lambda rng: [Case(_("the state of 22 messages and max_tokens={cap}").format(cap=EX04_CAP))],
+    run=lambda q, answers, case: answers[0],
+    rules=(
+        Rule("what the node sends", lambda ids, case: ids == _q1_sent(),
+             "{case}: the node would send {count} messages; count 10 tokens a message, system first, then from "
+             "the end.", lambda ids, case: {"count": len(_q1_sent())}),
+    ),
+    mistakes=(
+        Mistake("no system prompt", "the system prompt is missing: include_system=True keeps it, and it counts "
+                "against the 128.", _q1_is(lambda: _q1_trim(start_on="human"))),
+        Mistake("no start_on", "that does not start with a human message. This cap happens to start on one "
+                "anyway; look again.", _q1_is(lambda: _q1_trim(include_system=True))),
+        Mistake("neither", "that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" "
+                "and include_system=True.", _q1_is(lambda: _q1_trim())),
+        Mistake("the whole state", "that is the whole state (220 tokens). The node sends only what fits in 128.",
+                _q1_is(lambda: message_ids(ex04_state_messages()))),
+        Mistake("newest first", "right messages, but trim_messages keeps chronological order.",
+                _q1_is(lambda: _q1_sent()[::-1])),
+        Mistake("repeated", "each message is sent once: your list names one of them twice.",
+                lambda ids, case: len(set(ids)) != len(ids)),
+        Mistake("over the cap", "those messages cost more than the cap of 128 tokens (10 a message).",
+                lambda ids, case: 10 * len(ids) > EX04_CAP),
+        Mistake("out of order", "keep the messages in the state's order.",
+                lambda ids, case: sorted(ids, key=message_ids(ex04_state_messages()).index) != ids),
+    ),
+    praise="the node sends 12 messages (120 tokens <= 128): the system prompt and h6 ... h11. The state keeps all "
+           "22 (220 tokens).",
+    seeds=1,  # a count by hand: question 2 is the node
 )
-def _ex04_q1(q, sent_ids):
-    from course_utils.window.tokens import dummy_token_counter
-
-    ids = ids_answer(q, sent_ids, "sent_ids")
-    messages = ex04_state_messages()
-    options = dict(max_tokens=EX04_CAP, token_counter=dummy_token_counter, strategy="last")
-    expected = message_ids(trim_messages(messages, start_on="human", include_system=True, **options))
-    if ids == expected:
-        return q.correct(_("the node sends {count} messages ({tokens} tokens <= 128): the "
-                           "system prompt and h6 ... h11. The state keeps all 22 (220 tokens).").format(
-            count=len(expected), tokens=10 * len(expected)))
-    variants = [
-        (message_ids(trim_messages(messages, start_on="human", **options)),
-         _("the system prompt is missing: include_system=True keeps it, and it counts against the 128.")),
-        (message_ids(trim_messages(messages, include_system=True, **options)),
-         _("that does not start with a human message. This cap happens to start on one anyway; look again.")),
-        (message_ids(trim_messages(messages, **options)),
-         _("that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" and "
-           "include_system=True.")),
-        (message_ids(messages), _("that is the whole state (220 tokens). The node sends only what fits in 128.")),
-        (list(reversed(expected)), _("right messages, but trim_messages keeps chronological order.")),
-    ]
-    for wrong, why in variants:
-        if ids == wrong and wrong != expected:
-            return q.wrong(why)
-    if 10 * len(ids) > EX04_CAP:
-        return q.wrong(_("{count} messages cost {tokens} tokens, over the cap of {cap}.").format(
-            count=len(ids), tokens=10 * len(ids), cap=EX04_CAP))
-    return q.wrong(_("the node would send {count} messages; count 10 tokens a message, system first, then "
-                     "from the end.").format(count=len(expected)))
+Q1.register(ex04)
 
 
 def ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
@@ -164,98 +193,194 @@ def _ex04_node_messages(out: Any) -> list[Any]:
     return [new] if isinstance(new, BaseMessage) else list(new) if isinstance(new, (list, tuple)) else None
 
 
-@ex04.question(
+#: Question 2: the caps the node is made with for the states it is called on directly, and in the graph.
+EX04_Q2_CAPS = (80, 100, 80, 100)
+EX04_Q2_GRAPH_CAP = 40
+#: Two states where leaving out start_on or include_system changes what is sent; two more are drawn per check.
+EX04_Q2_SEEDS = (51, 52)
+
+
+def _named(fn: Callable, like: Any, default: str) -> Callable:
+    """``fn`` under the learner's function's name, so an error it raises names what the learner wrote."""
+    fn.__name__ = getattr(like, "__name__", default)
+    return fn
+
+
+def _q2_cases(rng: random.Random) -> list[Case]:
+    """States the node is called on directly (two fixed, two drawn now), then the 6-turn dialogue in a graph."""
+    cases = []
+    for seed, cap in zip((*EX04_Q2_SEEDS, rng.randrange(1000, 100_000), rng.randrange(1000, 100_000)), EX04_Q2_CAPS):
+        history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
+        cases.append(Case(_("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=cap),
+                          {"graph": False, "history": history, "cap": cap}))
+    thread = f"thread-{rng.randrange(1000, 10_000)}"
+    cases.append(Case(_("a graph with a checkpointer, thread {thread!r}, max_tokens={cap}").format(
+        thread=thread, cap=EX04_Q2_GRAPH_CAP), {"graph": True, "thread": thread, "cap": EX04_Q2_GRAPH_CAP}))
+    return cases
+
+
+def _q2_node(q, factory, model, cap):
+    node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
+    if not callable(node):
+        q.stop(q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
+            name=getattr(factory, "__name__", "make_chatbot_node"), value=describe(node))))
+    if is_stub(node):
+        q.stop(q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
+            name=getattr(node, '__name__', 'chatbot'))))
+    return node
+
+
+def _q2_direct(q, factory, case) -> dict:
+    """The node called on one state, as LangGraph would: one turn, with every model call it made."""
+    from course_utils.model.chat import OfflineChatModel
+
+    # The check's own caps can leave only the system prompt when the last question is long: that is
+    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
+    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
+    node = _q2_node(q, factory, model, case["cap"])
+    history = case["history"]
+    state = {"messages": list(history)}
+    out = q.call(node, state, about=case.label, explain=_ex04_empty_call)
+    new = _ex04_node_messages(out)
+    if new is None:
+        q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
+                         "{value}.").format(value=describe(out))))
+    changed = snapshot(state["messages"]) != snapshot(history)
+    return {"turns": [{"where": _("for {about}").format(about=case.label), "history": history, "calls": model.calls, "new": new,
+                       "changed": len(state["messages"]) if changed else None, "stored": None, "turn": 1}]}
+
+
+def _q2_graph(q, factory, case) -> dict:
+    """The node in a graph with a checkpointer, as in the lesson: the 6-turn dialogue, one observation a turn."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import MessagesState
+
+    from course_utils.model.chat import OfflineChatModel
+
+    model = OfflineChatModel(token_counter="approximate")
+    node = _q2_node(q, factory, model, case["cap"])
+    graph = _ex04_graph(node, MessagesState, InMemorySaver())
+    config = {"configurable": {"thread_id": case["thread"]}}
+    turns = []
+    for turn, text in enumerate(EX04_DIALOGUE, start=1):
+        before = list(graph.get_state(config).values.get("messages", []))
+        made = len(model.calls)
+        run_turn = _named(lambda: graph.invoke({"messages": [HumanMessage(text)]}, config), node, "chatbot")
+        q.call(run_turn, about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text),
+               explain=_ex04_empty_call)
+        stored = list(graph.get_state(config).values.get("messages", []))
+        history = [*before, stored[len(before)]] if len(stored) > len(before) else [*before, HumanMessage(text)]
+        turns.append({"where": _("in a graph, on turn {turn}").format(turn=turn), "history": history,
+                      "calls": model.calls[made:], "new": None, "changed": None, "stored": len(stored),
+                      "turn": turn})
+        if len(stored) != 2 * turn:
+            break  # the history is already lost: the rules say so
+    return {"turns": turns}
+
+
+def _q2_run(q, answers, case):
+    (factory,) = answers
+    return (_q2_graph if case["graph"] else _q2_direct)(q, factory, case)
+
+
+def _q2_bad_call(obs, case):
+    """(turn, call number, what was sent, what should have been) for the first model call that was not the trimmed
+    list, or None."""
+    for turn in obs["turns"]:
+        expected = ex04_trim(turn["history"], case["cap"])
+        for number, sent in enumerate(turn["calls"], start=1):
+            if not same_messages(sent, expected):
+                return turn, number, sent, expected
+    return None
+
+
+def _q2_turn(obs, test):
+    """The first turn for which ``test(turn)`` is true, or None."""
+    return next((t for t in obs["turns"] if test(t)), None)
+
+
+def _q2_sent(kind: Callable[[list, list, list], bool]) -> Callable[[Any, Case], bool]:
+    """A mistake's test on the first wrong model call: ``kind(sent, history, expected)``."""
+    def test(obs, case):
+        bad = _q2_bad_call(obs, case)
+        return bad is not None and kind(bad[2], bad[0]["history"], bad[3])
+    return test
+
+
+def _q2_bad_details(obs, case) -> dict:
+    turn, number, sent, expected = _q2_bad_call(obs, case)
+    return {"where": turn["where"], "number": number, "sent": short_list([_text_label(m) for m in sent], 5),
+            "cap": case["cap"], "expected": short_list([_text_label(m) for m in expected], 5)}
+
+
+def _has_system(messages) -> bool:
+    return any(isinstance(m, SystemMessage) for m in messages)
+
+
+def _body_starts_off_human(sent, history, expected) -> bool:
+    body = [m for m in sent if not isinstance(m, SystemMessage)]
+    return bool(body) and not isinstance(body[0], HumanMessage)
+
+
+Q2 = CodeQuestion(
     "trim inside the node",
-    "q2.check(make_chatbot_node)",
+    ("make_chatbot_node",),
     hints=(
         "Never write to `state[\"messages\"]` (no `[:] =`, `del`, `.clear()`, `.append`): the checkpointer "
         "stores that very list. Build a new one with `trim_messages(state[\"messages\"], ...)`.",
         "Send only the trimmed list to `model.invoke`, and return only the reply: `{\"messages\": [reply]}`; "
         "add_messages appends it to the full history.",
     ),
+    prepare=lambda q, answers: (q.need_function(answers[0], "make_chatbot_node"),),
+    cases=_q2_cases,
+    run=_q2_run,
+    rules=(
+        Rule("the state is left alone", lambda obs, case: _q2_turn(obs, lambda t: t["changed"] is not None) is None,
+             "{case}: your node changed `state[\"messages\"]` in place (it now holds {count} messages instead of "
+             "{expected}). The checkpointer stores that list, so the history is lost. Trim into a new list instead.",
+             lambda obs, case: {"count": obs["turns"][0]["changed"], "expected": len(case["history"])}),
+        Rule("no RemoveMessage", lambda obs, case: _q2_turn(
+            obs, lambda t: any(isinstance(m, RemoveMessage) for m in t["new"] or ())) is None,
+             "{case}: your node returns RemoveMessage updates: they delete messages from the stored state. "
+             "Trimming is for the model call only; return just the reply."),
+        Rule("the model is called", lambda obs, case: _q2_turn(obs, lambda t: not t["calls"]) is None,
+             "{case}: your node did not call `model.invoke`."),
+        Rule("every call is sent the trimmed list", lambda obs, case: _q2_bad_call(obs, case) is None,
+             "{where}, model call {number} was sent {sent}; trimming to {cap} tokens (approximate counter, strategy "
+             "'last', start_on 'human', include_system) gives {expected}. Every call your node makes is sent (and "
+             "billed): send only the trimmed list.", _q2_bad_details),
+        Rule("one call a turn", lambda obs, case: _q2_turn(obs, lambda t: len(t["calls"]) > 1) is None,
+             "{case}: your node called the model {count} times for one turn: every call is sent (and billed), so "
+             "send it the trimmed list once.",
+             lambda obs, case: {"count": len(_q2_turn(obs, lambda t: len(t["calls"]) > 1)["calls"])}),
+        Rule("the reply is returned", lambda obs, case: _q2_turn(
+            obs, lambda t: t["new"] is not None and (not t["new"] or not isinstance(t["new"][-1], AIMessage))) is None,
+             "{case}: return the model's reply in the update: `{{\"messages\": [reply]}}`."),
+        Rule("the thread keeps every message", lambda obs, case: _q2_turn(
+            obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]) is None,
+             "{case}: after turn {turn} the thread stores {count} messages instead of {expected}: your node loses "
+             "history. The state must keep every message; only the model call is trimmed.",
+             lambda obs, case: (lambda t: {"turn": t["turn"], "count": t["stored"], "expected": 2 * t["turn"]})(
+                 _q2_turn(obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]))),
+    ),
+    mistakes=(
+        Mistake("the whole history", "a model call was sent the whole history. Every call your node makes is sent "
+                "(and billed): trim before `model.invoke`, and send the model only the trimmed list.",
+                _q2_sent(lambda sent, history, expected: same_messages(sent, history))),
+        Mistake("strategy first", "the user's latest question is missing from what the model was sent. Did you use "
+                "strategy='first'? Keep the newest messages.",
+                _q2_sent(lambda sent, history, expected: not sent or sent[-1].id != history[-1].id)),
+        Mistake("no system prompt", "the system prompt is missing from what the model was sent; use "
+                "include_system=True.",
+                _q2_sent(lambda sent, history, expected: _has_system(history) and not _has_system(sent))),
+        Mistake("no start_on", "after the system prompt, what the model was sent starts with an AI message; use "
+                "start_on=\"human\".", _q2_sent(_body_starts_off_human)),
+    ),
+    praise="the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list on every call, and "
+           "in a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue.",
+    seeds=1,  # two states and a thread id drawn now
 )
-def _ex04_q2(q, make_chatbot_node):
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    from course_utils.model.chat import OfflineChatModel
-
-    factory = q.need_function(make_chatbot_node, "make_chatbot_node")
-
-    # 1. Call the node directly on a state, as LangGraph would.
-    # States and caps where leaving out start_on or include_system changes what is sent.
-    # Two states and caps where leaving out start_on or include_system changes what is sent, then two
-    # conversations made now, new at every check.
-    seeds = (51, 52, *random.SystemRandom().sample(range(1000, 100_000), 2))
-    for seed, cap in zip(seeds, (80, 100, 80, 100)):
-        # The check's own caps can leave only the system prompt when the last question is long: that is
-        # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
-        model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
-        node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
-        if not callable(node):
-            return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-                name="make_chatbot_node", value=describe(node)))
-        if is_stub(node):
-            return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-                name=getattr(node, '__name__', 'chatbot')))
-        history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
-        state = {"messages": list(history)}
-        about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=cap)
-        out = q.call(node, state, about=about, explain=_ex04_empty_call)
-        if snapshot(state["messages"]) != snapshot(history):
-            return q.wrong(_("for {about} your node changed `state[\"messages\"]` in place (it now holds "
-                             "{count} messages instead of {expected}). The checkpointer "
-                             "stores that list, so the history is lost. Trim into a new list instead.").format(
-                about=about, count=len(state['messages']), expected=len(history)))
-        new = _ex04_node_messages(out)
-        if new is None:
-            return q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
-                             "{value}.").format(value=describe(out)))
-        if any(isinstance(m, RemoveMessage) for m in new):
-            return q.wrong(_("your node returns RemoveMessage updates: they delete messages from the stored state. "
-                             "Trimming is for the model call only; return just the reply."))
-        if not model.calls:
-            return q.wrong(_("your node did not call `model.invoke`."))
-        if len(model.calls) > 1:
-            return q.wrong(_("for {about} your node called the model {count} times for one turn: every call is "
-                             "sent (and billed), so send it the trimmed list once.").format(
-                                 about=about, count=len(model.calls)))
-        problem = _ex04_sent_problem(model.calls[0], history, cap, _("for {about}").format(about=about))
-        if problem:
-            return q.wrong(problem)
-        if not new or not isinstance(new[-1], AIMessage):
-            return q.wrong(_("return the model's reply in the update: `{\"messages\": [reply]}`."))
-
-    # 2. Run it in a graph with a checkpointer, as in the lesson.
-    model = OfflineChatModel(token_counter="approximate")
-    node = q.call(factory, model, max_tokens=40, about="(model, max_tokens=40)")
-    builder = StateGraph(MessagesState)
-    builder.add_node("chatbot", node)
-    builder.add_edge(START, "chatbot")
-    builder.add_edge("chatbot", END)
-    graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": _thread_id()}}
-    for turn, text in enumerate(EX04_DIALOGUE, start=1):
-        before = list(graph.get_state(config).values.get("messages", []))
-        made = len(model.calls)
-        q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
-               about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if len(stored) != 2 * turn:
-            return q.wrong(_("in a graph with a checkpointer, after turn {turn} the thread stores {count} "
-                             "messages instead of {expected}: your node loses history. The state must keep "
-                             "every message; only the model call is trimmed.").format(
-                turn=turn, count=len(stored), expected=2 * turn))
-        if len(model.calls) - made != 1:
-            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
-                             "sent (and billed), so send it the trimmed list once.").format(
-                                 turn=turn, count=len(model.calls) - made))
-        problem = _ex04_sent_problem(model.calls[-1], [*before, stored[len(before)]], 40,
-                                     _("in a graph, on turn {turn}").format(turn=turn))
-        if problem:
-            return q.wrong(problem)
-    return q.correct(_("the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list, and in "
-                       "a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue."))
+Q2.register(ex04)
 
 
 EX04_Q3_OPTIONS = {
