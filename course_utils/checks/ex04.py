@@ -148,28 +148,6 @@ EX04_DIALOGUE = (
 )
 
 
-def _ex04_sent_problem(sent: list[BaseMessage], history: list[BaseMessage], cap: int, where: str) -> str | None:
-    """What is wrong with what the model was sent for this history, or None if it is the trimmed list."""
-    expected = ex04_trim(history, cap)
-    if same_messages(sent, expected):
-        return None
-    detail = _("{where} the model was sent {sent}").format(where=where, sent=short_list([_text_label(m) for m in sent], 5))
-    if same_messages(sent, history):
-        return _("{detail}: the whole history. Trim before `model.invoke`.").format(detail=detail)
-    if not sent or sent[-1].id != history[-1].id:
-        return _("{detail}: the user's latest question is missing. Did you use strategy='first'? Keep the newest "
-                 "messages.").format(detail=detail)
-    if not any(isinstance(m, SystemMessage) for m in sent):
-        return _("{detail}: the system prompt is missing; use include_system=True.").format(detail=detail)
-    body = [m for m in sent if not isinstance(m, SystemMessage)]
-    if body and not isinstance(body[0], HumanMessage):
-        return _("{detail}: after the system prompt it starts with an {kind}; use start_on=\"human\".").format(
-            detail=detail, kind=type(body[0]).__name__)
-    return _("{detail}; trimming to {cap} tokens (approximate counter, strategy 'last', start_on 'human', "
-             "include_system) gives {expected}.").format(
-        detail=detail, cap=cap, expected=short_list([_text_label(m) for m in expected], 5))
-
-
 def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
     """The message for a node whose trim kept nothing: OfflineChatModel refuses an empty list with ValueError."""
     if not (isinstance(exc, ValueError) and str(exc).startswith("messages must not be empty")):
@@ -193,10 +171,10 @@ def _ex04_node_messages(out: Any) -> list[Any]:
     return [new] if isinstance(new, BaseMessage) else list(new) if isinstance(new, (list, tuple)) else None
 
 
-#: Question 2: the caps the node is made with for the states it is called on directly, and in the graph.
-EX04_Q2_CAPS = (80, 100, 80, 100)
+#: Question 2: the caps the node is made with for the fixed states it is called on directly, and in the graph.
+EX04_Q2_CAPS = (80, 100)
 EX04_Q2_GRAPH_CAP = 40
-#: Two states where leaving out start_on or include_system changes what is sent; two more are drawn per check.
+#: Two states where leaving out start_on or include_system changes what is sent; one more is drawn per check.
 EX04_Q2_SEEDS = (51, 52)
 
 
@@ -206,11 +184,32 @@ def _named(fn: Callable, like: Any, default: str) -> Callable:
     return fn
 
 
+def distinct_caps(history: Sequence[BaseMessage], rng: random.Random, count: int, low: int = 30,
+                  high: int = 200) -> list[int]:
+    """``count`` caps drawn between ``low`` and ``high`` whose trims of ``history`` all differ (fewer if there are
+    not that many), so a node that ignores its ``max_tokens`` cannot send the right list for more than one."""
+    caps, seen = [], set()
+    candidates = list(range(low, high + 1))
+    rng.shuffle(candidates)
+    for cap in candidates:
+        kept = tuple(message_ids(ex04_trim(history, cap)))
+        if kept not in seen:
+            seen.add(kept)
+            caps.append(cap)
+        if len(caps) == count:
+            break
+    return caps
+
+
 def _q2_cases(rng: random.Random) -> list[Case]:
-    """States the node is called on directly (two fixed, two drawn now), then the 6-turn dialogue in a graph."""
+    """States the node is called on directly (two fixed, one drawn now at caps whose trims differ), then the
+    6-turn dialogue in a graph."""
+    drawn = random_conversation(rng.randrange(1000, 100_000), turns=7, system=True, tools=False, end_with_ai=False)
+    states = [(random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False), cap)
+              for seed, cap in zip(EX04_Q2_SEEDS, EX04_Q2_CAPS)]
+    states += [(drawn, cap) for cap in distinct_caps(drawn, rng, 2, 60, 160)]
     cases = []
-    for seed, cap in zip((*EX04_Q2_SEEDS, rng.randrange(1000, 100_000), rng.randrange(1000, 100_000)), EX04_Q2_CAPS):
-        history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
+    for history, cap in states:
         cases.append(Case(_("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=cap),
                           {"graph": False, "history": history, "cap": cap}))
     thread = f"thread-{rng.randrange(1000, 10_000)}"
@@ -286,7 +285,7 @@ def _q2_run(q, answers, case):
 def _q2_bad_call(obs, case):
     """(turn, call number, what was sent, what should have been) for the first model call that was not the trimmed
     list, or None."""
-    for turn in obs["turns"]:
+    for turn in obs.get("sent_turns", obs["turns"]):
         expected = ex04_trim(turn["history"], case["cap"])
         for number, sent in enumerate(turn["calls"], start=1):
             if not same_messages(sent, expected):
@@ -313,6 +312,13 @@ def _q2_bad_details(obs, case) -> dict:
             "cap": case["cap"], "expected": short_list([_text_label(m) for m in expected], 5)}
 
 
+def _kept_from_the_start(sent, history, expected) -> bool:
+    """strategy="first": the oldest message after the system prompt was sent, the newest was not."""
+    body = [m for m in history if not isinstance(m, SystemMessage)]
+    ids = {m.id for m in sent}
+    return bool(body) and body[0].id in ids and body[-1].id not in ids
+
+
 def _has_system(messages) -> bool:
     return any(isinstance(m, SystemMessage) for m in messages)
 
@@ -320,6 +326,22 @@ def _has_system(messages) -> bool:
 def _body_starts_off_human(sent, history, expected) -> bool:
     body = [m for m in sent if not isinstance(m, SystemMessage)]
     return bool(body) and not isinstance(body[0], HumanMessage)
+
+
+#: What a model call was sent instead of the trimmed list: the known mistakes of questions 2 and 4.
+EX04_SENT_MISTAKES = (
+    Mistake("the whole history", "a model call was sent the whole history. Every call your node makes is sent "
+            "(and billed): trim before `model.invoke`, and send the model only the trimmed list.",
+            _q2_sent(lambda sent, history, expected: same_messages(sent, history))),
+    Mistake("strategy first", "the user's latest question is missing from what the model was sent. Did you use "
+            "strategy='first'? Keep the newest messages.",
+            _q2_sent(_kept_from_the_start)),
+    Mistake("no system prompt", "the system prompt is missing from what the model was sent; use "
+            "include_system=True.",
+            _q2_sent(lambda sent, history, expected: _has_system(history) and not _has_system(sent))),
+    Mistake("no start_on", "after the system prompt, what the model was sent starts with an AI message; use "
+            "start_on=\"human\".", _q2_sent(_body_starts_off_human)),
+)
 
 
 Q2 = CodeQuestion(
@@ -363,19 +385,7 @@ Q2 = CodeQuestion(
              lambda obs, case: (lambda t: {"turn": t["turn"], "count": t["stored"], "expected": 2 * t["turn"]})(
                  _q2_turn(obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]))),
     ),
-    mistakes=(
-        Mistake("the whole history", "a model call was sent the whole history. Every call your node makes is sent "
-                "(and billed): trim before `model.invoke`, and send the model only the trimmed list.",
-                _q2_sent(lambda sent, history, expected: same_messages(sent, history))),
-        Mistake("strategy first", "the user's latest question is missing from what the model was sent. Did you use "
-                "strategy='first'? Keep the newest messages.",
-                _q2_sent(lambda sent, history, expected: not sent or sent[-1].id != history[-1].id)),
-        Mistake("no system prompt", "the system prompt is missing from what the model was sent; use "
-                "include_system=True.",
-                _q2_sent(lambda sent, history, expected: _has_system(history) and not _has_system(sent))),
-        Mistake("no start_on", "after the system prompt, what the model was sent starts with an AI message; use "
-                "start_on=\"human\".", _q2_sent(_body_starts_off_human)),
-    ),
+    mistakes=EX04_SENT_MISTAKES,
     praise="the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list on every call, and "
            "in a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue.",
     seeds=1,  # two states and a thread id drawn now
@@ -414,14 +424,6 @@ _ex04_q3 = ChoiceQuestion(
 EX04_FORGET_CAP = 40
 
 
-def _ex04_merge_bug(turn: int, stored: int, expected: int) -> str:
-    return _("after turn {turn} the thread stores {stored} messages instead of {expected}: nothing was removed. "
-             "`add_messages` merges the list a node returns into the state by id; every message of the trimmed "
-             "list is already there, so it replaces itself and nothing is deleted. Return "
-             "`RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.").format(
-        turn=turn, stored=stored, expected=expected)
-
-
 def _ex04_graph(node: Callable, state_type: type, saver: Any = None) -> Any:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, StateGraph
@@ -437,9 +439,150 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
     return [(m.type, m.content) for m in messages]
 
 
-@ex04.question(
+#: Question 4: the caps the node is made with in the SQLite graph (one drawn per check) and for a direct call.
+EX04_Q4_CAPS = (40, 45, 50)
+
+
+def _q4_cases(rng: random.Random) -> list[Case]:
+    """A state the node is called on directly (drawn now), then the dialogue in a SQLite graph: thread and cap drawn."""
+    history = random_conversation(rng.randrange(1000, 1_000_000), turns=6, system=True, tools=False,
+                                  end_with_ai=False)
+    thread, cap = f"thread-{rng.randrange(1000, 10_000)}", rng.choice(EX04_Q4_CAPS)
+    return [
+        *(Case(_("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=direct),
+               {"graph": False, "history": history, "cap": direct})
+          for direct in distinct_caps(history, rng, 3, 55, 200)),
+        Case(_("a graph with a SQLite checkpointer, thread {thread!r}, max_tokens={cap}").format(thread=thread, cap=cap),
+             {"graph": True, "thread": thread, "cap": cap}),
+    ]
+
+
+def _q4_prepare(q, answers):
+    factory, erase = answers
+    return q.need_function(factory, "make_forgetful_node"), q.need_function(erase, "erase_history")
+
+
+def _q4_node(q, factory, model, cap):
+    node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
+    if not callable(node):
+        q.stop(q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
+            name=getattr(factory, "__name__", "make_forgetful_node"), value=describe(node))))
+    if is_stub(node):
+        q.stop(q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
+            name=getattr(node, '__name__', 'chatbot'))))
+    return node
+
+
+def _q4_direct(q, answers, case) -> dict:
+    """Called directly, the node must not change the state it is given (that is question 2's bug)."""
+    from course_utils.model.chat import OfflineChatModel
+
+    # The check's own caps can leave only the system prompt when the last question is long: that is
+    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
+    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
+    node = _q4_node(q, answers[0], model, case["cap"])
+    history = case["history"]
+    state = {"messages": list(history)}
+    out = q.call(node, state, about=case.label, explain=_ex04_empty_call)
+    if _ex04_node_messages(out) is None:
+        q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {value}.").format(
+            value=describe(out))))
+    sent = {"where": _("for {about}").format(about=case.label), "history": history, "calls": model.calls}
+    return {"changed": snapshot(state["messages"]) != snapshot(history), "turns": [], "sent_turns": [sent]}
+
+
+def _q4_graph(q, answers, case) -> dict:
+    """The dialogue in a graph with a SQLite checkpointer; after every turn, ``erase_history`` and the file read back."""
+    factory, erase = answers
+    with tempfile.TemporaryDirectory(prefix="ex04-q4-") as folder:
+        db = Path(folder) / "privacy.sqlite"
+        saver = sqlite_checkpointer(db)
+        try:
+            turns = _q4_turns(q, factory, erase, saver, db, case)
+            return {"changed": False, "turns": turns, "sent_turns": turns}
+        finally:
+            close_checkpointer(saver)
+
+
+def _q4_turns(q, factory, erase, saver, db: Path, case) -> list[dict]:
+    from langgraph.graph import MessagesState
+
+    from course_utils.model.chat import OfflineChatModel
+
+    model = OfflineChatModel(token_counter="approximate")
+    node = _q4_node(q, factory, model, case["cap"])
+    graph = _ex04_graph(node, MessagesState, saver)
+    thread = case["thread"]
+    config = {"configurable": {"thread_id": thread}}
+    ever: list[str] = []  # every text the thread has stored
+    turns = []
+    for turn, text in enumerate(EX04_DIALOGUE, start=1):
+        before = list(graph.get_state(config).values.get("messages", []))
+        made = len(model.calls)
+        human = HumanMessage(text, id=f"check-human-{turn}")
+        run_turn = _named(lambda: graph.invoke({"messages": [human]}, config), node, "chatbot")
+        q.call(run_turn, about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text),
+               explain=_ex04_empty_call)
+        seen = [*before, human]
+        stored = list(graph.get_state(config).values.get("messages", []))
+        if stored and isinstance(stored[-1], AIMessage):
+            ever += [m.content for m in [human, stored[-1]] if isinstance(m.content, str)]
+        q.call(erase, graph, thread, about=_("(graph, {thread!r}) after turn {turn}").format(thread=thread, turn=turn))
+        erased = list(graph.get_state(config).values.get("messages", []))
+        obs = {"turn": turn, "where": _("in a graph, on turn {turn}").format(turn=turn), "history": seen,
+               "calls": model.calls[made:], "sent": ex04_trim(seen, case["cap"]), "stored": stored, "erased": erased,
+               "reply": stored[-1].content if stored else None,
+               "leftover": _ex04_leftover(db, thread, ever, erased)}
+        turns.append(obs)
+        if not _q4_clean(obs):
+            break  # the rules say what went wrong on this turn
+    return turns
+
+
+def _q4_stores_sent(t) -> bool:
+    """The thread's state after the node: what the model was sent, then its reply."""
+    return (bool(t["stored"]) and isinstance(t["stored"][-1], AIMessage)
+            and _ex04_pairs(t["stored"][:-1]) == _ex04_pairs(t["sent"]))
+
+
+def _q4_erased_right(t) -> bool:
+    """After erase_history, the thread's state is still what was sent and the reply."""
+    return (bool(t["erased"]) and _ex04_pairs(t["erased"][:-1]) == _ex04_pairs(t["sent"])
+            and t["erased"][-1].content == t["reply"])
+
+
+def _q4_clean(t) -> bool:
+    return (len(t["calls"]) == 1 and same_messages(t["calls"][0], t["sent"]) and _q4_stores_sent(t)
+            and _q4_erased_right(t) and t["leftover"] is None)
+
+
+def _q4_turn(obs, test):
+    return next((t for t in obs["turns"] if test(t)), None)
+
+
+def _q4_rule(name: str, test, message: str, details=None) -> Rule:
+    """A rule on the graph's turns: it fails on the first turn where ``test(turn)`` is false, and its message gets
+    that turn's number and ``details(turn)``."""
+    def holds(obs, case):
+        return _q4_turn(obs, lambda t: not test(t)) is None
+
+    def said(obs, case):
+        t = _q4_turn(obs, lambda t: not test(t))
+        return {"turn": t["turn"], **(details(t) if details else {})}
+    return Rule(name, holds, message, said)
+
+
+def _q4_labels(messages) -> str:
+    return short_list([_text_label(m) for m in messages], 5)
+
+
+def _q4_leftover(kind: str):
+    return lambda t: t["leftover"] is None or t["leftover"]["kind"] != kind
+
+
+Q4 = CodeQuestion(
     "store only what you send",
-    "q4.check(make_forgetful_node, erase_history)",
+    ("make_forgetful_node", "erase_history"),
     hints=(
         "The node returns `{\"messages\": trimmed + [reply]}`. `add_messages` merges that list into the state by "
         "id: every message of `trimmed` is already stored, so it replaces itself, and nothing is deleted. "
@@ -451,102 +594,76 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
         "thread_id)`, and write the state back with `graph.update_state(config, values, as_node=\"chatbot\")` "
         "(or call `restart_from_summary(graph, thread_id, as_node=\"chatbot\")`, which does the three).",
     ),
+    prepare=_q4_prepare,
+    cases=_q4_cases,
+    run=lambda q, answers, case: (_q4_graph if case["graph"] else _q4_direct)(q, answers, case),
+    rules=(
+        Rule("the state it is given is left alone", lambda obs, case: not obs["changed"],
+             "{case}: your node changed `state[\"messages\"]` in place. Leave the list alone and say what to "
+             "delete in the update you return, with RemoveMessage."),
+        _q4_rule("the model is called", lambda t: bool(t["calls"]),
+                 "{case}: on turn {turn} your node did not call `model.invoke`."),
+        Rule("every call is sent the trimmed list", lambda obs, case: _q2_bad_call(obs, case) is None,
+             "{where}, model call {number} was sent {sent}; trimming to {cap} tokens (approximate counter, strategy "
+             "'last', start_on 'human', include_system) gives {expected}. Every call your node makes is sent (and "
+             "billed): send only the trimmed list.", _q2_bad_details),
+        _q4_rule("one call a turn", lambda t: len(t["calls"]) <= 1,
+                 "{case}: on turn {turn} your node called the model {count} times: every call is sent (and billed), "
+                 "so send it the trimmed list once.", lambda t: {"count": len(t["calls"])}),
+        _q4_rule("the thread stores what was sent", _q4_stores_sent,
+                 "{case}: after turn {turn} the thread stores {stored}; it should store what the model was sent, "
+                 "{sent}, and the reply.",
+                 lambda t: {"stored": _q4_labels(t["stored"]), "sent": _q4_labels(t["sent"])}),
+        _q4_rule("erasing keeps the current state", _q4_erased_right,
+                 "{case}: after turn {turn} and `erase_history` the thread stores {stored}; it should store what the "
+                 "model was sent, {sent}, and the reply. `erase_history` must write the current state back after "
+                 "deleting the thread.",
+                 lambda t: {"stored": _q4_labels(t["erased"]), "sent": _q4_labels(t["sent"])}),
+        _q4_rule("no earlier checkpoint holds a dropped message", _q4_leftover("checkpoints"),
+                 "{case}: after turn {turn} the current state no longer holds {text!r}, but {holding} of the "
+                 "thread's {total} checkpoints in the SQLite file still do: RemoveMessage removes a message from the "
+                 "current state only, and every earlier checkpoint keeps it. `erase_history` must delete the thread "
+                 "(`erase_thread(graph.checkpointer, thread_id)`) and write the current state back "
+                 "(`graph.update_state(config, values, as_node=\"chatbot\")`).", lambda t: t["leftover"]),
+        _q4_rule("the file's bytes hold no dropped message", _q4_leftover("bytes"),
+                 "{case}: after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
+                 "({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes rows, "
+                 "and SQLite keeps the old pages until a checkpoint of the log. Use `erase_thread(graph.checkpointer, "
+                 "thread_id)`, which also empties the log.", lambda t: t["leftover"]),
+    ),
+    mistakes=(
+        *EX04_SENT_MISTAKES,
+        Mistake("the merge", "nothing was removed. `add_messages` merges the list a node returns into the state by "
+                "id; every message of the trimmed list is already there, so it replaces itself and nothing is "
+                "deleted. Return `RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.",
+                lambda obs, case: _q4_turn(obs, lambda t: len(t["stored"]) == len(t["history"]) + 1
+                                           and len(t["sent"]) < len(t["history"])) is not None),
+        Mistake("everything removed", "your node removes every message, the ones it sent too: the thread should "
+                "keep what the model was sent, followed by its reply. Remove only the messages that are not in the "
+                "trimmed list.", lambda obs, case: _q4_turn(
+                    obs, lambda t: len(t["stored"]) == 1 and len(t["sent"]) > 0) is not None),
+        Mistake("no reply", "the thread's last message is not the model's reply: return the reply in the update "
+                "too, after the RemoveMessages.", lambda obs, case: _q4_turn(
+                    obs, lambda t: not t["stored"] or not isinstance(t["stored"][-1], AIMessage)) is not None),
+        Mistake("not written back", "`erase_history` deleted the thread but did not write its current state back: "
+                "after deleting, write the values you read with `graph.update_state(config, values, "
+                "as_node=\"chatbot\")`.", lambda obs, case: _q4_turn(
+                    obs, lambda t: _q4_stores_sent(t) and not t["erased"]) is not None),
+    ),
+    praise="the thread stores only what the model was sent and its reply, and the SQLite file, read back after "
+           "every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. RemoveMessage "
+           "changes the current state; erasing takes deleting the thread.",
+    seeds=1,  # the state, the thread id and the cap are drawn now
 )
-def _ex04_q4(q, make_forgetful_node, erase_history):
-    from course_utils.model.chat import OfflineChatModel
-
-    factory = q.need_function(make_forgetful_node, "make_forgetful_node")
-
-    # 1. Called directly, the node must not change the state it is given (that is question 2's bug).
-    # The check's own caps can leave only the system prompt when the last question is long: that is
-    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
-    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
-    node = q.call(factory, model, max_tokens=60, about="(model, max_tokens=60)")
-    if not callable(node):
-        return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-            name="make_forgetful_node", value=describe(node)))
-    if is_stub(node):
-        return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-            name=getattr(node, '__name__', 'chatbot')))
-    history = random_conversation(_fresh_seed(), turns=6, system=True, tools=False, end_with_ai=False)
-    state = {"messages": list(history)}
-    about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=60)
-    out = q.call(node, state, about=about, explain=_ex04_empty_call)
-    if snapshot(state["messages"]) != snapshot(history):
-        return q.wrong(_("for {about} your node changed `state[\"messages\"]` in place. Leave the list alone and "
-                         "say what to delete in the update you return, with RemoveMessage.").format(about=about))
-    if _ex04_node_messages(out) is None:
-        return q.wrong(_("a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {value}.").format(
-            value=describe(out)))
-    erase = q.need_function(erase_history, "erase_history")
-
-    # 2. In a graph with a SQLite checkpointer, after every turn and erase_history, the thread must store what
-    #    was sent and the reply, and the file must hold nothing the thread dropped.
-    with tempfile.TemporaryDirectory(prefix="ex04-q4-") as folder:
-        db = Path(folder) / "privacy.sqlite"
-        saver = sqlite_checkpointer(db)
-        try:
-            return _ex04_q4_thread(q, factory, erase, saver, db)
-        finally:
-            close_checkpointer(saver)
+Q4.register(ex04)
 
 
-def _ex04_q4_thread(q, factory, erase, saver, db: Path):
-    from langgraph.graph import MessagesState
+def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[BaseMessage]) -> dict | None:
+    """What the file still holds of a text the thread dropped, read back on a new connection; None if nothing.
 
-    from course_utils.model.chat import OfflineChatModel
-
-    model = OfflineChatModel(token_counter="approximate")
-    node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
-    graph = _ex04_graph(node, MessagesState, saver)
-    thread = _thread_id()  # made now: an erase_history that types a thread id erases the wrong one
-    config = {"configurable": {"thread_id": thread}}
-    ever: list[str] = []  # every text the thread has stored
-    for turn, text in enumerate(EX04_DIALOGUE, start=1):
-        before = list(graph.get_state(config).values.get("messages", []))
-        calls = len(model.calls)
-        human = HumanMessage(text, id=f"check-human-{turn}")
-        q.call(graph.invoke, {"messages": [human]}, config,
-               about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
-        seen = [*before, human]
-        sent = ex04_trim(seen, EX04_FORGET_CAP)
-        if len(model.calls) == calls:
-            return q.wrong(_("on turn {turn} your node did not call `model.invoke`.").format(turn=turn))
-        if len(model.calls) - calls != 1:
-            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
-                             "sent (and billed), so send it the trimmed list once.").format(
-                                 turn=turn, count=len(model.calls) - calls))
-        problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, _("on turn {turn}").format(turn=turn))
-        if problem:
-            return q.wrong(problem)
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if len(stored) == len(seen) + 1 and len(sent) < len(seen):
-            return q.wrong(_ex04_merge_bug(turn, len(stored), len(sent) + 1))
-        if not stored or not isinstance(stored[-1], AIMessage):
-            return q.wrong(_("after turn {turn} the thread's last message is not the model's reply: return the reply "
-                             "in the update too, after the RemoveMessages.").format(turn=turn))
-        ever += [m.content for m in [human, stored[-1]] if isinstance(m.content, str)]
-        q.call(erase, graph, thread, about=_("(graph, {thread!r}) after turn {turn}").format(thread=thread, turn=turn))
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent) or not stored or stored[-1].content != ever[-1]:
-            return q.wrong(_("after turn {turn} and `erase_history` the thread stores "
-                             "{stored}; it should store what the model "
-                             "was sent, {sent}, and the reply. "
-                             "`erase_history` must write the current state back after deleting the thread.").format(
-                turn=turn, stored=short_list([_text_label(m) for m in stored], 5),
-                sent=short_list([_text_label(m) for m in sent], 5)))
-        problem = _ex04_leftover(db, thread, ever, stored, turn)
-        if problem:
-            return q.wrong(problem)
-    return q.correct(_("the thread stores only what the model was sent and its reply ({count} messages after "
-                       "{turns} turns, not {all}), and the SQLite file, read back "
-                       "after every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. "
-                       "RemoveMessage changes the current state; erasing takes deleting the thread.").format(
-        count=len(stored), turns=len(EX04_DIALOGUE), all=2 * len(EX04_DIALOGUE)))
-
-
-def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[BaseMessage], turn: int) -> str | None:
-    """Why the file still holds a text the thread dropped, read back on a new connection; None if it holds none."""
+    ``{"kind": "checkpoints", "text", "holding", "total"}`` when earlier checkpoints hold it,
+    ``{"kind": "bytes", "text", "copies"}`` when only the file's bytes (or its write-ahead log) do.
+    """
     kept = {m.content for m in stored}
     dropped = [text for text in dict.fromkeys(ever) if text not in kept]
     reader = sqlite_checkpointer(db)
@@ -554,22 +671,13 @@ def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[
         for text in dropped:
             held = checkpoints_holding(reader, text, thread)
             if held.holding:
-                return _("after turn {turn} the current state no longer holds {text!r}, but {holding} of the "
-                         "thread's {total} checkpoints in the SQLite file still do: RemoveMessage removes a "
-                         "message from the current state only, and every earlier checkpoint keeps it. "
-                         "`erase_history` must delete the thread (`erase_thread(graph.checkpointer, thread_id)`) "
-                         "and write the current state back (`graph.update_state(config, values, as_node=\"chatbot\")`).").format(
-                    turn=turn, text=text, holding=held.holding, total=held.total)
+                return {"kind": "checkpoints", "text": text, "holding": held.holding, "total": held.total}
     finally:
         close_checkpointer(reader)
     for text in dropped:
         copies = file_copies(db, text)
         if copies:
-            return _("after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
-                     "({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes "
-                     "rows, and SQLite keeps the old pages until a checkpoint of the log. Use "
-                     "`erase_thread(graph.checkpointer, thread_id)`, which also empties the log.").format(
-                turn=turn, text=text, copies=copies)
+            return {"kind": "bytes", "text": text, "copies": copies}
     return None
 
 
