@@ -641,12 +641,13 @@ Q4 = CodeQuestion(
         Mistake("everything removed", "your node removes every message, the ones it sent too: the thread should "
                 "keep what the model was sent, followed by its reply. Remove only the messages that are not in the "
                 "trimmed list.", lambda obs, case: _q4_turn(
-                    obs, lambda t: len(t["stored"]) == 1 and len(t["sent"]) > 0) is not None),
+                    obs, lambda t: len(t["stored"]) == 1 and isinstance(t["stored"][0], AIMessage)
+                    and len(t["sent"]) > 0) is not None),
         Mistake("no reply", "the thread's last message is not the model's reply: return the reply in the update "
                 "too, after the RemoveMessages.", lambda obs, case: _q4_turn(
                     obs, lambda t: not t["stored"] or not isinstance(t["stored"][-1], AIMessage)) is not None),
-        Mistake("not written back", "`erase_history` deleted the thread but did not write its current state back: "
-                "after deleting, write the values you read with `graph.update_state(config, values, "
+        Mistake("not written back", "`erase_history` deleted the thread and left it empty: it must write the current state "
+                "back after deleting, the values it read, with `graph.update_state(config, values, "
                 "as_node=\"chatbot\")`.", lambda obs, case: _q4_turn(
                     obs, lambda t: _q4_stores_sent(t) and not t["erased"]) is not None),
     ),
