@@ -5,12 +5,15 @@ trim inside a node; 4 and 5 change what the state stores: a node that returns th
 keep (``add_messages`` merges it, so nothing is removed) and a privacy rule that the SQLite
 file, read back, must obey (RemoveMessage leaves earlier checkpoints; erasing deletes the
 thread), and the how-to's summary node, which must keep a valid tail.
+
+Questions 1, 2 and 4 are data (:mod:`course_utils.checks.questions`): cases drawn at check time (states, thread
+ids, caps whose trims differ), rules checked on every model call of every turn
+(:mod:`course_utils.checks.node_runs`), and known mistakes, each with its hint.
 """
 
 from __future__ import annotations
 
 import random
-
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,10 +37,29 @@ from course_utils.checks.kinds import (
     snapshot,
     random_conversation,
 )
-from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, ltr, Exercise
+from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
+from course_utils.checks.node_runs import (
+    DIALOGUE as EX04_DIALOGUE,
+    SENT_MISTAKES,
+    bad_call,
+    bad_call_details,
+    distinct_caps,
+    empty_call,
+    ex04_trim,
+    file_leftover,
+    first_turn,
+    labels,
+    make_node,
+    named,
+    node_messages,
+    one_node_graph,
+    pairs,
+    text_label,
+    turn_rule,
+)
+from course_utils.agentic.checkpoints import close_checkpointer, sqlite_checkpointer
 from course_utils.core.i18n import _
-from course_utils.agentic.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
-from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.window.sequences import orphaned_tool_messages
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
@@ -133,72 +155,11 @@ Q1 = CodeQuestion(
 Q1.register(ex04)
 
 
-def ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
-    """The safe trim of lesson 04 (approximate counter): the reference exercise 05 compares with too."""
-    return trim_messages(messages, **safe_trim_kwargs(max_tokens, "approximate"))
-
-
-EX04_DIALOGUE = (
-    "hi! I'm bob",
-    "i like the celtics!",
-    "i like how much they win",
-    "what's my name?",
-    "what NFL team do you think I like?",
-    "i like the patriots!",
-)
-
-
-def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
-    """The message for a node whose trim kept nothing: OfflineChatModel refuses an empty list with ValueError."""
-    if not (isinstance(exc, ValueError) and str(exc).startswith("messages must not be empty")):
-        return None
-    return _("for {about}, your node sent the model an empty list, and the model refused it ({exc}). Your trim kept "
-             "nothing: is the max_tokens you pass smaller than the one given, or did start_on (or end_on) drop "
-             "every message? Trim with `max_tokens=max_tokens`, `strategy=\"last\"`, `start_on=\"human\"` and "
-             "`include_system=True`.").format(about=about, exc=ltr(str(exc)))
-
-
-def _text_label(message: BaseMessage) -> str:
-    """A message as a learner can recognise it: its type and the start of its text (ids in a graph are random)."""
-    text = message.content if isinstance(message.content, str) else str(message.content)
-    return f"{message.type}: {text[:24]!r}"
-
-
-def _ex04_node_messages(out: Any) -> list[Any]:
-    if not isinstance(out, Mapping) or "messages" not in out:
-        return None
-    new = out["messages"]
-    return [new] if isinstance(new, BaseMessage) else list(new) if isinstance(new, (list, tuple)) else None
-
-
 #: Question 2: the caps the node is made with for the fixed states it is called on directly, and in the graph.
 EX04_Q2_CAPS = (80, 100)
 EX04_Q2_GRAPH_CAP = 40
 #: Two states where leaving out start_on or include_system changes what is sent; one more is drawn per check.
 EX04_Q2_SEEDS = (51, 52)
-
-
-def _named(fn: Callable, like: Any, default: str) -> Callable:
-    """``fn`` under the learner's function's name, so an error it raises names what the learner wrote."""
-    fn.__name__ = getattr(like, "__name__", default)
-    return fn
-
-
-def distinct_caps(history: Sequence[BaseMessage], rng: random.Random, count: int, low: int = 30,
-                  high: int = 200) -> list[int]:
-    """``count`` caps drawn between ``low`` and ``high`` whose trims of ``history`` all differ (fewer if there are
-    not that many), so a node that ignores its ``max_tokens`` cannot send the right list for more than one."""
-    caps, seen = [], set()
-    candidates = list(range(low, high + 1))
-    rng.shuffle(candidates)
-    for cap in candidates:
-        kept = tuple(message_ids(ex04_trim(history, cap)))
-        if kept not in seen:
-            seen.add(kept)
-            caps.append(cap)
-        if len(caps) == count:
-            break
-    return caps
 
 
 def _q2_cases(rng: random.Random) -> list[Case]:
@@ -218,17 +179,6 @@ def _q2_cases(rng: random.Random) -> list[Case]:
     return cases
 
 
-def _q2_node(q, factory, model, cap):
-    node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
-    if not callable(node):
-        q.stop(q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-            name=getattr(factory, "__name__", "make_chatbot_node"), value=describe(node))))
-    if is_stub(node):
-        q.stop(q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-            name=getattr(node, '__name__', 'chatbot'))))
-    return node
-
-
 def _q2_direct(q, factory, case) -> dict:
     """The node called on one state, as LangGraph would: one turn, with every model call it made."""
     from course_utils.model.chat import OfflineChatModel
@@ -236,11 +186,11 @@ def _q2_direct(q, factory, case) -> dict:
     # The check's own caps can leave only the system prompt when the last question is long: that is
     # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
     model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
-    node = _q2_node(q, factory, model, case["cap"])
+    node = make_node(q, factory, model, case["cap"])
     history = case["history"]
     state = {"messages": list(history)}
-    out = q.call(node, state, about=case.label, explain=_ex04_empty_call)
-    new = _ex04_node_messages(out)
+    out = q.call(node, state, about=case.label, explain=empty_call)
+    new = node_messages(out)
     if new is None:
         q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
                          "{value}.").format(value=describe(out))))
@@ -257,16 +207,16 @@ def _q2_graph(q, factory, case) -> dict:
     from course_utils.model.chat import OfflineChatModel
 
     model = OfflineChatModel(token_counter="approximate")
-    node = _q2_node(q, factory, model, case["cap"])
-    graph = _ex04_graph(node, MessagesState, InMemorySaver())
+    node = make_node(q, factory, model, case["cap"])
+    graph = one_node_graph(node, MessagesState, InMemorySaver())
     config = {"configurable": {"thread_id": case["thread"]}}
     turns = []
     for turn, text in enumerate(EX04_DIALOGUE, start=1):
         before = list(graph.get_state(config).values.get("messages", []))
         made = len(model.calls)
-        run_turn = _named(lambda: graph.invoke({"messages": [HumanMessage(text)]}, config), node, "chatbot")
+        run_turn = named(lambda: graph.invoke({"messages": [HumanMessage(text)]}, config), node, "chatbot")
         q.call(run_turn, about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text),
-               explain=_ex04_empty_call)
+               explain=empty_call)
         stored = list(graph.get_state(config).values.get("messages", []))
         history = [*before, stored[len(before)]] if len(stored) > len(before) else [*before, HumanMessage(text)]
         turns.append({"where": _("in a graph, on turn {turn}").format(turn=turn), "history": history,
@@ -282,68 +232,6 @@ def _q2_run(q, answers, case):
     return (_q2_graph if case["graph"] else _q2_direct)(q, factory, case)
 
 
-def _q2_bad_call(obs, case):
-    """(turn, call number, what was sent, what should have been) for the first model call that was not the trimmed
-    list, or None."""
-    for turn in obs.get("sent_turns", obs["turns"]):
-        expected = ex04_trim(turn["history"], case["cap"])
-        for number, sent in enumerate(turn["calls"], start=1):
-            if not same_messages(sent, expected):
-                return turn, number, sent, expected
-    return None
-
-
-def _q2_turn(obs, test):
-    """The first turn for which ``test(turn)`` is true, or None."""
-    return next((t for t in obs["turns"] if test(t)), None)
-
-
-def _q2_sent(kind: Callable[[list, list, list], bool]) -> Callable[[Any, Case], bool]:
-    """A mistake's test on the first wrong model call: ``kind(sent, history, expected)``."""
-    def test(obs, case):
-        bad = _q2_bad_call(obs, case)
-        return bad is not None and kind(bad[2], bad[0]["history"], bad[3])
-    return test
-
-
-def _q2_bad_details(obs, case) -> dict:
-    turn, number, sent, expected = _q2_bad_call(obs, case)
-    return {"where": turn["where"], "number": number, "sent": short_list([_text_label(m) for m in sent], 5),
-            "cap": case["cap"], "expected": short_list([_text_label(m) for m in expected], 5)}
-
-
-def _kept_from_the_start(sent, history, expected) -> bool:
-    """strategy="first": the oldest message after the system prompt was sent, the newest was not."""
-    body = [m for m in history if not isinstance(m, SystemMessage)]
-    ids = {m.id for m in sent}
-    return bool(body) and body[0].id in ids and body[-1].id not in ids
-
-
-def _has_system(messages) -> bool:
-    return any(isinstance(m, SystemMessage) for m in messages)
-
-
-def _body_starts_off_human(sent, history, expected) -> bool:
-    body = [m for m in sent if not isinstance(m, SystemMessage)]
-    return bool(body) and not isinstance(body[0], HumanMessage)
-
-
-#: What a model call was sent instead of the trimmed list: the known mistakes of questions 2 and 4.
-EX04_SENT_MISTAKES = (
-    Mistake("the whole history", "a model call was sent the whole history. Every call your node makes is sent "
-            "(and billed): trim before `model.invoke`, and send the model only the trimmed list.",
-            _q2_sent(lambda sent, history, expected: same_messages(sent, history))),
-    Mistake("strategy first", "the user's latest question is missing from what the model was sent. Did you use "
-            "strategy='first'? Keep the newest messages.",
-            _q2_sent(_kept_from_the_start)),
-    Mistake("no system prompt", "the system prompt is missing from what the model was sent; use "
-            "include_system=True.",
-            _q2_sent(lambda sent, history, expected: _has_system(history) and not _has_system(sent))),
-    Mistake("no start_on", "after the system prompt, what the model was sent starts with an AI message; use "
-            "start_on=\"human\".", _q2_sent(_body_starts_off_human)),
-)
-
-
 Q2 = CodeQuestion(
     "trim inside the node",
     ("make_chatbot_node",),
@@ -357,35 +245,35 @@ Q2 = CodeQuestion(
     cases=_q2_cases,
     run=_q2_run,
     rules=(
-        Rule("the state is left alone", lambda obs, case: _q2_turn(obs, lambda t: t["changed"] is not None) is None,
+        Rule("the state is left alone", lambda obs, case: first_turn(obs, lambda t: t["changed"] is not None) is None,
              "{case}: your node changed `state[\"messages\"]` in place (it now holds {count} messages instead of "
              "{expected}). The checkpointer stores that list, so the history is lost. Trim into a new list instead.",
              lambda obs, case: {"count": obs["turns"][0]["changed"], "expected": len(case["history"])}),
-        Rule("no RemoveMessage", lambda obs, case: _q2_turn(
+        Rule("no RemoveMessage", lambda obs, case: first_turn(
             obs, lambda t: any(isinstance(m, RemoveMessage) for m in t["new"] or ())) is None,
              "{case}: your node returns RemoveMessage updates: they delete messages from the stored state. "
              "Trimming is for the model call only; return just the reply."),
-        Rule("the model is called", lambda obs, case: _q2_turn(obs, lambda t: not t["calls"]) is None,
+        Rule("the model is called", lambda obs, case: first_turn(obs, lambda t: not t["calls"]) is None,
              "{case}: your node did not call `model.invoke`."),
-        Rule("every call is sent the trimmed list", lambda obs, case: _q2_bad_call(obs, case) is None,
+        Rule("every call is sent the trimmed list", lambda obs, case: bad_call(obs, case) is None,
              "{where}, model call {number} was sent {sent}; trimming to {cap} tokens (approximate counter, strategy "
              "'last', start_on 'human', include_system) gives {expected}. Every call your node makes is sent (and "
-             "billed): send only the trimmed list.", _q2_bad_details),
-        Rule("one call a turn", lambda obs, case: _q2_turn(obs, lambda t: len(t["calls"]) > 1) is None,
+             "billed): send only the trimmed list.", bad_call_details),
+        Rule("one call a turn", lambda obs, case: first_turn(obs, lambda t: len(t["calls"]) > 1) is None,
              "{case}: your node called the model {count} times for one turn: every call is sent (and billed), so "
              "send it the trimmed list once.",
-             lambda obs, case: {"count": len(_q2_turn(obs, lambda t: len(t["calls"]) > 1)["calls"])}),
-        Rule("the reply is returned", lambda obs, case: _q2_turn(
+             lambda obs, case: {"count": len(first_turn(obs, lambda t: len(t["calls"]) > 1)["calls"])}),
+        Rule("the reply is returned", lambda obs, case: first_turn(
             obs, lambda t: t["new"] is not None and (not t["new"] or not isinstance(t["new"][-1], AIMessage))) is None,
              "{case}: return the model's reply in the update: `{{\"messages\": [reply]}}`."),
-        Rule("the thread keeps every message", lambda obs, case: _q2_turn(
+        Rule("the thread keeps every message", lambda obs, case: first_turn(
             obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]) is None,
              "{case}: after turn {turn} the thread stores {count} messages instead of {expected}: your node loses "
              "history. The state must keep every message; only the model call is trimmed.",
              lambda obs, case: (lambda t: {"turn": t["turn"], "count": t["stored"], "expected": 2 * t["turn"]})(
-                 _q2_turn(obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]))),
+                 first_turn(obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]))),
     ),
-    mistakes=EX04_SENT_MISTAKES,
+    mistakes=SENT_MISTAKES,
     praise="the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list on every call, and "
            "in a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue.",
     seeds=1,  # two states and a thread id drawn now
@@ -424,21 +312,6 @@ _ex04_q3 = ChoiceQuestion(
 EX04_FORGET_CAP = 40
 
 
-def _ex04_graph(node: Callable, state_type: type, saver: Any = None) -> Any:
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.graph import END, START, StateGraph
-
-    builder = StateGraph(state_type)
-    builder.add_node("chatbot", node)
-    builder.add_edge(START, "chatbot")
-    builder.add_edge("chatbot", END)
-    return builder.compile(checkpointer=saver if saver is not None else InMemorySaver())
-
-
-def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
-    return [(m.type, m.content) for m in messages]
-
-
 #: Question 4: the caps the node is made with in the SQLite graph (one drawn per check) and for a direct call.
 EX04_Q4_CAPS = (40, 45, 50)
 
@@ -462,17 +335,6 @@ def _q4_prepare(q, answers):
     return q.need_function(factory, "make_forgetful_node"), q.need_function(erase, "erase_history")
 
 
-def _q4_node(q, factory, model, cap):
-    node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
-    if not callable(node):
-        q.stop(q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-            name=getattr(factory, "__name__", "make_forgetful_node"), value=describe(node))))
-    if is_stub(node):
-        q.stop(q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-            name=getattr(node, '__name__', 'chatbot'))))
-    return node
-
-
 def _q4_direct(q, answers, case) -> dict:
     """Called directly, the node must not change the state it is given (that is question 2's bug)."""
     from course_utils.model.chat import OfflineChatModel
@@ -480,11 +342,11 @@ def _q4_direct(q, answers, case) -> dict:
     # The check's own caps can leave only the system prompt when the last question is long: that is
     # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
     model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
-    node = _q4_node(q, answers[0], model, case["cap"])
+    node = make_node(q, answers[0], model, case["cap"])
     history = case["history"]
     state = {"messages": list(history)}
-    out = q.call(node, state, about=case.label, explain=_ex04_empty_call)
-    if _ex04_node_messages(out) is None:
+    out = q.call(node, state, about=case.label, explain=empty_call)
+    if node_messages(out) is None:
         q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {value}.").format(
             value=describe(out))))
     sent = {"where": _("for {about}").format(about=case.label), "history": history, "calls": model.calls}
@@ -510,8 +372,8 @@ def _q4_turns(q, factory, erase, saver, db: Path, case) -> list[dict]:
     from course_utils.model.chat import OfflineChatModel
 
     model = OfflineChatModel(token_counter="approximate")
-    node = _q4_node(q, factory, model, case["cap"])
-    graph = _ex04_graph(node, MessagesState, saver)
+    node = make_node(q, factory, model, case["cap"])
+    graph = one_node_graph(node, MessagesState, saver)
     thread = case["thread"]
     config = {"configurable": {"thread_id": thread}}
     ever: list[str] = []  # every text the thread has stored
@@ -520,9 +382,9 @@ def _q4_turns(q, factory, erase, saver, db: Path, case) -> list[dict]:
         before = list(graph.get_state(config).values.get("messages", []))
         made = len(model.calls)
         human = HumanMessage(text, id=f"check-human-{turn}")
-        run_turn = _named(lambda: graph.invoke({"messages": [human]}, config), node, "chatbot")
+        run_turn = named(lambda: graph.invoke({"messages": [human]}, config), node, "chatbot")
         q.call(run_turn, about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text),
-               explain=_ex04_empty_call)
+               explain=empty_call)
         seen = [*before, human]
         stored = list(graph.get_state(config).values.get("messages", []))
         if stored and isinstance(stored[-1], AIMessage):
@@ -532,7 +394,7 @@ def _q4_turns(q, factory, erase, saver, db: Path, case) -> list[dict]:
         obs = {"turn": turn, "where": _("in a graph, on turn {turn}").format(turn=turn), "history": seen,
                "calls": model.calls[made:], "sent": ex04_trim(seen, case["cap"]), "stored": stored, "erased": erased,
                "reply": stored[-1].content if stored else None,
-               "leftover": _ex04_leftover(db, thread, ever, erased)}
+               "leftover": file_leftover(db, thread, ever, erased)}
         turns.append(obs)
         if not _q4_clean(obs):
             break  # the rules say what went wrong on this turn
@@ -542,38 +404,18 @@ def _q4_turns(q, factory, erase, saver, db: Path, case) -> list[dict]:
 def _q4_stores_sent(t) -> bool:
     """The thread's state after the node: what the model was sent, then its reply."""
     return (bool(t["stored"]) and isinstance(t["stored"][-1], AIMessage)
-            and _ex04_pairs(t["stored"][:-1]) == _ex04_pairs(t["sent"]))
+            and pairs(t["stored"][:-1]) == pairs(t["sent"]))
 
 
 def _q4_erased_right(t) -> bool:
     """After erase_history, the thread's state is still what was sent and the reply."""
-    return (bool(t["erased"]) and _ex04_pairs(t["erased"][:-1]) == _ex04_pairs(t["sent"])
+    return (bool(t["erased"]) and pairs(t["erased"][:-1]) == pairs(t["sent"])
             and t["erased"][-1].content == t["reply"])
 
 
 def _q4_clean(t) -> bool:
     return (len(t["calls"]) == 1 and same_messages(t["calls"][0], t["sent"]) and _q4_stores_sent(t)
             and _q4_erased_right(t) and t["leftover"] is None)
-
-
-def _q4_turn(obs, test):
-    return next((t for t in obs["turns"] if test(t)), None)
-
-
-def _q4_rule(name: str, test, message: str, details=None) -> Rule:
-    """A rule on the graph's turns: it fails on the first turn where ``test(turn)`` is false, and its message gets
-    that turn's number and ``details(turn)``."""
-    def holds(obs, case):
-        return _q4_turn(obs, lambda t: not test(t)) is None
-
-    def said(obs, case):
-        t = _q4_turn(obs, lambda t: not test(t))
-        return {"turn": t["turn"], **(details(t) if details else {})}
-    return Rule(name, holds, message, said)
-
-
-def _q4_labels(messages) -> str:
-    return short_list([_text_label(m) for m in messages], 5)
 
 
 def _q4_leftover(kind: str):
@@ -601,54 +443,54 @@ Q4 = CodeQuestion(
         Rule("the state it is given is left alone", lambda obs, case: not obs["changed"],
              "{case}: your node changed `state[\"messages\"]` in place. Leave the list alone and say what to "
              "delete in the update you return, with RemoveMessage."),
-        _q4_rule("the model is called", lambda t: bool(t["calls"]),
+        turn_rule("the model is called", lambda t: bool(t["calls"]),
                  "{case}: on turn {turn} your node did not call `model.invoke`."),
-        Rule("every call is sent the trimmed list", lambda obs, case: _q2_bad_call(obs, case) is None,
+        Rule("every call is sent the trimmed list", lambda obs, case: bad_call(obs, case) is None,
              "{where}, model call {number} was sent {sent}; trimming to {cap} tokens (approximate counter, strategy "
              "'last', start_on 'human', include_system) gives {expected}. Every call your node makes is sent (and "
-             "billed): send only the trimmed list.", _q2_bad_details),
-        _q4_rule("one call a turn", lambda t: len(t["calls"]) <= 1,
+             "billed): send only the trimmed list.", bad_call_details),
+        turn_rule("one call a turn", lambda t: len(t["calls"]) <= 1,
                  "{case}: on turn {turn} your node called the model {count} times: every call is sent (and billed), "
                  "so send it the trimmed list once.", lambda t: {"count": len(t["calls"])}),
-        _q4_rule("the thread stores what was sent", _q4_stores_sent,
+        turn_rule("the thread stores what was sent", _q4_stores_sent,
                  "{case}: after turn {turn} the thread stores {stored}; it should store what the model was sent, "
                  "{sent}, and the reply.",
-                 lambda t: {"stored": _q4_labels(t["stored"]), "sent": _q4_labels(t["sent"])}),
-        _q4_rule("erasing keeps the current state", _q4_erased_right,
+                 lambda t: {"stored": labels(t["stored"]), "sent": labels(t["sent"])}),
+        turn_rule("erasing keeps the current state", _q4_erased_right,
                  "{case}: after turn {turn} and `erase_history` the thread stores {stored}; it should store what the "
                  "model was sent, {sent}, and the reply. `erase_history` must write the current state back after "
                  "deleting the thread.",
-                 lambda t: {"stored": _q4_labels(t["erased"]), "sent": _q4_labels(t["sent"])}),
-        _q4_rule("no earlier checkpoint holds a dropped message", _q4_leftover("checkpoints"),
+                 lambda t: {"stored": labels(t["erased"]), "sent": labels(t["sent"])}),
+        turn_rule("no earlier checkpoint holds a dropped message", _q4_leftover("checkpoints"),
                  "{case}: after turn {turn} the current state no longer holds {text!r}, but {holding} of the "
                  "thread's {total} checkpoints in the SQLite file still do: RemoveMessage removes a message from the "
                  "current state only, and every earlier checkpoint keeps it. `erase_history` must delete the thread "
                  "(`erase_thread(graph.checkpointer, thread_id)`) and write the current state back "
                  "(`graph.update_state(config, values, as_node=\"chatbot\")`).", lambda t: t["leftover"]),
-        _q4_rule("the file's bytes hold no dropped message", _q4_leftover("bytes"),
+        turn_rule("the file's bytes hold no dropped message", _q4_leftover("bytes"),
                  "{case}: after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
                  "({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes rows, "
                  "and SQLite keeps the old pages until a checkpoint of the log. Use `erase_thread(graph.checkpointer, "
                  "thread_id)`, which also empties the log.", lambda t: t["leftover"]),
     ),
     mistakes=(
-        *EX04_SENT_MISTAKES,
+        *SENT_MISTAKES,
         Mistake("the merge", "nothing was removed. `add_messages` merges the list a node returns into the state by "
                 "id; every message of the trimmed list is already there, so it replaces itself and nothing is "
                 "deleted. Return `RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.",
-                lambda obs, case: _q4_turn(obs, lambda t: len(t["stored"]) == len(t["history"]) + 1
+                lambda obs, case: first_turn(obs, lambda t: len(t["stored"]) == len(t["history"]) + 1
                                            and len(t["sent"]) < len(t["history"])) is not None),
         Mistake("everything removed", "your node removes every message, the ones it sent too: the thread should "
                 "keep what the model was sent, followed by its reply. Remove only the messages that are not in the "
-                "trimmed list.", lambda obs, case: _q4_turn(
+                "trimmed list.", lambda obs, case: first_turn(
                     obs, lambda t: len(t["stored"]) == 1 and isinstance(t["stored"][0], AIMessage)
                     and len(t["sent"]) > 0) is not None),
         Mistake("no reply", "the thread's last message is not the model's reply: return the reply in the update "
-                "too, after the RemoveMessages.", lambda obs, case: _q4_turn(
+                "too, after the RemoveMessages.", lambda obs, case: first_turn(
                     obs, lambda t: not t["stored"] or not isinstance(t["stored"][-1], AIMessage)) is not None),
         Mistake("not written back", "`erase_history` deleted the thread and left it empty: it must write the current state "
                 "back after deleting, the values it read, with `graph.update_state(config, values, "
-                "as_node=\"chatbot\")`.", lambda obs, case: _q4_turn(
+                "as_node=\"chatbot\")`.", lambda obs, case: first_turn(
                     obs, lambda t: _q4_stores_sent(t) and not t["erased"]) is not None),
     ),
     praise="the thread stores only what the model was sent and its reply, and the SQLite file, read back after "
@@ -657,29 +499,6 @@ Q4 = CodeQuestion(
     seeds=1,  # the state, the thread id and the cap are drawn now
 )
 Q4.register(ex04)
-
-
-def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[BaseMessage]) -> dict | None:
-    """What the file still holds of a text the thread dropped, read back on a new connection; None if nothing.
-
-    ``{"kind": "checkpoints", "text", "holding", "total"}`` when earlier checkpoints hold it,
-    ``{"kind": "bytes", "text", "copies"}`` when only the file's bytes (or its write-ahead log) do.
-    """
-    kept = {m.content for m in stored}
-    dropped = [text for text in dict.fromkeys(ever) if text not in kept]
-    reader = sqlite_checkpointer(db)
-    try:
-        for text in dropped:
-            held = checkpoints_holding(reader, text, thread)
-            if held.holding:
-                return {"kind": "checkpoints", "text": text, "holding": held.holding, "total": held.total}
-    finally:
-        close_checkpointer(reader)
-    for text in dropped:
-        copies = file_copies(db, text)
-        if copies:
-            return {"kind": "bytes", "text": text, "copies": copies}
-    return None
 
 
 # --- question 5: the how-to's summary node, with a valid tail -----------------------------------
@@ -813,7 +632,7 @@ def _ex04_q5_removals(q, update, messages, keep_last, where):
                          "{orphans} tool result(s) among them answer a tool call you delete, and a provider "
                          "refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
                          "to the human message that starts the turn ({kept} messages here).").format(
-            where=where, keep_last=keep_last, tail=short_list([_text_label(m) for m in messages[-keep_last:]], 4),
+            where=where, keep_last=keep_last, tail=short_list([text_label(m) for m in messages[-keep_last:]], 4),
             orphans=len(orphans), kept=len(kept)))
     return q.wrong(_("{where} you remove {removed} messages and keep {count}; "
                      "the node should keep `valid_tail(messages, {keep_last})`, the last {kept}, and remove "
