@@ -92,6 +92,13 @@ def test_ex04_q2(answer, status):
     _row(ex04.q2, (answer,), status)
 
 
+def test_ex04_every_model_call_is_checked_not_only_the_last():
+    """A node that first sends the whole history and then the trimmed list makes a right last call: it must fail,
+    named for the call that was sent the whole history (issue 33)."""
+    for result in (ex04.q2.check(A.node_whole_first), ex04.q4.check(A.forgetful_whole_first, A.erase_right)):
+        assert result.status == NO and "was sent the whole history" in result.message, result.message
+
+
 EX04_Q4 = [
     ((A.forgetful_right, A.erase_right), OK),
     ((A.forgetful_merge, A.erase_right), NO), ((A.forgetful_right, A.erase_nothing), NO),
