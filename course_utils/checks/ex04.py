@@ -195,7 +195,8 @@ def _q2_direct(q, factory, case) -> dict:
         q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
                          "{value}.").format(value=describe(out))))
     changed = snapshot(state["messages"]) != snapshot(history)
-    return {"turns": [{"where": _("for {about}").format(about=case.label), "history": history, "calls": model.calls, "new": new,
+    where = _("for {about}").format(about=case.label)
+    return {"turns": [{"where": where, "history": history, "calls": model.calls, "new": new,
                        "changed": len(state["messages"]) if changed else None, "stored": None, "turn": 1}]}
 
 
@@ -325,7 +326,8 @@ def _q4_cases(rng: random.Random) -> list[Case]:
         *(Case(_("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=direct),
                {"graph": False, "history": history, "cap": direct})
           for direct in distinct_caps(history, rng, 3, 55, 200)),
-        Case(_("a graph with a SQLite checkpointer, thread {thread!r}, max_tokens={cap}").format(thread=thread, cap=cap),
+        Case(_("a graph with a SQLite checkpointer, thread {thread!r}, max_tokens={cap}").format(
+            thread=thread, cap=cap),
              {"graph": True, "thread": thread, "cap": cap}),
     ]
 
@@ -354,7 +356,7 @@ def _q4_direct(q, answers, case) -> dict:
 
 
 def _q4_graph(q, answers, case) -> dict:
-    """The dialogue in a graph with a SQLite checkpointer; after every turn, ``erase_history`` and the file read back."""
+    """The dialogue in a SQLite graph; after every turn, ``erase_history`` and the file read back."""
     factory, erase = answers
     with tempfile.TemporaryDirectory(prefix="ex04-q4-") as folder:
         db = Path(folder) / "privacy.sqlite"
