@@ -46,7 +46,7 @@ def _name(value):
     return getattr(value, "__name__", None) or getattr(value, "name", None) or repr(value)[:24]
 
 
-def _row(question, answers, status):
+def check_row(question, answers, status):
     result = question.check(*answers)
     if status is OK:
         assert result.status == OK, result.message
@@ -70,7 +70,7 @@ EX04_Q1 = [
 @pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answer, status", EX04_Q1, ids=lambda v: repr(v)[:30])
 def test_ex04_q1(answer, status):
-    _row(ex04.q1, (answer,), status)
+    check_row(ex04.q1, (answer,), status)
 
 
 EX04_Q2 = [
@@ -89,7 +89,7 @@ EX04_Q2 = [
 @pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answer, status", EX04_Q2, ids=_name)
 def test_ex04_q2(answer, status):
-    _row(ex04.q2, (answer,), status)
+    check_row(ex04.q2, (answer,), status)
 
 
 def test_ex04_every_model_call_is_checked_not_only_the_last():
@@ -117,7 +117,7 @@ EX04_Q4 = [
 @pytest.mark.parametrize("answers, status", EX04_Q4, ids=lambda v: "-".join(_name(a) for a in v)
                          if isinstance(v, tuple) else str(v))
 def test_ex04_q4(answers, status):
-    _row(ex04.q4, answers, status)
+    check_row(ex04.q4, answers, status)
 
 
 EX04_Q5 = [
@@ -131,7 +131,7 @@ EX04_Q5 = [
 
 @pytest.mark.parametrize("answer, status", EX04_Q5, ids=_name)
 def test_ex04_q5(answer, status):
-    _row(ex04.q5, (answer,), status)
+    check_row(ex04.q5, (answer,), status)
 
 
 # --- exercise 05 ----------------------------------------------------------------------------------------
@@ -157,13 +157,13 @@ EX05_Q2 = [
 @pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answer, status", EX05_Q1, ids=_name)
 def test_ex05_q1(answer, status):
-    _row(ex05.q1, (answer,), status)
+    check_row(ex05.q1, (answer,), status)
 
 
 @pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answer, status", EX05_Q2, ids=_name)
 def test_ex05_q2(answer, status):
-    _row(ex05.q2, (answer,), status)
+    check_row(ex05.q2, (answer,), status)
 
 
 def test_ex05_q1_q2_reproduce_the_lessons_worked_example_first():
@@ -203,7 +203,7 @@ EX05_Q3 = [
 def test_ex05_q3(answer, status):
     if answer == "remembered":
         answer = A._remembered(_fixed_q3_cases())
-    _row(ex05.q3, (answer,), status)
+    check_row(ex05.q3, (answer,), status)
 
 
 EX05_Q5 = [
@@ -219,7 +219,7 @@ EX05_Q5 = [
 def test_ex05_q5(answer, status):
     if answer == "remembered":
         answer = A._cached_remembered(_fixed_q5_cases())
-    _row(ex05.q5, (answer,), status)
+    check_row(ex05.q5, (answer,), status)
 
 
 def _ex05_q4_plans():
@@ -240,7 +240,7 @@ def _ex05_q4_plans():
 def test_ex05_q4_plans(index):
     plan, status = _ex05_q4_plans()[index]
     right = set(statements_of(ex05.q4).right)
-    _row(ex05.q4, (plan, right, ...), status)
+    check_row(ex05.q4, (plan, right, ...), status)
 
 
 # --- exercise 06 ----------------------------------------------------------------------------------------
@@ -267,7 +267,7 @@ def _ex06_q1_rows():
 @pytest.mark.parametrize("index", range(9))
 def test_ex06_q1(index):
     middleware, status = _ex06_q1_rows()[index]
-    _row(ex06.q1, (middleware,), status)
+    check_row(ex06.q1, (middleware,), status)
 
 
 EX06_Q2 = [
@@ -286,7 +286,7 @@ EX06_Q2 = [
 @pytest.mark.parametrize("index", range(len(EX06_Q2)))
 def test_ex06_q2(index):
     make, status = EX06_Q2[index]
-    _row(ex06.q2, (make(),), status)
+    check_row(ex06.q2, (make(),), status)
 
 
 # --- reason questions ---------------------------------------------------------------------------------
