@@ -75,6 +75,37 @@ def node_fixed_caps(model, max_tokens=128):
     return chatbot
 
 
+def node_whole_first(model, max_tokens=128):
+    """Hostile: sends the whole history first, then the trimmed list; the last call alone looks right."""
+    def chatbot(state):
+        model.invoke(state["messages"])
+        return {"messages": [model.invoke(_safe(state["messages"], max_tokens))]}
+    return chatbot
+
+
+def node_constant_cap(cap):
+    """Hostile: a cap typed in, not the argument."""
+    def make_chatbot_node(model, max_tokens=128):
+        return node()(model, cap)
+    return make_chatbot_node
+
+
+def node_twice(model, max_tokens=128):
+    """Hostile: the trimmed list, sent twice (every call is billed)."""
+    def chatbot(state):
+        model.invoke(_safe(state["messages"], max_tokens))
+        return {"messages": [model.invoke(_safe(state["messages"], max_tokens))]}
+    return chatbot
+
+
+def node_system_and_last(model, max_tokens=128):
+    """Hostile: the system prompt and the last question only: always under the cap, never starts on an AI message."""
+    def chatbot(state):
+        messages = state["messages"]
+        return {"messages": [model.invoke([messages[0], messages[-1]])]}
+    return chatbot
+
+
 # --- 04 q4: store only what you send ----------------------------------------------------------------
 
 def forgetful_right(model, max_tokens=40):
@@ -129,6 +160,37 @@ def erase_not_written_back(graph, thread_id):
     erase_thread(graph.checkpointer, thread_id)
 
 
+def forgetful_whole_first(model, max_tokens=40):
+    """Hostile: the whole history goes to the model first; what is stored afterwards is right."""
+    node_ = forgetful_right(model, max_tokens)
+
+    def chatbot(state):
+        model.invoke(state["messages"])
+        return node_(state)
+    return chatbot
+
+
+def forgetful_constant_cap(cap):
+    """Hostile: a cap typed in, not the argument."""
+    def make_forgetful_node(model, max_tokens=40):
+        return forgetful_right(model, cap)
+    return make_forgetful_node
+
+
+def forgetful_keeps_last(model, max_tokens=40):
+    """Hostile: stores only the reply: the file holds nothing dropped, but the thread no longer stores what was sent."""
+    def chatbot(state):
+        trimmed = _safe(state["messages"], max_tokens)
+        reply = model.invoke(trimmed)
+        return {"messages": [RemoveMessage(id=m.id) for m in state["messages"]] + [reply]}
+    return chatbot
+
+
+def erase_every_thread(graph, thread_id):
+    """Hostile: erases a thread id typed in, and writes nothing back."""
+    erase_thread(graph.checkpointer, "thread-1000")
+
+
 # --- 04 q5: the summary node ------------------------------------------------------------------------
 
 def summarize(tail="valid", prompt="right", summary="reply", calls=1):
@@ -156,6 +218,90 @@ summary_keeps = summarize(tail="keep")
 summary_always_create = summarize(prompt="create")
 summary_typed = summarize(summary="typed")
 summary_twice = summarize(calls=2)
+
+
+# --- 05 q1, q2: H_max and its change, as functions ---------------------------------------------------
+
+def h_max(limit, system, user, reserve, margin):
+    return limit - system - user - reserve - margin
+
+
+def h_max_budget(limit, system, user, reserve, margin):
+    """Right too: the course's own function."""
+    from course_utils.window.budget import history_budget
+
+    return history_budget(limit, system, user, reserve, margin=margin)
+
+
+def h_max_no_margin(limit, system, user, reserve, margin):
+    return limit - system - user - reserve
+
+
+def h_max_margin_added(limit, system, user, reserve, margin):
+    return limit - system - user - reserve + margin
+
+
+def h_max_no_reserve(limit, system, user, reserve, margin):
+    return limit - system - user - margin
+
+
+def h_max_typed(limit, system, user, reserve, margin):
+    """Hostile: the question's number, whatever the model."""
+    return 12084
+
+
+def h_max_remembered(limit, system, user, reserve, margin):
+    """Hostile: the two worked examples remembered; anything else a guess."""
+    return {8192: 5892, 16384: 12084}.get(limit, limit // 2)
+
+
+def h_max_float(limit, system, user, reserve, margin):
+    return h_max(limit, system, user, reserve, margin) + 0.5
+
+
+def h_max_text(limit, system, user, reserve, margin):
+    return str(h_max(limit, system, user, reserve, margin))
+
+
+def h_max_no_return(limit, system, user, reserve, margin):
+    limit - system - user - reserve - margin
+
+
+def h_max_change(limit, system, user, reserve, margin, new_reserve):
+    return h_max(limit, system, user, new_reserve, margin) - h_max(limit, system, user, reserve, margin)
+
+
+def h_max_change_short(limit, system, user, reserve, margin, new_reserve):
+    """Right too: only R changes, so the change is -(new R - old R)."""
+    return reserve - new_reserve
+
+
+def h_max_change_sign(limit, system, user, reserve, margin, new_reserve):
+    return new_reserve - reserve
+
+
+def h_max_change_new(limit, system, user, reserve, margin, new_reserve):
+    return h_max(limit, system, user, new_reserve, margin)
+
+
+def h_max_change_typed(limit, system, user, reserve, margin, new_reserve):
+    """Hostile: the question's answer, whatever the change."""
+    return -1000
+
+
+def h_max_change_always_down(limit, system, user, reserve, margin, new_reserve):
+    """Hostile: right whenever R grows, which is all the question shows."""
+    return -abs(new_reserve - reserve)
+
+
+def h_max_change_remembered(limit, system, user, reserve, margin, new_reserve):
+    """Hostile: the two worked examples remembered."""
+    return {1800: -600, 3000: -1000}.get(new_reserve, -1000)
+
+
+def h_max_change_ratio(limit, system, user, reserve, margin, new_reserve):
+    """Hostile: the change as a fraction of the old ceiling."""
+    return (new_reserve - reserve) / h_max(limit, system, user, reserve, margin)
 
 
 # --- 05 q3: cost and forgetting ---------------------------------------------------------------------

@@ -32,11 +32,21 @@ def _lenient(monkeypatch):
     monkeypatch.setattr(checks.settings, "strict", False)
 
 
+@pytest.fixture(params=["en", "fa"])
+def edition(request):
+    """A row in both editions: the checks speak English, then Persian (the package catalogue)."""
+    from course_utils.core.i18n import set_language
+
+    set_language(request.param)
+    yield request.param
+    set_language("en")
+
+
 def _name(value):
     return getattr(value, "__name__", None) or getattr(value, "name", None) or repr(value)[:24]
 
 
-def _row(question, answers, status):
+def check_row(question, answers, status):
     result = question.check(*answers)
     if status is OK:
         assert result.status == OK, result.message
@@ -57,24 +67,36 @@ EX04_Q1 = [
 ]
 
 
+@pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answer, status", EX04_Q1, ids=lambda v: repr(v)[:30])
 def test_ex04_q1(answer, status):
-    _row(ex04.q1, (answer,), status)
+    check_row(ex04.q1, (answer,), status)
 
 
 EX04_Q2 = [
     (A.node_right, OK),
     (A.node_first, NO), (A.node_no_system, NO), (A.node_no_start_on, NO), (A.node_in_place, NO),
     (A.node_removes, NO),
-    # hostile
-    (A.node_whole_via_batch, None), (A.node_fixed_caps, None), ("make_chatbot_node", None),
+    # hostile: the whole history first (only the last call looks right), the whole history through batch, caps
+    # typed in, the trimmed list twice, the system prompt and the last question only, not a factory
+    (A.node_whole_first, None), (A.node_whole_via_batch, None), (A.node_fixed_caps, None),
+    (A.node_constant_cap(80), None), (A.node_constant_cap(40), None), (A.node_twice, None),
+    (A.node_system_and_last, None), ("make_chatbot_node", None),
     (lambda model, max_tokens=128: None, None), (lambda model, max_tokens=128: (lambda state: {}), None),
 ]
 
 
+@pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answer, status", EX04_Q2, ids=_name)
 def test_ex04_q2(answer, status):
-    _row(ex04.q2, (answer,), status)
+    check_row(ex04.q2, (answer,), status)
+
+
+def test_ex04_every_model_call_is_checked_not_only_the_last():
+    """A node that first sends the whole history and then the trimmed list makes a right last call: it must fail,
+    named for the call that was sent the whole history (issue 33)."""
+    for result in (ex04.q2.check(A.node_whole_first), ex04.q4.check(A.forgetful_whole_first, A.erase_right)):
+        assert result.status == NO and "was sent the whole history" in result.message, result.message
 
 
 EX04_Q4 = [
@@ -82,16 +104,20 @@ EX04_Q4 = [
     ((A.forgetful_merge, A.erase_right), NO), ((A.forgetful_right, A.erase_nothing), NO),
     ((A.forgetful_right, A.erase_delete_only), NO), ((A.node_right, A.erase_right), NO),
     # hostile
-    ((A.forgetful_everything, A.erase_right), None), ((A.forgetful_right, A.erase_typed_thread), None), ((A.forgetful_right, A.erase_not_written_back), None),
-    ((A.forgetful_right, "erase_history"), None), ((A.node_in_place, A.erase_right), None),
-    ((A.forgetful_merge, A.erase_not_written_back), None),
+    ((A.forgetful_everything, A.erase_right), None), ((A.forgetful_right, A.erase_typed_thread), None),
+    ((A.forgetful_right, A.erase_not_written_back), None), ((A.forgetful_right, "erase_history"), None),
+    ((A.node_in_place, A.erase_right), None), ((A.forgetful_merge, A.erase_not_written_back), None),
+    ((A.forgetful_whole_first, A.erase_right), None), ((A.forgetful_constant_cap(40), A.erase_right), None),
+    ((A.forgetful_constant_cap(60), A.erase_right), None), ((A.forgetful_keeps_last, A.erase_right), None),
+    ((A.forgetful_right, A.erase_every_thread), None),
 ]
 
 
+@pytest.mark.usefixtures("edition")
 @pytest.mark.parametrize("answers, status", EX04_Q4, ids=lambda v: "-".join(_name(a) for a in v)
                          if isinstance(v, tuple) else str(v))
 def test_ex04_q4(answers, status):
-    _row(ex04.q4, answers, status)
+    check_row(ex04.q4, answers, status)
 
 
 EX04_Q5 = [
@@ -105,25 +131,51 @@ EX04_Q5 = [
 
 @pytest.mark.parametrize("answer, status", EX04_Q5, ids=_name)
 def test_ex04_q5(answer, status):
-    _row(ex04.q5, (answer,), status)
+    check_row(ex04.q5, (answer,), status)
 
 
 # --- exercise 05 ----------------------------------------------------------------------------------------
 
-EX05_Q1 = [(12084, OK), (12884, NO), (14084, NO), (4300, NO), (11284, NO),
-           ("12084", None), (12083, None), (12085, None), (True, None), (None, None), (-12084, None)]
-EX05_Q2 = [(-1000, OK), (1000, NO), (11084, NO), (0, NO), (-2000, NO),
-           ("-1000", None), (-999, None), (-1001, None), (False, None), ([-1000], None)]
+EX05_Q1 = [
+    (A.h_max, OK), (A.h_max_budget, OK),
+    (A.h_max_no_margin, NO), (A.h_max_margin_added, NO), (A.h_max_no_reserve, NO),
+    # hostile: the question's number typed in (as a function and as a number), the worked examples remembered,
+    # half a token off, a string, no return, not a function at all
+    (A.h_max_typed, None), (12084, None), (A.h_max_remembered, None), (A.h_max_float, None), (A.h_max_text, None),
+    (A.h_max_no_return, None), ("h_max", None), (True, None),
+]
+EX05_Q2 = [
+    (A.h_max_change, OK), (A.h_max_change_short, OK),
+    (A.h_max_change_sign, NO), (A.h_max_change_new, NO),
+    # hostile: the question's change typed in (as a function and as a number), always down, the worked examples
+    # remembered, a ratio, not a function
+    (A.h_max_change_typed, None), (-1000, None), (A.h_max_change_always_down, None),
+    (A.h_max_change_remembered, None), (A.h_max_change_ratio, None), ("h_max_change", None),
+]
 
 
-@pytest.mark.parametrize("answer, status", EX05_Q1, ids=repr)
+@pytest.mark.usefixtures("edition")
+@pytest.mark.parametrize("answer, status", EX05_Q1, ids=_name)
 def test_ex05_q1(answer, status):
-    _row(ex05.q1, (answer,), status)
+    check_row(ex05.q1, (answer,), status)
 
 
-@pytest.mark.parametrize("answer, status", EX05_Q2, ids=repr)
+@pytest.mark.usefixtures("edition")
+@pytest.mark.parametrize("answer, status", EX05_Q2, ids=_name)
 def test_ex05_q2(answer, status):
-    _row(ex05.q2, (answer,), status)
+    check_row(ex05.q2, (answer,), status)
+
+
+def test_ex05_q1_q2_reproduce_the_lessons_worked_example_first():
+    """The first case of each is the lesson's worked example (COURSE_BRIEF: H_max = 5892; R 1200 -> 1800: -600)."""
+    from course_utils.checks.ex05 import Q1, Q2
+
+    first = Q1.cases(random.Random(0))[0]
+    assert first["parts"] == (8192, 500, 300, 1200, 300) and A.h_max(*first["parts"]) == 5892
+    first = Q2.cases(random.Random(0))[0]
+    assert first["parts"] == (8192, 500, 300, 1200, 300, 1800) and A.h_max_change(*first["parts"]) == -600
+    result = ex05.q1.check(A.h_max_typed)
+    assert "8192, 500, 300, 1200, 300" in result.message
 
 
 def _fixed_q3_cases():
@@ -151,7 +203,7 @@ EX05_Q3 = [
 def test_ex05_q3(answer, status):
     if answer == "remembered":
         answer = A._remembered(_fixed_q3_cases())
-    _row(ex05.q3, (answer,), status)
+    check_row(ex05.q3, (answer,), status)
 
 
 EX05_Q5 = [
@@ -167,7 +219,7 @@ EX05_Q5 = [
 def test_ex05_q5(answer, status):
     if answer == "remembered":
         answer = A._cached_remembered(_fixed_q5_cases())
-    _row(ex05.q5, (answer,), status)
+    check_row(ex05.q5, (answer,), status)
 
 
 def _ex05_q4_plans():
@@ -188,7 +240,7 @@ def _ex05_q4_plans():
 def test_ex05_q4_plans(index):
     plan, status = _ex05_q4_plans()[index]
     right = set(statements_of(ex05.q4).right)
-    _row(ex05.q4, (plan, right, ...), status)
+    check_row(ex05.q4, (plan, right, ...), status)
 
 
 # --- exercise 06 ----------------------------------------------------------------------------------------
@@ -215,7 +267,7 @@ def _ex06_q1_rows():
 @pytest.mark.parametrize("index", range(9))
 def test_ex06_q1(index):
     middleware, status = _ex06_q1_rows()[index]
-    _row(ex06.q1, (middleware,), status)
+    check_row(ex06.q1, (middleware,), status)
 
 
 EX06_Q2 = [
@@ -234,7 +286,7 @@ EX06_Q2 = [
 @pytest.mark.parametrize("index", range(len(EX06_Q2)))
 def test_ex06_q2(index):
     make, status = EX06_Q2[index]
-    _row(ex06.q2, (make(),), status)
+    check_row(ex06.q2, (make(),), status)
 
 
 # --- reason questions ---------------------------------------------------------------------------------

@@ -124,7 +124,7 @@ def test_q4_only_real_erasure_passes(erase, words):
         ("merged", "wrong", "nothing was removed. `add_messages` merges"),
         ("no_reply", "wrong", "not the model's reply"),
         ("in_place", "wrong", "in place"),
-        ("untrimmed_call", "wrong", "called the model 2 times"),  # the trimmed list, then the whole history
+        ("untrimmed_call", "wrong", "was sent the whole history"),  # the trimmed list, then the whole history
     ],
 )
 def test_q4_wrong_answers_are_named(kind, status, words):

@@ -290,11 +290,27 @@ def _q3_cases(rng: random.Random) -> list[Case]:
               for limit in limits]
     for seed in _check_time_seeds(2, rng):
         messages = random_conversation(seed, turns=8, system=True)
-        rows = replay_growth(messages, "approximate").rows
-        limit = rows[len(rows) // 2].sent_tokens - rng.randint(0, 3)
+        limit = _limit_long_chat_disagrees_on(messages, chat, rng)
         cases.append(Case(_("a generated conversation of {counts} with limit={limit}").format(
             counts=counts_of(messages), limit=limit), {"messages": messages, "limit": limit}))
     return cases
+
+
+def _limit_long_chat_disagrees_on(messages, chat, rng: random.Random) -> int:
+    """A limit near the middle of ``messages`` at which ``chat`` has another first call over it.
+
+    So a ``first_over`` that measures long_chat whatever it is given cannot
+    match the generated conversation by chance.
+    """
+    from course_utils.window.growth import replay_growth
+
+    rows = replay_growth(messages, "approximate").rows
+    middle = len(rows) // 2
+    for index in sorted(range(1, len(rows)), key=lambda i: abs(i - middle)):
+        limit = rows[index].sent_tokens - rng.randint(0, 3)
+        if ex01_first_over(messages, limit) != ex01_first_over(chat, limit):
+            return limit
+    return rows[middle].sent_tokens
 
 
 def _q3_prepare(q, answers):

@@ -5,12 +5,15 @@ trim inside a node; 4 and 5 change what the state stores: a node that returns th
 keep (``add_messages`` merges it, so nothing is removed) and a privacy rule that the SQLite
 file, read back, must obey (RemoveMessage leaves earlier checkpoints; erasing deletes the
 thread), and the how-to's summary node, which must keep a valid tail.
+
+Questions 1, 2 and 4 are data (:mod:`course_utils.checks.questions`): cases drawn at check time (states, thread
+ids, caps whose trims differ), rules checked on every model call of every turn
+(:mod:`course_utils.checks.node_runs`), and known mistakes, each with its hint.
 """
 
 from __future__ import annotations
 
 import random
-
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -25,7 +28,7 @@ from langchain_core.messages import (
     trim_messages,
 )
 
-from course_utils.checks.questions import ChoiceQuestion
+from course_utils.checks.questions import Case, ChoiceQuestion, CodeQuestion, Mistake, Rule
 from course_utils.checks.reason_lists import EX04_Q3
 from course_utils.checks.ex03 import ids_answer
 from course_utils.checks.kinds import (
@@ -34,10 +37,29 @@ from course_utils.checks.kinds import (
     snapshot,
     random_conversation,
 )
-from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, ltr, Exercise
+from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
+from course_utils.checks.node_runs import (
+    DIALOGUE as EX04_DIALOGUE,
+    SENT_MISTAKES,
+    bad_call,
+    bad_call_details,
+    distinct_caps,
+    empty_call,
+    ex04_trim,
+    file_leftover,
+    first_turn,
+    labels,
+    make_node,
+    named,
+    node_messages,
+    one_node_graph,
+    pairs,
+    text_label,
+    turn_rule,
+)
+from course_utils.agentic.checkpoints import close_checkpointer, sqlite_checkpointer
 from course_utils.core.i18n import _
-from course_utils.agentic.checkpoints import checkpoints_holding, close_checkpointer, file_copies, sqlite_checkpointer
-from course_utils.window.sequences import orphaned_tool_messages, safe_trim_kwargs
+from course_utils.window.sequences import orphaned_tool_messages
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
@@ -63,199 +85,201 @@ def ex04_state_messages() -> list[BaseMessage]:
     return messages
 
 
-@ex04.question(
+def _q1_trim(**options) -> list[str]:
+    """The ids trim_messages keeps of question 1's state at the cap of 128 (dummy counter), with ``options``."""
+    from course_utils.window.tokens import dummy_token_counter
+
+    return message_ids(trim_messages(ex04_state_messages(), max_tokens=EX04_CAP, token_counter=dummy_token_counter,
+                                     strategy="last", **options))
+
+
+def _q1_sent() -> list[str]:
+    """The reference: what the lesson's node sends (start_on="human", include_system=True)."""
+    return _q1_trim(start_on="human", include_system=True)
+
+
+def _q1_prepare(q, answers):
+    (sent_ids,) = answers
+    ids = ids_answer(q, sent_ids, "sent_ids")
+    known = set(message_ids(ex04_state_messages()))
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        q.stop(q.wrong(_("{unknown} are not ids of the state; use the ids of its messages ({first} ... {last}).")
+                       .format(unknown=unknown, first=message_ids(ex04_state_messages())[0], last="h11")))
+    return (ids,)
+
+
+def _q1_is(variant: Callable[[], list[str]]) -> Callable[[list[str], Any], bool]:
+    """A mistake's test: the learner's ids are what ``variant`` keeps, and that is not the right answer."""
+    return lambda ids, case: ids == variant() != _q1_sent()
+
+
+Q1 = CodeQuestion(
     "what the node sends",
-    "q1.check(sent_ids)",
+    ("sent_ids",),
     hints=(
         "Every message costs 10 with the dummy counter. With include_system=True the system prompt is kept "
         "first, and the rest of the 128 is filled from the end.",
         "Then start_on=\"human\" drops messages from the front of the kept run until it begins with a human one.",
     ),
+    prepare=_q1_prepare,
+    cases=lambda rng: [Case(_("the state of 22 messages and max_tokens={cap}").format(cap=EX04_CAP))],
+    run=lambda q, answers, case: answers[0],
+    rules=(
+        Rule("what the node sends", lambda ids, case: ids == _q1_sent(),
+             "{case}: the node would send {count} messages; count 10 tokens a message, system first, then from "
+             "the end.", lambda ids, case: {"count": len(_q1_sent())}),
+    ),
+    mistakes=(
+        Mistake("no system prompt", "the system prompt is missing: include_system=True keeps it, and it counts "
+                "against the 128.", _q1_is(lambda: _q1_trim(start_on="human"))),
+        Mistake("no start_on", "that does not start with a human message. This cap happens to start on one "
+                "anyway; look again.", _q1_is(lambda: _q1_trim(include_system=True))),
+        Mistake("neither", "that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" "
+                "and include_system=True.", _q1_is(lambda: _q1_trim())),
+        Mistake("the whole state", "that is the whole state (220 tokens). The node sends only what fits in 128.",
+                _q1_is(lambda: message_ids(ex04_state_messages()))),
+        Mistake("newest first", "right messages, but trim_messages keeps chronological order.",
+                _q1_is(lambda: _q1_sent()[::-1])),
+        Mistake("repeated", "each message is sent once: your list names one of them twice.",
+                lambda ids, case: len(set(ids)) != len(ids)),
+        Mistake("over the cap", "those messages cost more than the cap of 128 tokens (10 a message).",
+                lambda ids, case: 10 * len(ids) > EX04_CAP),
+        Mistake("out of order", "keep the messages in the state's order.",
+                lambda ids, case: sorted(ids, key=message_ids(ex04_state_messages()).index) != ids),
+    ),
+    praise="the node sends 12 messages (120 tokens <= 128): the system prompt and h6 ... h11. The state keeps all "
+           "22 (220 tokens).",
+    seeds=1,  # a count by hand: question 2 is the node
 )
-def _ex04_q1(q, sent_ids):
-    from course_utils.window.tokens import dummy_token_counter
-
-    ids = ids_answer(q, sent_ids, "sent_ids")
-    messages = ex04_state_messages()
-    options = dict(max_tokens=EX04_CAP, token_counter=dummy_token_counter, strategy="last")
-    expected = message_ids(trim_messages(messages, start_on="human", include_system=True, **options))
-    if ids == expected:
-        return q.correct(_("the node sends {count} messages ({tokens} tokens <= 128): the "
-                           "system prompt and h6 ... h11. The state keeps all 22 (220 tokens).").format(
-            count=len(expected), tokens=10 * len(expected)))
-    variants = [
-        (message_ids(trim_messages(messages, start_on="human", **options)),
-         _("the system prompt is missing: include_system=True keeps it, and it counts against the 128.")),
-        (message_ids(trim_messages(messages, include_system=True, **options)),
-         _("that does not start with a human message. This cap happens to start on one anyway; look again.")),
-        (message_ids(trim_messages(messages, **options)),
-         _("that starts with an AIMessage and drops the system prompt: apply start_on=\"human\" and "
-           "include_system=True.")),
-        (message_ids(messages), _("that is the whole state (220 tokens). The node sends only what fits in 128.")),
-        (list(reversed(expected)), _("right messages, but trim_messages keeps chronological order.")),
-    ]
-    for wrong, why in variants:
-        if ids == wrong and wrong != expected:
-            return q.wrong(why)
-    if 10 * len(ids) > EX04_CAP:
-        return q.wrong(_("{count} messages cost {tokens} tokens, over the cap of {cap}.").format(
-            count=len(ids), tokens=10 * len(ids), cap=EX04_CAP))
-    return q.wrong(_("the node would send {count} messages; count 10 tokens a message, system first, then "
-                     "from the end.").format(count=len(expected)))
+Q1.register(ex04)
 
 
-def ex04_trim(messages: Sequence[BaseMessage], max_tokens: int) -> list[BaseMessage]:
-    """The safe trim of lesson 04 (approximate counter): the reference exercise 05 compares with too."""
-    return trim_messages(messages, **safe_trim_kwargs(max_tokens, "approximate"))
+#: Question 2: the caps the node is made with for the fixed states it is called on directly, and in the graph.
+EX04_Q2_CAPS = (80, 100)
+EX04_Q2_GRAPH_CAP = 40
+#: Two states where leaving out start_on or include_system changes what is sent; one more is drawn per check.
+EX04_Q2_SEEDS = (51, 52)
 
 
-EX04_DIALOGUE = (
-    "hi! I'm bob",
-    "i like the celtics!",
-    "i like how much they win",
-    "what's my name?",
-    "what NFL team do you think I like?",
-    "i like the patriots!",
-)
+def _q2_cases(rng: random.Random) -> list[Case]:
+    """States the node is called on directly (two fixed, one drawn now at caps whose trims differ), then the
+    6-turn dialogue in a graph."""
+    drawn = random_conversation(rng.randrange(1000, 100_000), turns=7, system=True, tools=False, end_with_ai=False)
+    states = [(random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False), cap)
+              for seed, cap in zip(EX04_Q2_SEEDS, EX04_Q2_CAPS)]
+    states += [(drawn, cap) for cap in distinct_caps(drawn, rng, 2, 60, 160)]
+    cases = []
+    for history, cap in states:
+        cases.append(Case(_("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=cap),
+                          {"graph": False, "history": history, "cap": cap}))
+    thread = f"thread-{rng.randrange(1000, 10_000)}"
+    cases.append(Case(_("a graph with a checkpointer, thread {thread!r}, max_tokens={cap}").format(
+        thread=thread, cap=EX04_Q2_GRAPH_CAP), {"graph": True, "thread": thread, "cap": EX04_Q2_GRAPH_CAP}))
+    return cases
 
 
-def _ex04_sent_problem(sent: list[BaseMessage], history: list[BaseMessage], cap: int, where: str) -> str | None:
-    """What is wrong with what the model was sent for this history, or None if it is the trimmed list."""
-    expected = ex04_trim(history, cap)
-    if same_messages(sent, expected):
-        return None
-    detail = _("{where} the model was sent {sent}").format(where=where, sent=short_list([_text_label(m) for m in sent], 5))
-    if same_messages(sent, history):
-        return _("{detail}: the whole history. Trim before `model.invoke`.").format(detail=detail)
-    if not sent or sent[-1].id != history[-1].id:
-        return _("{detail}: the user's latest question is missing. Did you use strategy='first'? Keep the newest "
-                 "messages.").format(detail=detail)
-    if not any(isinstance(m, SystemMessage) for m in sent):
-        return _("{detail}: the system prompt is missing; use include_system=True.").format(detail=detail)
-    body = [m for m in sent if not isinstance(m, SystemMessage)]
-    if body and not isinstance(body[0], HumanMessage):
-        return _("{detail}: after the system prompt it starts with an {kind}; use start_on=\"human\".").format(
-            detail=detail, kind=type(body[0]).__name__)
-    return _("{detail}; trimming to {cap} tokens (approximate counter, strategy 'last', start_on 'human', "
-             "include_system) gives {expected}.").format(
-        detail=detail, cap=cap, expected=short_list([_text_label(m) for m in expected], 5))
+def _q2_direct(q, factory, case) -> dict:
+    """The node called on one state, as LangGraph would: one turn, with every model call it made."""
+    from course_utils.model.chat import OfflineChatModel
+
+    # The check's own caps can leave only the system prompt when the last question is long: that is
+    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
+    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
+    node = make_node(q, factory, model, case["cap"])
+    history = case["history"]
+    state = {"messages": list(history)}
+    out = q.call(node, state, about=case.label, explain=empty_call)
+    new = node_messages(out)
+    if new is None:
+        q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
+                         "{value}.").format(value=describe(out))))
+    changed = snapshot(state["messages"]) != snapshot(history)
+    where = _("for {about}").format(about=case.label)
+    return {"turns": [{"where": where, "history": history, "calls": model.calls, "new": new,
+                       "changed": len(state["messages"]) if changed else None, "stored": None, "turn": 1}]}
 
 
-def _ex04_empty_call(exc: BaseException, about: str) -> str | None:
-    """The message for a node whose trim kept nothing: OfflineChatModel refuses an empty list with ValueError."""
-    if not (isinstance(exc, ValueError) and str(exc).startswith("messages must not be empty")):
-        return None
-    return _("for {about}, your node sent the model an empty list, and the model refused it ({exc}). Your trim kept "
-             "nothing: is the max_tokens you pass smaller than the one given, or did start_on (or end_on) drop "
-             "every message? Trim with `max_tokens=max_tokens`, `strategy=\"last\"`, `start_on=\"human\"` and "
-             "`include_system=True`.").format(about=about, exc=ltr(str(exc)))
+def _q2_graph(q, factory, case) -> dict:
+    """The node in a graph with a checkpointer, as in the lesson: the 6-turn dialogue, one observation a turn."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import MessagesState
+
+    from course_utils.model.chat import OfflineChatModel
+
+    model = OfflineChatModel(token_counter="approximate")
+    node = make_node(q, factory, model, case["cap"])
+    graph = one_node_graph(node, MessagesState, InMemorySaver())
+    config = {"configurable": {"thread_id": case["thread"]}}
+    turns = []
+    for turn, text in enumerate(EX04_DIALOGUE, start=1):
+        before = list(graph.get_state(config).values.get("messages", []))
+        made = len(model.calls)
+        run_turn = named(lambda: graph.invoke({"messages": [HumanMessage(text)]}, config), node, "chatbot")
+        q.call(run_turn, about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text),
+               explain=empty_call)
+        stored = list(graph.get_state(config).values.get("messages", []))
+        history = [*before, stored[len(before)]] if len(stored) > len(before) else [*before, HumanMessage(text)]
+        turns.append({"where": _("in a graph, on turn {turn}").format(turn=turn), "history": history,
+                      "calls": model.calls[made:], "new": None, "changed": None, "stored": len(stored),
+                      "turn": turn})
+        if len(stored) != 2 * turn:
+            break  # the history is already lost: the rules say so
+    return {"turns": turns}
 
 
-def _text_label(message: BaseMessage) -> str:
-    """A message as a learner can recognise it: its type and the start of its text (ids in a graph are random)."""
-    text = message.content if isinstance(message.content, str) else str(message.content)
-    return f"{message.type}: {text[:24]!r}"
+def _q2_run(q, answers, case):
+    (factory,) = answers
+    return (_q2_graph if case["graph"] else _q2_direct)(q, factory, case)
 
 
-def _ex04_node_messages(out: Any) -> list[Any]:
-    if not isinstance(out, Mapping) or "messages" not in out:
-        return None
-    new = out["messages"]
-    return [new] if isinstance(new, BaseMessage) else list(new) if isinstance(new, (list, tuple)) else None
-
-
-@ex04.question(
+Q2 = CodeQuestion(
     "trim inside the node",
-    "q2.check(make_chatbot_node)",
+    ("make_chatbot_node",),
     hints=(
         "Never write to `state[\"messages\"]` (no `[:] =`, `del`, `.clear()`, `.append`): the checkpointer "
         "stores that very list. Build a new one with `trim_messages(state[\"messages\"], ...)`.",
         "Send only the trimmed list to `model.invoke`, and return only the reply: `{\"messages\": [reply]}`; "
         "add_messages appends it to the full history.",
     ),
+    prepare=lambda q, answers: (q.need_function(answers[0], "make_chatbot_node"),),
+    cases=_q2_cases,
+    run=_q2_run,
+    rules=(
+        Rule("the state is left alone", lambda obs, case: first_turn(obs, lambda t: t["changed"] is not None) is None,
+             "{case}: your node changed `state[\"messages\"]` in place (it now holds {count} messages instead of "
+             "{expected}). The checkpointer stores that list, so the history is lost. Trim into a new list instead.",
+             lambda obs, case: {"count": obs["turns"][0]["changed"], "expected": len(case["history"])}),
+        Rule("no RemoveMessage", lambda obs, case: first_turn(
+            obs, lambda t: any(isinstance(m, RemoveMessage) for m in t["new"] or ())) is None,
+             "{case}: your node returns RemoveMessage updates: they delete messages from the stored state. "
+             "Trimming is for the model call only; return just the reply."),
+        Rule("the model is called", lambda obs, case: first_turn(obs, lambda t: not t["calls"]) is None,
+             "{case}: your node did not call `model.invoke`."),
+        Rule("every call is sent the trimmed list", lambda obs, case: bad_call(obs, case) is None,
+             "{where}, model call {number} was sent {sent}; trimming to {cap} tokens (approximate counter, strategy "
+             "'last', start_on 'human', include_system) gives {expected}. Every call your node makes is sent (and "
+             "billed): send only the trimmed list.", bad_call_details),
+        Rule("one call a turn", lambda obs, case: first_turn(obs, lambda t: len(t["calls"]) > 1) is None,
+             "{case}: your node called the model {count} times for one turn: every call is sent (and billed), so "
+             "send it the trimmed list once.",
+             lambda obs, case: {"count": len(first_turn(obs, lambda t: len(t["calls"]) > 1)["calls"])}),
+        Rule("the reply is returned", lambda obs, case: first_turn(
+            obs, lambda t: t["new"] is not None and (not t["new"] or not isinstance(t["new"][-1], AIMessage))) is None,
+             "{case}: return the model's reply in the update: `{{\"messages\": [reply]}}`."),
+        Rule("the thread keeps every message", lambda obs, case: first_turn(
+            obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]) is None,
+             "{case}: after turn {turn} the thread stores {count} messages instead of {expected}: your node loses "
+             "history. The state must keep every message; only the model call is trimmed.",
+             lambda obs, case: (lambda t: {"turn": t["turn"], "count": t["stored"], "expected": 2 * t["turn"]})(
+                 first_turn(obs, lambda t: t["stored"] is not None and t["stored"] != 2 * t["turn"]))),
+    ),
+    mistakes=SENT_MISTAKES,
+    praise="the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list on every call, and "
+           "in a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue.",
+    seeds=1,  # two states and a thread id drawn now
 )
-def _ex04_q2(q, make_chatbot_node):
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.graph import END, START, MessagesState, StateGraph
-
-    from course_utils.model.chat import OfflineChatModel
-
-    factory = q.need_function(make_chatbot_node, "make_chatbot_node")
-
-    # 1. Call the node directly on a state, as LangGraph would.
-    # States and caps where leaving out start_on or include_system changes what is sent.
-    # Two states and caps where leaving out start_on or include_system changes what is sent, then two
-    # conversations made now, new at every check.
-    seeds = (51, 52, *random.SystemRandom().sample(range(1000, 100_000), 2))
-    for seed, cap in zip(seeds, (80, 100, 80, 100)):
-        # The check's own caps can leave only the system prompt when the last question is long: that is
-        # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
-        model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
-        node = q.call(factory, model, max_tokens=cap, about=f"(model, max_tokens={cap})")
-        if not callable(node):
-            return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-                name="make_chatbot_node", value=describe(node)))
-        if is_stub(node):
-            return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-                name=getattr(node, '__name__', 'chatbot')))
-        history = random_conversation(seed, turns=7, system=True, tools=False, end_with_ai=False)
-        state = {"messages": list(history)}
-        about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=cap)
-        out = q.call(node, state, about=about, explain=_ex04_empty_call)
-        if snapshot(state["messages"]) != snapshot(history):
-            return q.wrong(_("for {about} your node changed `state[\"messages\"]` in place (it now holds "
-                             "{count} messages instead of {expected}). The checkpointer "
-                             "stores that list, so the history is lost. Trim into a new list instead.").format(
-                about=about, count=len(state['messages']), expected=len(history)))
-        new = _ex04_node_messages(out)
-        if new is None:
-            return q.wrong(_("a node returns a dict of updates, `{{\"messages\": [reply]}}`; yours returned "
-                             "{value}.").format(value=describe(out)))
-        if any(isinstance(m, RemoveMessage) for m in new):
-            return q.wrong(_("your node returns RemoveMessage updates: they delete messages from the stored state. "
-                             "Trimming is for the model call only; return just the reply."))
-        if not model.calls:
-            return q.wrong(_("your node did not call `model.invoke`."))
-        if len(model.calls) > 1:
-            return q.wrong(_("for {about} your node called the model {count} times for one turn: every call is "
-                             "sent (and billed), so send it the trimmed list once.").format(
-                                 about=about, count=len(model.calls)))
-        problem = _ex04_sent_problem(model.calls[0], history, cap, _("for {about}").format(about=about))
-        if problem:
-            return q.wrong(problem)
-        if not new or not isinstance(new[-1], AIMessage):
-            return q.wrong(_("return the model's reply in the update: `{\"messages\": [reply]}`."))
-
-    # 2. Run it in a graph with a checkpointer, as in the lesson.
-    model = OfflineChatModel(token_counter="approximate")
-    node = q.call(factory, model, max_tokens=40, about="(model, max_tokens=40)")
-    builder = StateGraph(MessagesState)
-    builder.add_node("chatbot", node)
-    builder.add_edge(START, "chatbot")
-    builder.add_edge("chatbot", END)
-    graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": _thread_id()}}
-    for turn, text in enumerate(EX04_DIALOGUE, start=1):
-        before = list(graph.get_state(config).values.get("messages", []))
-        made = len(model.calls)
-        q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
-               about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if len(stored) != 2 * turn:
-            return q.wrong(_("in a graph with a checkpointer, after turn {turn} the thread stores {count} "
-                             "messages instead of {expected}: your node loses history. The state must keep "
-                             "every message; only the model call is trimmed.").format(
-                turn=turn, count=len(stored), expected=2 * turn))
-        if len(model.calls) - made != 1:
-            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
-                             "sent (and billed), so send it the trimmed list once.").format(
-                                 turn=turn, count=len(model.calls) - made))
-        problem = _ex04_sent_problem(model.calls[-1], [*before, stored[len(before)]], 40,
-                                     _("in a graph, on turn {turn}").format(turn=turn))
-        if problem:
-            return q.wrong(problem)
-    return q.correct(_("the node leaves `state[\"messages\"]` alone, sends the model only the trimmed list, and in "
-                       "a graph with a checkpointer the thread keeps all 12 messages of a 6-turn dialogue."))
+Q2.register(ex04)
 
 
 EX04_Q3_OPTIONS = {
@@ -289,32 +313,120 @@ _ex04_q3 = ChoiceQuestion(
 EX04_FORGET_CAP = 40
 
 
-def _ex04_merge_bug(turn: int, stored: int, expected: int) -> str:
-    return _("after turn {turn} the thread stores {stored} messages instead of {expected}: nothing was removed. "
-             "`add_messages` merges the list a node returns into the state by id; every message of the trimmed "
-             "list is already there, so it replaces itself and nothing is deleted. Return "
-             "`RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.").format(
-        turn=turn, stored=stored, expected=expected)
+#: Question 4: the caps the node is made with in the SQLite graph (one drawn per check) and for a direct call.
+EX04_Q4_CAPS = (40, 45, 50)
 
 
-def _ex04_graph(node: Callable, state_type: type, saver: Any = None) -> Any:
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.graph import END, START, StateGraph
+def _q4_cases(rng: random.Random) -> list[Case]:
+    """A state the node is called on directly (drawn now), then the dialogue in a SQLite graph: thread and cap drawn."""
+    history = random_conversation(rng.randrange(1000, 1_000_000), turns=6, system=True, tools=False,
+                                  end_with_ai=False)
+    thread, cap = f"thread-{rng.randrange(1000, 10_000)}", rng.choice(EX04_Q4_CAPS)
+    return [
+        *(Case(_("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=direct),
+               {"graph": False, "history": history, "cap": direct})
+          for direct in distinct_caps(history, rng, 3, 55, 200)),
+        Case(_("a graph with a SQLite checkpointer, thread {thread!r}, max_tokens={cap}").format(
+            thread=thread, cap=cap),
+             {"graph": True, "thread": thread, "cap": cap}),
+    ]
 
-    builder = StateGraph(state_type)
-    builder.add_node("chatbot", node)
-    builder.add_edge(START, "chatbot")
-    builder.add_edge("chatbot", END)
-    return builder.compile(checkpointer=saver if saver is not None else InMemorySaver())
+
+def _q4_prepare(q, answers):
+    factory, erase = answers
+    return q.need_function(factory, "make_forgetful_node"), q.need_function(erase, "erase_history")
 
 
-def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
-    return [(m.type, m.content) for m in messages]
+def _q4_direct(q, answers, case) -> dict:
+    """Called directly, the node must not change the state it is given (that is question 2's bug)."""
+    from course_utils.model.chat import OfflineChatModel
+
+    # The check's own caps can leave only the system prompt when the last question is long: that is
+    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
+    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
+    node = make_node(q, answers[0], model, case["cap"])
+    history = case["history"]
+    state = {"messages": list(history)}
+    out = q.call(node, state, about=case.label, explain=empty_call)
+    if node_messages(out) is None:
+        q.stop(q.wrong(_("a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {value}.").format(
+            value=describe(out))))
+    sent = {"where": _("for {about}").format(about=case.label), "history": history, "calls": model.calls}
+    return {"changed": snapshot(state["messages"]) != snapshot(history), "turns": [], "sent_turns": [sent]}
 
 
-@ex04.question(
+def _q4_graph(q, answers, case) -> dict:
+    """The dialogue in a SQLite graph; after every turn, ``erase_history`` and the file read back."""
+    factory, erase = answers
+    with tempfile.TemporaryDirectory(prefix="ex04-q4-") as folder:
+        db = Path(folder) / "privacy.sqlite"
+        saver = sqlite_checkpointer(db)
+        try:
+            turns = _q4_turns(q, factory, erase, saver, db, case)
+            return {"changed": False, "turns": turns, "sent_turns": turns}
+        finally:
+            close_checkpointer(saver)
+
+
+def _q4_turns(q, factory, erase, saver, db: Path, case) -> list[dict]:
+    from langgraph.graph import MessagesState
+
+    from course_utils.model.chat import OfflineChatModel
+
+    model = OfflineChatModel(token_counter="approximate")
+    node = make_node(q, factory, model, case["cap"])
+    graph = one_node_graph(node, MessagesState, saver)
+    thread = case["thread"]
+    config = {"configurable": {"thread_id": thread}}
+    ever: list[str] = []  # every text the thread has stored
+    turns = []
+    for turn, text in enumerate(EX04_DIALOGUE, start=1):
+        before = list(graph.get_state(config).values.get("messages", []))
+        made = len(model.calls)
+        human = HumanMessage(text, id=f"check-human-{turn}")
+        run_turn = named(lambda: graph.invoke({"messages": [human]}, config), node, "chatbot")
+        q.call(run_turn, about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text),
+               explain=empty_call)
+        seen = [*before, human]
+        stored = list(graph.get_state(config).values.get("messages", []))
+        if stored and isinstance(stored[-1], AIMessage):
+            ever += [m.content for m in [human, stored[-1]] if isinstance(m.content, str)]
+        q.call(erase, graph, thread, about=_("(graph, {thread!r}) after turn {turn}").format(thread=thread, turn=turn))
+        erased = list(graph.get_state(config).values.get("messages", []))
+        obs = {"turn": turn, "where": _("in a graph, on turn {turn}").format(turn=turn), "history": seen,
+               "calls": model.calls[made:], "sent": ex04_trim(seen, case["cap"]), "stored": stored, "erased": erased,
+               "reply": stored[-1].content if stored else None,
+               "leftover": file_leftover(db, thread, ever, erased)}
+        turns.append(obs)
+        if not _q4_clean(obs):
+            break  # the rules say what went wrong on this turn
+    return turns
+
+
+def _q4_stores_sent(t) -> bool:
+    """The thread's state after the node: what the model was sent, then its reply."""
+    return (bool(t["stored"]) and isinstance(t["stored"][-1], AIMessage)
+            and pairs(t["stored"][:-1]) == pairs(t["sent"]))
+
+
+def _q4_erased_right(t) -> bool:
+    """After erase_history, the thread's state is still what was sent and the reply."""
+    return (bool(t["erased"]) and pairs(t["erased"][:-1]) == pairs(t["sent"])
+            and t["erased"][-1].content == t["reply"])
+
+
+def _q4_clean(t) -> bool:
+    return (len(t["calls"]) == 1 and same_messages(t["calls"][0], t["sent"]) and _q4_stores_sent(t)
+            and _q4_erased_right(t) and t["leftover"] is None)
+
+
+def _q4_leftover(kind: str):
+    return lambda t: t["leftover"] is None or t["leftover"]["kind"] != kind
+
+
+Q4 = CodeQuestion(
     "store only what you send",
-    "q4.check(make_forgetful_node, erase_history)",
+    ("make_forgetful_node", "erase_history"),
     hints=(
         "The node returns `{\"messages\": trimmed + [reply]}`. `add_messages` merges that list into the state by "
         "id: every message of `trimmed` is already stored, so it replaces itself, and nothing is deleted. "
@@ -326,126 +438,69 @@ def _ex04_pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
         "thread_id)`, and write the state back with `graph.update_state(config, values, as_node=\"chatbot\")` "
         "(or call `restart_from_summary(graph, thread_id, as_node=\"chatbot\")`, which does the three).",
     ),
+    prepare=_q4_prepare,
+    cases=_q4_cases,
+    run=lambda q, answers, case: (_q4_graph if case["graph"] else _q4_direct)(q, answers, case),
+    rules=(
+        Rule("the state it is given is left alone", lambda obs, case: not obs["changed"],
+             "{case}: your node changed `state[\"messages\"]` in place. Leave the list alone and say what to "
+             "delete in the update you return, with RemoveMessage."),
+        turn_rule("the model is called", lambda t: bool(t["calls"]),
+                 "{case}: on turn {turn} your node did not call `model.invoke`."),
+        Rule("every call is sent the trimmed list", lambda obs, case: bad_call(obs, case) is None,
+             "{where}, model call {number} was sent {sent}; trimming to {cap} tokens (approximate counter, strategy "
+             "'last', start_on 'human', include_system) gives {expected}. Every call your node makes is sent (and "
+             "billed): send only the trimmed list.", bad_call_details),
+        turn_rule("one call a turn", lambda t: len(t["calls"]) <= 1,
+                 "{case}: on turn {turn} your node called the model {count} times: every call is sent (and billed), "
+                 "so send it the trimmed list once.", lambda t: {"count": len(t["calls"])}),
+        turn_rule("the thread stores what was sent", _q4_stores_sent,
+                 "{case}: after turn {turn} the thread stores {stored}; it should store what the model was sent, "
+                 "{sent}, and the reply.",
+                 lambda t: {"stored": labels(t["stored"]), "sent": labels(t["sent"])}),
+        turn_rule("erasing keeps the current state", _q4_erased_right,
+                 "{case}: after turn {turn} and `erase_history` the thread stores {stored}; it should store what the "
+                 "model was sent, {sent}, and the reply. `erase_history` must write the current state back after "
+                 "deleting the thread.",
+                 lambda t: {"stored": labels(t["erased"]), "sent": labels(t["sent"])}),
+        turn_rule("no earlier checkpoint holds a dropped message", _q4_leftover("checkpoints"),
+                 "{case}: after turn {turn} the current state no longer holds {text!r}, but {holding} of the "
+                 "thread's {total} checkpoints in the SQLite file still do: RemoveMessage removes a message from the "
+                 "current state only, and every earlier checkpoint keeps it. `erase_history` must delete the thread "
+                 "(`erase_thread(graph.checkpointer, thread_id)`) and write the current state back "
+                 "(`graph.update_state(config, values, as_node=\"chatbot\")`).", lambda t: t["leftover"]),
+        turn_rule("the file's bytes hold no dropped message", _q4_leftover("bytes"),
+                 "{case}: after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
+                 "({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes rows, "
+                 "and SQLite keeps the old pages until a checkpoint of the log. Use `erase_thread(graph.checkpointer, "
+                 "thread_id)`, which also empties the log.", lambda t: t["leftover"]),
+    ),
+    mistakes=(
+        *SENT_MISTAKES,
+        Mistake("the merge", "nothing was removed. `add_messages` merges the list a node returns into the state by "
+                "id; every message of the trimmed list is already there, so it replaces itself and nothing is "
+                "deleted. Return `RemoveMessage(id=m.id)` for each stored message you want gone, then the reply.",
+                lambda obs, case: first_turn(obs, lambda t: len(t["stored"]) == len(t["history"]) + 1
+                                           and len(t["sent"]) < len(t["history"])) is not None),
+        Mistake("everything removed", "your node removes every message, the ones it sent too: the thread should "
+                "keep what the model was sent, followed by its reply. Remove only the messages that are not in the "
+                "trimmed list.", lambda obs, case: first_turn(
+                    obs, lambda t: len(t["stored"]) == 1 and isinstance(t["stored"][0], AIMessage)
+                    and len(t["sent"]) > 0) is not None),
+        Mistake("no reply", "the thread's last message is not the model's reply: return the reply in the update "
+                "too, after the RemoveMessages.", lambda obs, case: first_turn(
+                    obs, lambda t: not t["stored"] or not isinstance(t["stored"][-1], AIMessage)) is not None),
+        Mistake("not written back", "`erase_history` deleted the thread and left it empty: it must write the current state "
+                "back after deleting, the values it read, with `graph.update_state(config, values, "
+                "as_node=\"chatbot\")`.", lambda obs, case: first_turn(
+                    obs, lambda t: _q4_stores_sent(t) and not t["erased"]) is not None),
+    ),
+    praise="the thread stores only what the model was sent and its reply, and the SQLite file, read back after "
+           "every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. RemoveMessage "
+           "changes the current state; erasing takes deleting the thread.",
+    seeds=1,  # the state, the thread id and the cap are drawn now
 )
-def _ex04_q4(q, make_forgetful_node, erase_history):
-    from course_utils.model.chat import OfflineChatModel
-
-    factory = q.need_function(make_forgetful_node, "make_forgetful_node")
-
-    # 1. Called directly, the node must not change the state it is given (that is question 2's bug).
-    # The check's own caps can leave only the system prompt when the last question is long: that is
-    # the trim's result, not a mistake, so this model answers it (a provider refuses it: lesson 06).
-    model = OfflineChatModel(token_counter="approximate", allow_system_only=True)
-    node = q.call(factory, model, max_tokens=60, about="(model, max_tokens=60)")
-    if not callable(node):
-        return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-            name="make_forgetful_node", value=describe(node)))
-    if is_stub(node):
-        return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-            name=getattr(node, '__name__', 'chatbot')))
-    history = random_conversation(_fresh_seed(), turns=6, system=True, tools=False, end_with_ai=False)
-    state = {"messages": list(history)}
-    about = _("a state of {counts} and max_tokens={cap}").format(counts=counts_of(history), cap=60)
-    out = q.call(node, state, about=about, explain=_ex04_empty_call)
-    if snapshot(state["messages"]) != snapshot(history):
-        return q.wrong(_("for {about} your node changed `state[\"messages\"]` in place. Leave the list alone and "
-                         "say what to delete in the update you return, with RemoveMessage.").format(about=about))
-    if _ex04_node_messages(out) is None:
-        return q.wrong(_("a node returns a dict of updates, `{{\"messages\": [...]}}`; yours returned {value}.").format(
-            value=describe(out)))
-    erase = q.need_function(erase_history, "erase_history")
-
-    # 2. In a graph with a SQLite checkpointer, after every turn and erase_history, the thread must store what
-    #    was sent and the reply, and the file must hold nothing the thread dropped.
-    with tempfile.TemporaryDirectory(prefix="ex04-q4-") as folder:
-        db = Path(folder) / "privacy.sqlite"
-        saver = sqlite_checkpointer(db)
-        try:
-            return _ex04_q4_thread(q, factory, erase, saver, db)
-        finally:
-            close_checkpointer(saver)
-
-
-def _ex04_q4_thread(q, factory, erase, saver, db: Path):
-    from langgraph.graph import MessagesState
-
-    from course_utils.model.chat import OfflineChatModel
-
-    model = OfflineChatModel(token_counter="approximate")
-    node = q.call(factory, model, max_tokens=EX04_FORGET_CAP, about=f"(model, max_tokens={EX04_FORGET_CAP})")
-    graph = _ex04_graph(node, MessagesState, saver)
-    thread = _thread_id()  # made now: an erase_history that types a thread id erases the wrong one
-    config = {"configurable": {"thread_id": thread}}
-    ever: list[str] = []  # every text the thread has stored
-    for turn, text in enumerate(EX04_DIALOGUE, start=1):
-        before = list(graph.get_state(config).values.get("messages", []))
-        calls = len(model.calls)
-        human = HumanMessage(text, id=f"check-human-{turn}")
-        q.call(graph.invoke, {"messages": [human]}, config,
-               about=_("turn {turn} ({text!r}) of a graph").format(turn=turn, text=text), explain=_ex04_empty_call)
-        seen = [*before, human]
-        sent = ex04_trim(seen, EX04_FORGET_CAP)
-        if len(model.calls) == calls:
-            return q.wrong(_("on turn {turn} your node did not call `model.invoke`.").format(turn=turn))
-        if len(model.calls) - calls != 1:
-            return q.wrong(_("in a graph, on turn {turn} your node called the model {count} times: every call is "
-                             "sent (and billed), so send it the trimmed list once.").format(
-                                 turn=turn, count=len(model.calls) - calls))
-        problem = _ex04_sent_problem(model.calls[-1], seen, EX04_FORGET_CAP, _("on turn {turn}").format(turn=turn))
-        if problem:
-            return q.wrong(problem)
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if len(stored) == len(seen) + 1 and len(sent) < len(seen):
-            return q.wrong(_ex04_merge_bug(turn, len(stored), len(sent) + 1))
-        if not stored or not isinstance(stored[-1], AIMessage):
-            return q.wrong(_("after turn {turn} the thread's last message is not the model's reply: return the reply "
-                             "in the update too, after the RemoveMessages.").format(turn=turn))
-        ever += [m.content for m in [human, stored[-1]] if isinstance(m.content, str)]
-        q.call(erase, graph, thread, about=_("(graph, {thread!r}) after turn {turn}").format(thread=thread, turn=turn))
-        stored = list(graph.get_state(config).values.get("messages", []))
-        if _ex04_pairs(stored[:-1]) != _ex04_pairs(sent) or not stored or stored[-1].content != ever[-1]:
-            return q.wrong(_("after turn {turn} and `erase_history` the thread stores "
-                             "{stored}; it should store what the model "
-                             "was sent, {sent}, and the reply. "
-                             "`erase_history` must write the current state back after deleting the thread.").format(
-                turn=turn, stored=short_list([_text_label(m) for m in stored], 5),
-                sent=short_list([_text_label(m) for m in sent], 5)))
-        problem = _ex04_leftover(db, thread, ever, stored, turn)
-        if problem:
-            return q.wrong(problem)
-    return q.correct(_("the thread stores only what the model was sent and its reply ({count} messages after "
-                       "{turns} turns, not {all}), and the SQLite file, read back "
-                       "after every turn, holds nothing else: no earlier checkpoint, no copy in its write-ahead log. "
-                       "RemoveMessage changes the current state; erasing takes deleting the thread.").format(
-        count=len(stored), turns=len(EX04_DIALOGUE), all=2 * len(EX04_DIALOGUE)))
-
-
-def _ex04_leftover(db: Path, thread: str, ever: Sequence[str], stored: Sequence[BaseMessage], turn: int) -> str | None:
-    """Why the file still holds a text the thread dropped, read back on a new connection; None if it holds none."""
-    kept = {m.content for m in stored}
-    dropped = [text for text in dict.fromkeys(ever) if text not in kept]
-    reader = sqlite_checkpointer(db)
-    try:
-        for text in dropped:
-            held = checkpoints_holding(reader, text, thread)
-            if held.holding:
-                return _("after turn {turn} the current state no longer holds {text!r}, but {holding} of the "
-                         "thread's {total} checkpoints in the SQLite file still do: RemoveMessage removes a "
-                         "message from the current state only, and every earlier checkpoint keeps it. "
-                         "`erase_history` must delete the thread (`erase_thread(graph.checkpointer, thread_id)`) "
-                         "and write the current state back (`graph.update_state(config, values, as_node=\"chatbot\")`).").format(
-                    turn=turn, text=text, holding=held.holding, total=held.total)
-    finally:
-        close_checkpointer(reader)
-    for text in dropped:
-        copies = file_copies(db, text)
-        if copies:
-            return _("after turn {turn} no checkpoint holds {text!r}, but the bytes of the SQLite file still do "
-                     "({copies} copies, in the database or its `-wal` write-ahead log): `delete_thread` deletes "
-                     "rows, and SQLite keeps the old pages until a checkpoint of the log. Use "
-                     "`erase_thread(graph.checkpointer, thread_id)`, which also empties the log.").format(
-                turn=turn, text=text, copies=copies)
-    return None
+Q4.register(ex04)
 
 
 # --- question 5: the how-to's summary node, with a valid tail -----------------------------------
@@ -579,7 +634,7 @@ def _ex04_q5_removals(q, update, messages, keep_last, where):
                          "{orphans} tool result(s) among them answer a tool call you delete, and a provider "
                          "refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
                          "to the human message that starts the turn ({kept} messages here).").format(
-            where=where, keep_last=keep_last, tail=short_list([_text_label(m) for m in messages[-keep_last:]], 4),
+            where=where, keep_last=keep_last, tail=short_list([text_label(m) for m in messages[-keep_last:]], 4),
             orphans=len(orphans), kept=len(kept)))
     return q.wrong(_("{where} you remove {removed} messages and keep {count}; "
                      "the node should keep `valid_tail(messages, {keep_last})`, the last {kept}, and remove "

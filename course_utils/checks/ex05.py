@@ -6,7 +6,7 @@ The notebook binds its questions with ``from course_utils.checks import ex05``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,61 +24,187 @@ from course_utils.checks.questions import (
     with_own_words,
 )
 from course_utils.checks.reason_lists import EX05_Q4 as EX05_Q4_REASONS
-from course_utils.checks.kinds import grade_number, counts_of, snapshot, random_conversation
-from course_utils.checks.machinery import describe, Exercise
+from course_utils.checks.kinds import counts_of, snapshot, random_conversation
+from course_utils.checks.machinery import describe, ltr, Exercise
 from course_utils.core.i18n import _
 from course_utils.window.sequences import safe_trim_kwargs
 
 ex05 = Exercise("05", "Threshold selection", "05_threshold_selection")
 
 EX05_Q1 = {"limit": 16384, "system": 900, "user": 600, "reserve": 2000, "margin": 800}
+#: The worked example of lesson 05 (L, S, U, R, M): H_max = 5892. Each check reproduces it first.
+EX05_LESSON = (8192, 500, 300, 1200, 300)
+#: Question 2: the reserve the question raises R to, and the lesson's own step (R = 1200 -> 1800: 5892 -> 5292).
+EX05_Q2_RESERVE = 3000
+EX05_LESSON_RESERVE = 1800
+#: Context windows the scenarios drawn at check time use.
+EX05_WINDOWS = (4096, 8192, 16384, 32768, 128000, 200000)
 
 
-@ex05.question(
+def _call_text(name: str, parts: Sequence[int]) -> str:
+    """``h_max(8192, 500, 300, 1200, 300)``, left to right in a right-to-left line."""
+    return ltr(f"{name}({', '.join(str(p) for p in parts)})")
+
+
+def _ceiling(limit: int, system: int, user: int, reserve: int, margin: int) -> int:
+    """The reference: H_max = L - S - U - R - M.
+
+    >>> _ceiling(8192, 500, 300, 1200, 300)
+    5892
+    """
+    return limit - system - user - reserve - margin
+
+
+def _drawn_parts(rng: random.Random) -> tuple[int, int, int, int, int]:
+    """A model and its fixed parts drawn now: every part at least 1, and room left for the history."""
+    limit = rng.choice(EX05_WINDOWS)
+    system, user = rng.randint(1, limit // 6), rng.randint(1, limit // 6)
+    reserve = rng.randint(1, limit // 6)
+    margin = rng.randint(1, limit // 10)
+    return limit, system, user, reserve, margin
+
+
+def _whole_number(q, fn, parts, about, name):
+    """The learner's function on ``parts``: a whole number, or stop saying what came back."""
+    got = q.call(fn, *parts, about=about)
+    if got is None:
+        q.stop(q.wrong(_("`{about}` returned None: `{name}` should return a number of tokens (`return ...`).")
+                       .format(about=about, name=name)))
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or (isinstance(got, float) and not got.is_integer()):
+        q.stop(q.wrong(_("`{about}` returned {value}; `{name}` should return a whole number of tokens.").format(
+            about=about, value=describe(got), name=name)))
+    return int(got)
+
+
+def _function_answer(name: str, signature: str):
+    """``prepare`` for a question whose answer is a function ``signature``: a number typed by hand is refused."""
+    def prepare(q, answers):
+        (fn,) = answers
+        q.need(fn, name)
+        if not callable(fn):
+            q.stop(q.wrong(_("`{name}` should be a function `{signature}`: the check runs it on other models "
+                             "too, so a number typed by hand cannot pass; got {value}.").format(
+                                 name=name, signature=signature, value=describe(fn))))
+        return (q.need_function(fn, name),)
+    return prepare
+
+
+# --- question 1: H_max as a function -------------------------------------------------------------------
+
+
+def _q1_cases(rng: random.Random) -> list[Case]:
+    """The lesson's worked example first, then the question's model, then models and parts drawn now."""
+    parts = [EX05_LESSON, tuple(EX05_Q1.values()), *(_drawn_parts(rng) for _n in range(3))]
+    return [Case(_call_text("h_max", p), {"parts": p}) for p in parts]
+
+
+def _q1_run(q, answers, case):
+    (fn,) = answers
+    return {"got": _whole_number(q, fn, case["parts"], case.label, "h_max"), "right": _ceiling(*case["parts"])}
+
+
+def _q1_forgot(index: int):
+    """The answer that leaves out one part (1: S, 2: U, 3: R, 4: M)."""
+    return lambda obs, case: obs["got"] == obs["right"] + case["parts"][index] != obs["right"]
+
+
+def _typed(obs, case, known) -> bool:
+    """The learner's number is one of the worked examples' results, on a scenario where it is not right."""
+    return obs["got"] != obs["right"] and obs["got"] in known
+
+
+Q1 = CodeQuestion(
     "compute H_max",
-    "q1.check(H_max)",
+    ("h_max",),
     hints=(
         "H_max = L - S - U - R - M: one subtraction per fixed part, the margin last.",
-        "16384 - 900 = 15484; continue with U, R and M.",
+        "`return limit - system - user - reserve - margin`. For the lesson's example: 8192 - 500 = 7692; continue "
+        "with U, R and M.",
     ),
+    prepare=_function_answer("h_max", "h_max(limit, system, user, reserve, margin)"),
+    cases=_q1_cases,
+    run=_q1_run,
+    rules=(
+        Rule("H_max = L - S - U - R - M", lambda obs, case: obs["got"] == obs["right"],
+             "`{case}` returned {got}; H_max = L - S - U - R - M = {right}.",
+             lambda obs, case: {"got": obs["got"], "right": obs["right"]}),
+    ),
+    mistakes=(
+        Mistake("a number typed in", "your function returns the worked example's number whatever it is given: "
+                "compute H_max from its arguments.", lambda obs, case: _typed(obs, case, (5892, 12084))),
+        Mistake("no margin", "that is B: you forgot the safety margin M.", _q1_forgot(4)),
+        Mistake("no reserve", "you forgot the reply reserve R.", _q1_forgot(3)),
+        Mistake("no user input", "you forgot the user input U.", _q1_forgot(2)),
+        Mistake("no system prompt", "you forgot the system prompt S.", _q1_forgot(1)),
+        Mistake("margin added", "the margin is taken off, not added.",
+                lambda obs, case: obs["got"] == obs["right"] + 2 * case["parts"][4]),
+        Mistake("the fixed parts", "that is what the fixed parts use; H_max is what is left of L.",
+                lambda obs, case: obs["got"] == sum(case["parts"][1:])),
+    ),
+    praise="H_max = L - S - U - R - M on the lesson's example (8192 - 500 - 300 - 1200 - 300 = 5892), on the "
+           "question's model (16384 - 900 - 600 - 2000 - 800 = 12084) and on models drawn when the check ran.",
+    seeds=1,  # three models drawn now, after the two worked examples
 )
-def _ex05_q1(q, H_max):
-    L, S, U, R, M = EX05_Q1.values()
-    expected = L - S - U - R - M
-    known = {
-        expected + M: _("that is B: you forgot the safety margin M (800)."),
-        expected + R: _("you forgot the reply reserve R (2000)."),
-        expected + U: _("you forgot the user input U (600)."),
-        expected + S: _("you forgot the system prompt S (900)."),
-        expected + 2 * M: _("the margin is taken off, not added."),
-        S + U + R + M: _("that is what the fixed parts use; H_max is what is left of L."),
-    }
-    return grade_number(q, H_max, "H_max", expected, known, _("Take S, U, R and M off L one at a time."),
-                         _("16384 - 900 = 15484; 15484 - 600 = 14884; 14884 - 2000 = 12884; 12884 - 800 = "
-                           "{expected}. H_max = {expected} tokens.").format(expected=expected))
+Q1.register(ex05)
 
 
-@ex05.question(
+# --- question 2: what a change of R does to H_max, as a function --------------------------------------------
+
+
+def _q2_cases(rng: random.Random) -> list[Case]:
+    """The lesson's step (R 1200 -> 1800) first, the question's (2000 -> 3000), then R drawn up, down and unchanged."""
+    scenarios = [(*EX05_LESSON, EX05_LESSON_RESERVE), (*EX05_Q1.values(), EX05_Q2_RESERVE)]
+    for direction in (1, -1, 0):
+        limit, system, user, reserve, margin = _drawn_parts(rng)
+        step = direction * rng.randint(1, max(1, reserve - 1) if direction < 0 else limit // 8)
+        scenarios.append((limit, system, user, reserve, margin, reserve + step))
+    rng.shuffle(scenarios[2:])
+    return [Case(_call_text("h_max_change", s), {"parts": s}) for s in scenarios]
+
+
+def _q2_run(q, answers, case):
+    (fn,) = answers
+    limit, system, user, reserve, margin, new_reserve = case["parts"]
+    old = _ceiling(limit, system, user, reserve, margin)
+    new = _ceiling(limit, system, user, new_reserve, margin)
+    return {"got": _whole_number(q, fn, case["parts"], case.label, "h_max_change"), "right": new - old,
+            "old": old, "new": new}
+
+
+Q2 = CodeQuestion(
     "if R grows",
-    "q2.check(change)",
+    ("h_max_change",),
     hints=(
         "R appears in H_max = L - S - U - R - M with a minus sign.",
-        "Work out H_max with R = 2000 and with R = 3000; the change is new minus old.",
+        "Work out H_max with the old reserve and with the new one (your `h_max` does it); the change is new "
+        "minus old.",
     ),
+    prepare=_function_answer("h_max_change", "h_max_change(limit, system, user, reserve, margin, new_reserve)"),
+    cases=_q2_cases,
+    run=_q2_run,
+    rules=(
+        Rule("new minus old", lambda obs, case: obs["got"] == obs["right"],
+             "`{case}` returned {got}; H_max goes from {old} to {new}, a change of {right}.",
+             lambda obs, case: {"got": obs["got"], "right": obs["right"], "old": obs["old"], "new": obs["new"]}),
+    ),
+    mistakes=(
+        Mistake("a number typed in", "your function returns the worked example's change whatever it is given: "
+                "compute it from its arguments.", lambda obs, case: _typed(obs, case, (-600, -1000))),
+        Mistake("always down", "H_max goes up when R goes down: compute the change, don't assume its sign.",
+                lambda obs, case: obs["right"] > 0 and obs["got"] == -obs["right"]),
+        Mistake("the sign", "the sign: more room reserved for the reply leaves *less* for the history, so H_max "
+                "goes down when R goes up (and up when R goes down).",
+                lambda obs, case: obs["right"] != 0 and obs["got"] == -obs["right"]),
+        Mistake("the new H_max", "that is the new H_max; the question asks for the change (new minus old).",
+                lambda obs, case: obs["got"] == obs["new"] != obs["right"]),
+        Mistake("the old H_max", "that is the old H_max; the question asks for the change (new minus old).",
+                lambda obs, case: obs["got"] == obs["old"] != obs["right"]),
+    ),
+    praise="the change is new minus old: H_max shrinks token for token as R grows (the lesson's 5892 -> 5292 for "
+           "R = 1800, the question's 12084 -> 11084 for R = 3000), grows as R shrinks, and stays when R does.",
+    seeds=1,  # three scenarios drawn now, after the two worked examples
 )
-def _ex05_q2(q, change):
-    L, S, U, R, M = EX05_Q1.values()
-    new = L - S - U - (R + 1000) - M
-    expected = new - (L - S - U - R - M)
-    known = {
-        1000: _("the sign: more room reserved for the reply leaves *less* for the history, so H_max goes down."),
-        new: _("that is the new H_max ({new}); the question asks for the change (new minus old).").format(new=new),
-        0: _("R is one of the terms taken off the limit, so changing it changes H_max."),
-        -2000: _("R grows by 1000, so H_max changes by 1000."),
-    }
-    return grade_number(q, change, "change", expected, known, _("change = H_max(R=3000) - H_max(R=2000)."),
-                         _("{expected}: H_max shrinks from 12084 to {new}, token for token, because more room is "
-                           "reserved for the reply.").format(expected=expected, new=new))
+Q2.register(ex05)
 
 
 def _ex05_reference(messages, fact_id, max_tokens):
