@@ -47,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -77,8 +78,9 @@ MESSAGE_OVERHEAD = 3
 SUMMARY_WORDS = 12
 
 
+@lru_cache(maxsize=4096)
 def tokens(text: str) -> int:
-    """Tokens of a piece of text by the course's exact counter (``cl100k_base``).
+    """Tokens of a piece of text by the course's exact counter (``cl100k_base``); remembered, as a history is re-sent.
 
     >>> tokens("hello world")
     2
@@ -265,6 +267,8 @@ class AnthropicServer(EmulatedServer):
         return parts, list(body["messages"])
 
     def respond(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if path.endswith("/v1/messages/count_tokens"):
+            return self.count_tokens(body)
         if not path.endswith("/v1/messages"):
             raise ProviderError(404, _anthropic_error(f"no such endpoint in the emulation: {path}"))
         edits = (body.get("context_management") or {}).get("edits", [])
@@ -317,6 +321,15 @@ class AnthropicServer(EmulatedServer):
         if edits:
             response["context_management"] = {"applied_edits": applied}
         return response
+
+    def count_tokens(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /v1/messages/count_tokens``: the input tokens of a request as sent, before any edit; not billed.
+
+        >>> AnthropicServer().count_tokens({"messages": [{"role": "user", "content": "hello world"}]})
+        {'input_tokens': 5}
+        """
+        prefix, messages = self._window(body)
+        return {"input_tokens": sum(t for _, t in prefix) + sum(map(_message_tokens, messages))}
 
     def _bill(self, kind: str, prefix: list[tuple[str, int]], messages: list[dict[str, Any]], out: int) -> None:
         parts = [*prefix, *((_key(m), _message_tokens(m)) for m in messages)]
