@@ -26,8 +26,11 @@ the provider's format. What the servers emulate, and from which page:
   them is input again (billed, with the provider's automatic prefix cache);
   ``context_management`` ``[{"type": "compaction", "compact_threshold": N}]``
   replaces the items by one opaque ``compaction`` item once the input
-  reaches N; ``truncation: "auto"`` drops the oldest items instead of
+  reaches N (an item the client sends back is read as the summary it
+  stands for); ``truncation: "auto"`` drops the oldest items instead of
   refusing input above the window.
+- ``POST /v1/messages/count_tokens`` (Anthropic's token counting) answers the
+  input tokens of a request as sent, before any edit, and bills nothing.
 
 What is *not* the provider's: the replies (the course's rules: a request
 sharing a word with a tool's name calls it with the request's last word, a
@@ -446,11 +449,20 @@ class OpenAIServer(EmulatedServer):
 
     cache_minimum: int = 1024
     stored: dict[str, list[Any]] = field(default_factory=dict)
+    #: What each compaction item it returned stands for (the provider decrypts its own items; a client cannot).
+    compactions: dict[str, str] = field(default_factory=dict)
+
+    def _expanded(self, item: Any) -> Any:
+        """A compaction item the client sent back, with the summary it stands for (known only to this server)."""
+        if isinstance(item, dict) and item.get("type") == "compaction" and "summary_text" not in item:
+            return {**item, "summary_text": self.compactions.get(item.get("encrypted_content", ""), "")}
+        return item
 
     def respond(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         if not path.endswith("/responses"):
             raise ProviderError(404, _openai_error(f"no such endpoint in the emulation: {path}"))
         new = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+        new = [self._expanded(item) for item in new]
         earlier: list[Any] = []
         if body.get("previous_response_id"):
             if body["previous_response_id"] not in self.stored:
@@ -475,6 +487,7 @@ class OpenAIServer(EmulatedServer):
             item = {"type": "compaction", "id": self.next_id("cmp"),
                     "encrypted_content": "gAAAA" + hashlib.sha256(summary.encode()).hexdigest(),
                     "summary_text": summary}
+            self.compactions[item["encrypted_content"]] = summary
             output.append({k: v for k, v in item.items() if k != "summary_text"})
             items = [item, new[-1]]
         read = sum(t for _, t in prefix) + sum(map(_item_tokens, items))
