@@ -130,6 +130,18 @@ def test_thinking_is_cleared_but_for_the_last_turn():
     assert applied["cleared_input_tokens"] == tokens("thought 0 " * 20) + tokens("thought 1 " * 20)
 
 
+def test_with_thinking_on_and_no_edit_only_the_last_turns_thinking_is_read():
+    with_thinking = anthropic_body(thinking_turns(3), thinking={"type": "adaptive"})
+    reply = AnthropicServer().respond("/v1/messages", with_thinking)
+    without = AnthropicServer().respond("/v1/messages", anthropic_body(thinking_turns(3)))
+    dropped = tokens("thought 0 " * 20) + tokens("thought 1 " * 20)
+    assert without["usage"]["input_tokens"] - reply["usage"]["input_tokens"] == dropped
+    assert "context_management" not in reply  # nothing reported: no edit was asked for
+    keep_all = {"type": "clear_thinking_20251015", "keep": "all"}
+    kept = AnthropicServer().respond("/v1/messages", {**with_thinking, "context_management": {"edits": [keep_all]}})
+    assert kept["usage"]["input_tokens"] == without["usage"]["input_tokens"]
+
+
 def test_clear_thinking_must_be_the_first_edit():
     edits = [clear(3_000, 2), {"type": "clear_thinking_20251015"}]
     with pytest.raises(ProviderError, match="must be the first edit"):

@@ -18,7 +18,9 @@ the provider's format. What the servers emulate, and from which page:
   100,000 input tokens) tool results older than the last ``keep`` tool uses
   (default 3) are replaced by a placeholder, and thinking blocks of all but
   the last ``keep`` assistant turns (default 1) are dropped; each applied
-  edit is reported in ``context_management.applied_edits``. Input above the
+  edit is reported in ``context_management.applied_edits``; with thinking on
+  and no ``clear_thinking_20251015`` edit, only the last turn's thinking is
+  read, unreported (the page's default). Input above the
   model's window is refused with Anthropic's "prompt is too long" error.
 - :class:`OpenAIServer` (Responses API, ``POST /v1/responses``)
   (``OPENAI_PAGES``): a response is stored under its id; a request with
@@ -282,6 +284,11 @@ class AnthropicServer(EmulatedServer):
         # The client sends the compaction block back: everything before the last one is ignored.
         messages = _after_last_compaction(messages)
         applied = []
+        thinking_on = (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
+        if thinking_on and "clear_thinking_20251015" not in kinds:
+            # The context-editing page: with thinking on and no clear_thinking edit, the API keeps only the
+            # thinking of the last assistant turn (as keep: 1), silently.
+            messages, _ = _clear_thinking(messages, {"keep": {"type": "thinking_turns", "value": THINKING_DEFAULT_KEEP}})
         for edit in edits:
             if edit["type"] == "clear_thinking_20251015":
                 messages, report = _clear_thinking(messages, edit)
