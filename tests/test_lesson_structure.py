@@ -28,6 +28,7 @@ LESSONS = [
     "06b_agent_failure_modes",
     "07_beyond_one_window",
     "07b_isolating_and_selecting",
+    "08_provider_side_context",
 ]
 #: A lesson split in two shares its exercise: 03b practises in the 03 exercise, and so on.
 EXERCISE = {

@@ -49,6 +49,8 @@ def _raw() -> dict:
         (lambda r: r.update(status="retired"), "'retired' .* exactly when 'status' is 'retired'"),
         (lambda r: r.update(max_input_tokens=r["context_window"]), "'max_input_tokens' .* only when it is below"),
         (lambda r: r.update(context_management_edits=["compact_2099"]), r"context_management_edits\[0\]"),
+        (lambda r: r["context_management"].update(basis="probably"), r"context_management\.basis"),
+        (lambda r: r["context_management"].pop("basis"), r"context_management\.basis .*Field required"),
         (lambda r: r["caching"].update(min_prefix_tokens=-1), r"caching\.min_prefix_tokens"),
         (lambda r: r["caching"].update(breakpoint="magic"), r"caching\.breakpoint"),
         (lambda r: r["caching"].update(lifetime_minutes=None), "is null exactly when 'unstated' gives a reason"),
@@ -108,6 +110,19 @@ def test_anthropic_rows_name_their_context_management_edits():
         else:
             assert m.context_management_edits is None
     assert "compact_20260112" in model_info("Claude Haiku 5.5").context_management_edits
+
+
+def test_context_management_edits_say_whether_a_page_lists_the_model():
+    """The stored pages (read 2026-12-05) name no 5.5 model and not Haiku 4.5: those rows are assumptions, and say so."""
+    rows = [m for m in CURRENT_MODELS if m.context_management is not None]
+    assert {m.model for m in rows} == {m.model for m in CURRENT_MODELS if m.provider == "Anthropic"}
+    for m in rows:
+        assert m.context_management.checked >= "2026-12-05"
+        assert "/v1/models/{model_id}" in m.context_management.note, "point to the Models API, which reports support"
+        if m.context_management.basis == "assumed":
+            assert "assumption" in m.context_management.note
+    assert {m.context_management.basis for m in rows} == {"assumed"}
+    assert "compact_20260112" not in model_info("Claude Haiku 4.5").context_management_edits
 
 
 def test_models_that_always_reason_carry_a_share_with_its_basis_and_source():

@@ -18,7 +18,9 @@ the provider's format. What the servers emulate, and from which page:
   100,000 input tokens) tool results older than the last ``keep`` tool uses
   (default 3) are replaced by a placeholder, and thinking blocks of all but
   the last ``keep`` assistant turns (default 1) are dropped; each applied
-  edit is reported in ``context_management.applied_edits``. Input above the
+  edit is reported in ``context_management.applied_edits``; with thinking on
+  and no ``clear_thinking_20251015`` edit, only the last turn's thinking is
+  read, unreported (the page's default). Input above the
   model's window is refused with Anthropic's "prompt is too long" error.
 - :class:`OpenAIServer` (Responses API, ``POST /v1/responses``)
   (``OPENAI_PAGES``): a response is stored under its id; a request with
@@ -26,8 +28,11 @@ the provider's format. What the servers emulate, and from which page:
   them is input again (billed, with the provider's automatic prefix cache);
   ``context_management`` ``[{"type": "compaction", "compact_threshold": N}]``
   replaces the items by one opaque ``compaction`` item once the input
-  reaches N; ``truncation: "auto"`` drops the oldest items instead of
+  reaches N (an item the client sends back is read as the summary it
+  stands for); ``truncation: "auto"`` drops the oldest items instead of
   refusing input above the window.
+- ``POST /v1/messages/count_tokens`` (Anthropic's token counting) answers the
+  input tokens of a request as sent, before any edit, and bills nothing.
 
 What is *not* the provider's: the replies (the course's rules: a request
 sharing a word with a tool's name calls it with the request's last word, a
@@ -47,6 +52,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -77,8 +83,9 @@ MESSAGE_OVERHEAD = 3
 SUMMARY_WORDS = 12
 
 
+@lru_cache(maxsize=4096)
 def tokens(text: str) -> int:
-    """Tokens of a piece of text by the course's exact counter (``cl100k_base``).
+    """Tokens of a piece of text by the course's exact counter (``cl100k_base``); remembered, as a history is re-sent.
 
     >>> tokens("hello world")
     2
@@ -265,6 +272,8 @@ class AnthropicServer(EmulatedServer):
         return parts, list(body["messages"])
 
     def respond(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        if path.endswith("/v1/messages/count_tokens"):
+            return self.count_tokens(body)
         if not path.endswith("/v1/messages"):
             raise ProviderError(404, _anthropic_error(f"no such endpoint in the emulation: {path}"))
         edits = (body.get("context_management") or {}).get("edits", [])
@@ -275,6 +284,11 @@ class AnthropicServer(EmulatedServer):
         # The client sends the compaction block back: everything before the last one is ignored.
         messages = _after_last_compaction(messages)
         applied = []
+        thinking_on = (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
+        if thinking_on and "clear_thinking_20251015" not in kinds:
+            # The context-editing page: with thinking on and no clear_thinking edit, the API keeps only the
+            # thinking of the last assistant turn (as keep: 1), silently.
+            messages, _ = _clear_thinking(messages, {"keep": {"type": "thinking_turns", "value": THINKING_DEFAULT_KEEP}})
         for edit in edits:
             if edit["type"] == "clear_thinking_20251015":
                 messages, report = _clear_thinking(messages, edit)
@@ -317,6 +331,15 @@ class AnthropicServer(EmulatedServer):
         if edits:
             response["context_management"] = {"applied_edits": applied}
         return response
+
+    def count_tokens(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``POST /v1/messages/count_tokens``: the input tokens of a request as sent, before any edit; not billed.
+
+        >>> AnthropicServer().count_tokens({"messages": [{"role": "user", "content": "hello world"}]})
+        {'input_tokens': 5}
+        """
+        prefix, messages = self._window(body)
+        return {"input_tokens": sum(t for _, t in prefix) + sum(map(_message_tokens, messages))}
 
     def _bill(self, kind: str, prefix: list[tuple[str, int]], messages: list[dict[str, Any]], out: int) -> None:
         parts = [*prefix, *((_key(m), _message_tokens(m)) for m in messages)]
@@ -433,11 +456,20 @@ class OpenAIServer(EmulatedServer):
 
     cache_minimum: int = 1024
     stored: dict[str, list[Any]] = field(default_factory=dict)
+    #: What each compaction item it returned stands for (the provider decrypts its own items; a client cannot).
+    compactions: dict[str, str] = field(default_factory=dict)
+
+    def _expanded(self, item: Any) -> Any:
+        """A compaction item the client sent back, with the summary it stands for (known only to this server)."""
+        if isinstance(item, dict) and item.get("type") == "compaction" and "summary_text" not in item:
+            return {**item, "summary_text": self.compactions.get(item.get("encrypted_content", ""), "")}
+        return item
 
     def respond(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         if not path.endswith("/responses"):
             raise ProviderError(404, _openai_error(f"no such endpoint in the emulation: {path}"))
         new = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+        new = [self._expanded(item) for item in new]
         earlier: list[Any] = []
         if body.get("previous_response_id"):
             if body["previous_response_id"] not in self.stored:
@@ -462,6 +494,7 @@ class OpenAIServer(EmulatedServer):
             item = {"type": "compaction", "id": self.next_id("cmp"),
                     "encrypted_content": "gAAAA" + hashlib.sha256(summary.encode()).hexdigest(),
                     "summary_text": summary}
+            self.compactions[item["encrypted_content"]] = summary
             output.append({k: v for k, v in item.items() if k != "summary_text"})
             items = [item, new[-1]]
         read = sum(t for _, t in prefix) + sum(map(_item_tokens, items))

@@ -13,5 +13,6 @@ colours and fonts from :mod:`course_utils.core.style`.
 - ``memory_views``: lesson 07's figures;
 - ``isolation_views``: lesson 07b's figures;
 - ``fonts``: the Persian edition's printed text in a font with Persian letters;
+- ``provider_views``: lesson 08's figure (windows of runs managed on the client or the server);
 - ``a11y``: what a screen reader needs (a text's language and direction, names for slider handles).
 """

@@ -174,8 +174,13 @@ class Retirement(_Strict):
 
 
 class ContextManagementSource(_Strict):
+    """Where a row's context-management edits come from, and whether a page lists the model for them."""
+
     checked: DateStr
     source: UrlStr
+    #: "listed": the source page names this model for every edit in the row; "assumed": no page the course
+    #: read names it (the note says what the pages list), so the row is the course's assumption.
+    basis: Literal["listed", "assumed"]
     note: TextStr
 
 
