@@ -49,19 +49,33 @@ def _q1_prepare(q, answers):
     return answers
 
 
+def _q1_label(size: str, budget: int, step: int) -> str:
+    """The case's label in the course's language (each size its own sentence, so a translation can reorder it)."""
+    labels = {
+        "just under": _("a budget of {budget:,} tokens with turns of up to {step:,} (the latest safe trigger is just "
+                        "under the minimum)"),
+        "at": _("a budget of {budget:,} tokens with turns of up to {step:,} (the latest safe trigger is the minimum)"),
+        "just over": _("a budget of {budget:,} tokens with turns of up to {step:,} (the latest safe trigger is just "
+                       "over the minimum)"),
+        "far over": _("a budget of {budget:,} tokens with turns of up to {step:,} (the latest safe trigger is far "
+                      "over the minimum)"),
+    }
+    return labels[size].format(budget=budget, step=step)
+
+
 def _q1_cases(rng: random.Random) -> list[Case]:
-    """A trigger just at or over the minimum, just under it (to be refused) and far over it."""
+    """The latest safe trigger just under the minimum (to be refused), at it (the request only), just over and far over."""
     cases = []
-    for size, trigger, step in (
-        ("just over", COMPACT_MIN_TRIGGER + rng.choice((0, rng.randrange(1, 600))), rng.randrange(6_000, 10_000)),
-        ("just under", COMPACT_MIN_TRIGGER - rng.randrange(1, 600), rng.randrange(6_000, 10_000)),
-        ("far over", rng.randrange(75_000, 90_000), rng.randrange(14_000, 20_000)),
+    for size, trigger, step, run in (
+        ("just under", COMPACT_MIN_TRIGGER - rng.randrange(1, 600), rng.randrange(6_000, 10_000), False),
+        ("at", COMPACT_MIN_TRIGGER, rng.randrange(6_000, 10_000), False),
+        ("just over", COMPACT_MIN_TRIGGER + rng.randrange(1, 600), rng.randrange(6_000, 10_000), True),
+        ("far over", rng.randrange(68_000, 80_000), rng.randrange(14_000, 20_000), True),
     ):
         budget = trigger + step
-        cases.append(Case(_("a budget of {budget:,} tokens with turns of up to {step:,} (the latest safe trigger is "
-                            "{size} the minimum)").format(budget=budget, step=step, size=_(size)),
+        cases.append(Case(_q1_label(size, budget, step),
                           {"budget": budget, "step": step, "trigger": trigger, "valid": trigger >= COMPACT_MIN_TRIGGER,
-                           "seed": rng.randrange(2 ** 32), "thread": f"thread-{rng.randrange(1000, 10_000)}"}))
+                           "run": run, "seed": rng.randrange(2 ** 32), "thread": f"thread-{rng.randrange(1000, 10_000)}"}))
     return cases
 
 
@@ -146,7 +160,7 @@ def _q1_run(q, answers, case):
             first = transport.requests[0]
             edits = (first.body.get("context_management") or {}).get("edits")
             obs.update(body=first.body, betas=first.beta or "", edits=edits if isinstance(edits, list) else [])
-        if obs["error"] or request == 1 and not _compaction_ok(obs, case):
+        if obs["error"] or request == 1 and not (case["run"] and _compaction_ok(obs, case)):
             break
         summaries = [i for i, p in enumerate(server.passes) if p.kind == "summary"]
         if summaries and len(server.passes) >= summaries[0] + 3:
@@ -231,10 +245,10 @@ Q1 = CodeQuestion(
              "{case}: the run stopped with {error}", lambda obs, case: {"error": obs["error"]}),
         Rule("under budget", lambda obs, case: not case["valid"] or _read_max(obs) < case["budget"],
              "{case}: a pass read {read:,} tokens, not under the budget.", lambda obs, case: {"read": _read_max(obs)}),
-        Rule("compacted", lambda obs, case: not case["valid"] or obs["sent_back"] is not None,
+        Rule("compacted", lambda obs, case: not case["run"] or obs["sent_back"] is not None,
              "{case}: the agent made {count} requests and the server never compacted.",
              lambda obs, case: {"count": len(obs["passes"])}),
-        Rule("sent back", lambda obs, case: not case["valid"] or obs["sent_back"],
+        Rule("sent back", lambda obs, case: not case["run"] or obs["sent_back"],
              "{case}: after the server compacted, no request sent the compaction block back: the client must."),
     ),
     mistakes=(
@@ -256,7 +270,7 @@ Q1 = CodeQuestion(
                 lambda obs, case: _valid(case) and isinstance(_trigger(obs), int) and _trigger(obs) < case["trigger"]),
         Mistake("refuses the minimum",
                 "the provider's minimum trigger is 50,000 tokens inclusive: refuse only a trigger under 50,000.",
-                lambda obs, case: _valid(case) and obs["refused"] is not None and case["trigger"] < 51_000),
+                lambda obs, case: _valid(case) and obs["refused"] is not None and case["trigger"] == COMPACT_MIN_TRIGGER),
     ),
     praise="your model's requests carry the compaction edit and its beta header with the latest safe trigger; every "
            "pass of the agent, the compaction pass included, read fewer tokens than the budget, the compaction "
