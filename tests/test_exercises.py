@@ -850,7 +850,7 @@ WRONG = [
     (ex08.q1, (E08.no_beta,), "wrong", "betas"),
     (ex08.q1, (E08.too_late,), "wrong", "reads the whole input"),
     (ex08.q1, (E08.never_refuses,), "wrong", "ValueError naming `budget`"),
-    (ex08.q1, (E08.returns_text,), "wrong", "should return a `ChatAnthropic`"),
+    (ex08.q1, (E08.binds_instead,), "wrong", "should return a `ChatAnthropic`"),
     # 08 q2: client- or server-side
     (ex08.q2, ("a", {1, 2, 3}, ...), "wrong", "encrypted"),
     (ex08.q2, ("d", {1, 2, 3}, ...), "wrong", "decides what it drops"),
