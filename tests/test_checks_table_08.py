@@ -73,14 +73,24 @@ def test_ex08_q1(answer, status, language):
         assert result.lang == "fa", result.message
 
 
-def test_ex08_q1_names_the_mistake():
-    assert "betas" in ex08.q1.check(A.no_beta).message
-    assert "whole input" in ex08.q1.check(A.too_late).message
-    assert "earlier than the budget needs" in ex08.q1.check(A.one_too_early).message
-    assert "150,000" in ex08.q1.check(A.no_trigger).message
-    assert "ValueError naming `budget`" in ex08.q1.check(A.never_refuses).message
-    assert "inclusive" in ex08.q1.check(A.refuses_the_minimum).message
-    assert "should return a `ChatAnthropic`" in ex08.q1.check(A.binds_instead).message
+def _mistake(name):
+    """A known mistake's hint, as the learner reads it in the course's language."""
+    from course_utils.core.i18n import _
+
+    spec = sys.modules["course_utils.checks.ex08"].Q1
+    return _(next(m for m in spec.mistakes if m.name == name).hint)
+
+
+def test_ex08_q1_names_the_mistake(language):
+    assert _mistake("no beta header") in ex08.q1.check(A.no_beta).message
+    assert _mistake("too late") in ex08.q1.check(A.too_late).message
+    assert _mistake("too early") in ex08.q1.check(A.one_too_early).message
+    assert _mistake("no trigger") in ex08.q1.check(A.no_trigger).message
+    assert _mistake("refuses the minimum") in ex08.q1.check(A.refuses_the_minimum).message
+    words = {"en": ("ValueError naming `budget`", "should return a `ChatAnthropic`"),
+             "fa": ("ValueError بدهید که نام `budget` را ببرد", "باید یک `ChatAnthropic` برگرداند")}[language]
+    assert words[0] in ex08.q1.check(A.never_refuses).message
+    assert words[1] in ex08.q1.check(A.binds_instead).message
 
 
 def test_ex08_q1_cases_straddle_the_minimum_and_keep_their_promise():
@@ -121,12 +131,18 @@ def test_ex08_q3(answer, status):
     _row(ex08.q3, (answer, RIGHT_REASONS, "The server bills every stored item again."), status)
 
 
-def test_ex08_q3_names_the_mistake():
-    words = "x"
-    assert "bills only the instructions and the new message" in ex08.q3.check(A.new_only, RIGHT_REASONS, words).message
-    assert "full price" in ex08.q3.check(A.server_not_cached, RIGHT_REASONS, words).message
-    assert "pauses" in ex08.q3.check(A.no_pauses, RIGHT_REASONS, words).message
-    assert "number of tokens" in ex08.q3.check(A.in_tokens, RIGHT_REASONS, words).message
+Q3_WORDS = {  # (answer, what the feedback says) in each edition
+    "en": [(A.new_only, "bills only the instructions and the new message"), (A.server_not_cached, "full price"),
+           (A.no_pauses, "leaves out the pauses"), (A.in_tokens, "number of tokens")],
+    "fa": [(A.new_only, "فقط دستورالعمل‌ها و پیام تازه را حساب می‌کند"), (A.server_not_cached, "با قیمت کامل"),
+           (A.no_pauses, "مکث‌ها را کنار می‌گذارد"), (A.in_tokens, "تعدادی token است")],
+}
+
+
+def test_ex08_q3_names_the_mistake(language):
+    for answer, words in Q3_WORDS[language]:
+        result = ex08.q3.check(answer, RIGHT_REASONS, "x")
+        assert result.status == NO and words in result.message, result.message
 
 
 def test_ex08_q3_reference_agrees_with_the_emulated_provider():
