@@ -42,7 +42,7 @@ def _name(value):
     return getattr(value, "__name__", None) or repr(value)[:24]
 
 
-def _row(question, answers, status):
+def check_row(question, answers, status):
     result = question.check(*answers)
     if status is OK:
         assert result.status == OK, result.message
@@ -68,7 +68,7 @@ Q1 = [
 
 @pytest.mark.parametrize("answer, status", Q1, ids=_name)
 def test_ex08_q1(answer, status, language):
-    result = _row(ex08.q1, (answer,), status)
+    result = check_row(ex08.q1, (answer,), status)
     if language == "fa" and status is not OK:
         assert result.lang == "fa", result.message
 
@@ -128,7 +128,7 @@ Q3 = [
 
 @pytest.mark.parametrize("answer, status", Q3, ids=_name)
 def test_ex08_q3(answer, status):
-    _row(ex08.q3, (answer, RIGHT_REASONS, "The server bills every stored item again."), status)
+    check_row(ex08.q3, (answer, RIGHT_REASONS, "The server bills every stored item again."), status)
 
 
 Q3_WORDS = {  # (answer, what the feedback says) in each edition
