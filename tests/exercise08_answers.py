@@ -60,6 +60,7 @@ clears_instead = _refusing(lambda budget, step: _chat(budget - step, edit="clear
                                                       betas=("context-management-2025-06-27",)))
 counts_tokens_type = _refusing(lambda budget, step: _chat(budget - step, kind="tokens"))
 wrong_beta = _refusing(lambda budget, step: _chat(budget - step, betas=("context-management-2025-06-27",)))
+other_model = _refusing(lambda budget, step: _chat(budget - step).model_copy(update={"model": "claude-haiku-4-5"}))
 hard_coded = _refusing(lambda budget, step: _chat(60_000 - 8_000))
 binds_instead = _refusing(lambda budget, step: ChatAnthropic(model="claude-sonnet-5-5", api_key="offline").bind(
     betas=["compact-2026-01-12"], context_management={"edits": [{"type": "compact_20260112", "trigger": {

@@ -31,7 +31,7 @@ from course_utils.model.provider_emulation import COMPACT_DEFAULT_TRIGGER, COMPA
 ex08 = Exercise("08", "Context management on the provider's side", "08_provider_side_context")
 
 #: Question 1: the model, the edit and its beta header the question names (Anthropic's compaction page, 2026-12-04).
-EX08_MODEL = "claude-sonnet-5-5"
+EX08_MODEL = "Claude Sonnet 5.5"
 COMPACT_EDIT = "compact_20260112"
 COMPACT_BETA = "compact-2026-01-12"
 #: What the agent's tool adds besides its result: the tool call and two messages' framing stay under this.
@@ -174,6 +174,16 @@ def _q1_run(q, answers, case):
     return obs
 
 
+def stated_model_id() -> str:
+    """The API name of the question's model, from models.json, which must list the compaction edit for it."""
+    from course_utils.window.models import model_info
+
+    info = model_info(EX08_MODEL)
+    if COMPACT_EDIT not in (info.context_management_edits or []):  # pragma: no cover - a data error, not a learner's
+        raise ValueError(f"models.json: {EX08_MODEL} does not list {COMPACT_EDIT} in context_management_edits")
+    return info.model_id
+
+
 def _edit(obs) -> dict | None:
     return next((e for e in obs["edits"] if isinstance(e, dict) and e.get("type") == COMPACT_EDIT), None)
 
@@ -227,6 +237,10 @@ Q1 = CodeQuestion(
         Rule("sent", lambda obs, case: not case["valid"] or not obs["error"] or obs["passes"],
              "{case}: the request was refused before the server answered: {error}",
              lambda obs, case: {"error": obs["error"]}),
+        Rule("model", lambda obs, case: not case["valid"] or (obs["body"] or {}).get("model") == stated_model_id(),
+             "{case}: the request names the model {model!r}: the agent runs on Claude Sonnet 5.5, "
+             "`claude-sonnet-5-5` (models.json lists compaction for it).",
+             lambda obs, case: {"model": (obs["body"] or {}).get("model")}),
         Rule("edit", lambda obs, case: not case["valid"] or _edit(obs) is not None,
              "{case}: the request's context_management holds {edits}: server-side compaction is the edit "
              "`compact_20260112`.", lambda obs, case: {"edits": obs["edits"] or None}),
