@@ -26,7 +26,7 @@ from course_utils.checks.machinery import Exercise, describe
 from course_utils.checks.questions import Case, ChoiceQuestion, CodeQuestion, Kind, Mistake, Rule, Statement, Statements
 from course_utils.checks.state_costs import SERVER_STATE
 from course_utils.core.i18n import _
-from course_utils.model.provider_emulation import COMPACT_DEFAULT_TRIGGER, COMPACT_MIN_TRIGGER
+from course_utils.model.provider_emulation import COMPACT_MIN_TRIGGER
 
 ex08 = Exercise("08", "Context management on the provider's side", "08_provider_side_context")
 
