@@ -179,3 +179,23 @@ def half_server(pattern, prices):
     """Hostile: "the server keeps state, so it costs less": half the resent bill."""
     cost = state_costs(pattern, prices)["resent"]
     return {"server_held": cost / 2, "resent": cost}
+
+
+def drifting(budget, step):
+    """Hostile: the first request carries compaction, later ones do not (a model whose settings change after one call)."""
+    if budget - step < 50_000:
+        raise ValueError(f"budget {budget} is too small")
+    chat = _chat(budget - step)
+    calls = {"n": 0}
+    original = chat._get_request_payload
+
+    def payload(*args, **kwargs):
+        calls["n"] += 1
+        body = original(*args, **kwargs)
+        if calls["n"] > 1:
+            body.pop("context_management", None)
+            body.pop("betas", None)
+        return body
+
+    object.__setattr__(chat, "_get_request_payload", payload)
+    return chat

@@ -62,7 +62,7 @@ Q1 = [
     # the minimum as a floor, a bound runnable, not a model
     (A.constant_minimum, None), (A.hard_coded, None), (A.one_too_late, None), (A.safety_margin, None),
     (A.wrong_beta, None), (A.counts_tokens_type, None), (A.floors_at_the_minimum, None), (A.binds_instead, None),
-    (A.returns_text, None), (A.other_model, None), ("compacting_model", None),
+    (A.returns_text, None), (A.other_model, None), (A.drifting, None), ("compacting_model", None),
 ]
 
 

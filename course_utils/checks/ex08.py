@@ -131,7 +131,7 @@ def _q1_run(q, answers, case):
     (compacting_model,) = answers
     outcome, value = _build(q, compacting_model, case)
     obs = {"refused": value if outcome == "refused" else None, "error": None, "body": None, "betas": "",
-           "edits": [], "passes": [], "sent_back": None, "growth": 0}
+           "edits": [], "passes": [], "sent_back": None, "growth": 0, "drifted": []}
     if outcome == "refused" or not case["valid"]:
         obs["returned"] = describe(value) if outcome == "model" else None
         return obs
@@ -171,6 +171,10 @@ def _q1_run(q, answers, case):
     after = [i for i, r in enumerate(transport.requests) if i and _has_compaction(r.body)]
     compacted_at = next((i for i, p in enumerate(server.passes) if p.kind == "summary"), None)
     obs["sent_back"] = bool(after) if compacted_at is not None else None
+    first_edit = _edit(obs)
+    obs["drifted"] = [i + 1 for i, r in enumerate(transport.requests)
+                      if COMPACT_BETA not in (r.beta or "").split(",") or r.body.get("model") != obs["body"].get("model")
+                      or first_edit not in ((r.body.get("context_management") or {}).get("edits") or [])]
     return obs
 
 
@@ -255,6 +259,9 @@ Q1 = CodeQuestion(
         Rule("as late as safe", lambda obs, case: not case["valid"] or _trigger(obs) == case["trigger"],
              "{case}: your trigger is {got}; it is not the latest one that keeps every pass under the budget.",
              lambda obs, case: {"got": _trigger(obs)}),
+        Rule("every request", lambda obs, case: not case["run"] or not obs["drifted"],
+             "{case}: request {number} of the run did not carry the same model, compaction edit and beta header as "
+             "the first: every request must.", lambda obs, case: {"number": obs["drifted"][0]}),
         Rule("no error", lambda obs, case: not case["valid"] or not obs["error"],
              "{case}: the run stopped with {error}", lambda obs, case: {"error": obs["error"]}),
         Rule("under budget", lambda obs, case: not case["valid"] or _read_max(obs) < case["budget"],
