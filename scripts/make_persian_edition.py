@@ -29,11 +29,15 @@ How the Persian kernel speaks Persian: right after the title the builder
 inserts one code cell of its own, tagged ``edition-language``::
 
     from course_utils.core import i18n
+    from course_utils.pictures.fonts import show_persian_output_font
     i18n.set_language("fa")
+    show_persian_output_font()
 
 so ``course_utils`` prints its own sentences (widgets, figures, feedback)
-from the package's Persian gettext catalogue. It is the only code cell not
-copied from English, and it prints nothing.
+from the package's Persian gettext catalogue, and the notebook's printed text
+is drawn in a font with Persian letters (a hidden ``<style>``: see
+``course_utils/pictures/fonts.py``). It is the only code cell not copied from
+English, and it shows nothing else.
 
 **The strings of the lesson's own code.** ``--extract NN`` brings
 ``notebooks/fa/po/NN_name.po`` up to the English code (new strings come in
@@ -127,9 +131,12 @@ EXERCISE_SOURCES = ROOT / "exercises" / "fa" / "src"
 EXERCISE_PERSIAN = ROOT / "exercises" / "fa" / "solutions"
 LANGUAGE_TAG = "edition-language"
 LANGUAGE_CELL = (
-    "# The Persian edition: course_utils prints in Persian (see README.fa.md).\n"
+    "# The Persian edition: course_utils prints in Persian, and printed Persian gets a font\n"
+    "# with Persian letters (see README.fa.md).\n"
     "from course_utils.core import i18n\n"
-    'i18n.set_language("fa")'
+    "from course_utils.pictures.fonts import show_persian_output_font\n"
+    'i18n.set_language("fa")\n'
+    "show_persian_output_font()"
 )
 RTL_OPEN = '<div dir="rtl" lang="fa">'
 MARKER = re.compile(r"^<!-- fa-cell (\d+) en-sha256=([0-9a-f]{12}) -->$", re.M)

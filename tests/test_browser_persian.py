@@ -167,3 +167,85 @@ def test_exercise_02_q1_correct_message_reads_its_subtraction_left_to_right(chro
     finally:
         page.close()
     assert x_8192 < x_1200 < x_6992, (x_8192, x_1200, x_6992)
+
+
+FONT_PROBE_JS = """(PANEL) => {
+    // The first printed output (a <pre>) with Persian letters in the visible notebook: mark it for CDP.
+    const pre = [...document.querySelectorAll(PANEL + ' .jp-OutputArea-output.jp-RenderedText pre')]
+        .find(p => /[\\u0600-\\u06FF]/.test(p.textContent));
+    if (!pre) return null;
+    pre.setAttribute('data-font-probe', '1');
+    pre.scrollIntoView({block: 'center'});
+    return {family: getComputedStyle(pre).fontFamily, text: pre.textContent.slice(0, 120)};
+}"""
+
+
+def drawn_with(page, selector: str) -> dict[str, int]:
+    """The fonts Chromium drew the element's text with, and how many glyphs each (DevTools' CSS domain)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    finally:
+        cdp.detach()
+    return {f["familyName"]: f["glyphCount"] for f in fonts}
+
+
+def test_printed_persian_is_drawn_in_a_font_with_persian_letters(lab, persian_server):
+    """A Persian lesson's printed text is not drawn in the code font's stretched Persian letters.
+
+    JupyterLab prints a cell's output in a ``<pre>`` in its code font, here
+    DejaVu Sans Mono, which draws each Persian letter a cell wide. After the
+    edition's first cell has run, the computed font-family of a printed
+    Persian line starts with Vazir Code and the course's Persian face, and
+    Chromium draws its Persian letters with a font other than DejaVu Sans
+    Mono; an English lesson open beside it keeps JupyterLab's code font.
+    """
+    english = "notebooks/02_token_budgets.ipynb"
+    shutil.copy(ROOT / english, persian_server.root / english)
+    lab.open_notebook("notebooks/fa/02_token_budgets.ipynb")
+    lab.run_every_cell()
+    probe = lab.page.evaluate(FONT_PROBE_JS, PANEL)
+    assert probe is not None, "no printed output with Persian letters in lesson 02"
+    families = [f.strip().strip("'\"") for f in probe["family"].split(",")]
+    assert families[:3] == ["Vazir Code", "Course Persian", "Course Persian System"], probe
+    assert "DejaVu Sans Mono" in families[2:], probe  # code and digits keep the code font
+    fonts = drawn_with(lab.page, f"{PANEL} pre[data-font-probe]")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    lab.page.locator(f"{PANEL} pre[data-font-probe]").screenshot(path=str(ARTIFACTS / "printed_persian_font.png"))
+    persian_fonts = {name: n for name, n in fonts.items() if name != "DejaVu Sans Mono"}
+    assert persian_fonts, f"every glyph of {probe['text']!r} was drawn in DejaVu Sans Mono: {fonts}"
+
+    lab.page.evaluate("(path) => { window.jupyterapp.commands.execute('docmanager:open', {path}); return true; }", english)
+    lab.page.wait_for_function(
+        """([PANEL, path]) => {
+            const widget = window.jupyterapp.shell.currentWidget;
+            return Boolean(widget && widget.context && widget.context.path === path
+                && widget.node.querySelector('.jp-RenderedText pre'));
+        }""", arg=[PANEL, english])
+    family = lab.page.evaluate(
+        "() => getComputedStyle(window.jupyterapp.shell.currentWidget.node.querySelector('.jp-RenderedText pre')).fontFamily")
+    assert "Course Persian" not in family and "Vazir Code" not in family, family
+    still_persian = lab.page.evaluate(
+        "() => getComputedStyle(document.querySelector('pre[data-font-probe]')).fontFamily")
+    assert still_persian == probe["family"], "the Persian notebook, open beside it, keeps its font"
+
+
+def test_the_sites_persian_pages_draw_printed_persian_in_a_persian_font(chromium_browser):
+    """The website's stylesheet gives a Persian page's printed outputs the same fonts (no JupyterLab there)."""
+    css = (ROOT / "site" / "static" / "course.css").read_text(encoding="utf-8")
+    page = chromium_browser.new_page(viewport={"width": 700, "height": 200})
+    try:
+        page.set_content(f'<!doctype html><html lang="fa" dir="rtl"><head><style>{css}</style></head><body>'
+                         '<div class="cell_output"><pre id="out">بنابراین بودجهٔ تاریخچه B = 2866 token است.</pre></div>'
+                         '</body></html>')
+        page.wait_for_timeout(200)
+        family = page.evaluate("() => getComputedStyle(document.getElementById('out')).fontFamily")
+        fonts = drawn_with(page, "#out")
+    finally:
+        page.close()
+    assert family.startswith('"Vazir Code", "Course Persian"'), family
+    assert {name for name in fonts if name != "DejaVu Sans Mono"}, fonts

@@ -11,8 +11,9 @@ shows printed lines left to right, so each line is written in visual order
 in a left-to-right isolate (U+2066 ... U+2069); a translated header keeps the
 RTL isolate ``_()`` gave it, so its words read right to left. Widths count
 what a fixed-width font shows: the isolates, the zero-width non-joiner and
-Persian vowel marks take no room, Persian letters one cell each (DejaVu Sans
-Mono, JupyterLab's fallback code font here, has them).
+Persian vowel marks take no room, Persian letters one cell each (as in Vazir
+Code; the Persian edition's outputs draw other Persian fonts scaled to about a
+cell a letter, ``core.style.PERSIAN_FACE``).
 
 >>> print(text_table([[1, True], [10, False]], header=["turn", "same"]))
 turn   same

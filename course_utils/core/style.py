@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["FONT", "MONO", "STATUS_COLOURS", "PART_COLOURS", "NEUTRAL", "LIMIT_COLOUR", "LIMIT_BACKGROUND",
+__all__ = ["FONT", "MONO", "PERSIAN_FACE", "PERSIAN_MONO", "STATUS_COLOURS", "PART_COLOURS", "NEUTRAL", "LIMIT_COLOUR", "LIMIT_BACKGROUND",
            "HISTORY_COLOUR", "SENT_COLOUR", "MUTED_TEXT"]
 
 #: Inline CSS for prose: system fonts, with Persian (Vazirmatn) and Chinese
@@ -30,6 +30,34 @@ FONT = (
 )
 #: Inline CSS for code and the step-by-step working.
 MONO = "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Noto Sans Mono',monospace"
+
+# Printed Persian (the Persian edition's outputs, a <pre> in a code font). A fixed-width font that has
+# Persian letters draws each one a cell wide, so words come out stretched and the half-space is lost
+# (DejaVu Sans Mono, JupyterLab's code font where Menlo and Consolas are missing). A Persian fixed-width
+# font (Vazir Code) has neither fault: it comes first where it is installed. Otherwise Persian letters,
+# and only those (unicode-range), come from a Persian text font the machine has, and everything else
+# (code, digits, formulas, spaces) from the usual code font. Noto Sans Arabic and DejaVu Sans draw a
+# Persian letter about 0.8 of a code-font cell wide (measured in Chromium at 13 px), so at 118 % a
+# Persian header sits over its column in the text tables (core.columns counts one cell a letter).
+_PERSIAN_LETTERS = "unicode-range:U+0600-06FF,U+0750-077F,U+08A0-08FF,U+FB50-FDFF,U+FE70-FEFF,U+200C-200F"
+#: Two @font-face rules: "Course Persian" (a Linux machine's Persian text font, scaled to the code
+#: font's cell) and "Course Persian System" (Windows' and macOS's, as they are); Persian letters only.
+PERSIAN_FACE = (
+    "@font-face{font-family:'Course Persian';"
+    "src:local('Noto Sans Arabic Regular'),local('NotoSansArabic-Regular'),local('Noto Sans Arabic'),"
+    "local('Noto Naskh Arabic Regular'),local('NotoNaskhArabic-Regular'),local('DejaVu Sans'),local('DejaVuSans');"
+    f"size-adjust:118%;{_PERSIAN_LETTERS}}}"
+    "@font-face{font-family:'Course Persian System';"
+    "src:local('Vazirmatn'),local('Vazirmatn Regular'),local('Vazirmatn-Regular'),local('Vazir'),"
+    "local('Segoe UI'),local('Tahoma'),local('Geeza Pro'),local('GeezaPro');"
+    f"{_PERSIAN_LETTERS}}}"
+)
+#: The font-family of printed Persian: Vazir Code, else the Persian faces for the letters, then
+#: JupyterLab's code font (its default where the variable is not set, as on the website).
+PERSIAN_MONO = (
+    "'Vazir Code','Course Persian','Course Persian System',"
+    "var(--jp-code-font-family,Menlo,Consolas,'DejaVu Sans Mono',monospace)"
+)
 
 # The status colours, as (accent, background): the accent colours a border or
 # a label, the background fills the box or row. Four tones carry meaning:

@@ -7,5 +7,6 @@
 - ``summaries``: how the model writes and extends a summary, and what it loses (lesson 04b);
 - ``summary_sentences``: the sentences a summary states facts in, English and Persian, and reading the Persian ones back;
 - ``tool_calling``: how the model picks tools and answers from their results (lesson 06);
-- ``tool_arguments``: how it reads a tool call's arguments from a request.
+- ``tool_arguments``: how it reads a tool call's arguments from a request;
+- ``provider_emulation``: the providers' servers emulated behind the real request shape: compaction, context editing, state held by id (lesson 08).
 """

@@ -12,5 +12,6 @@ colours and fonts from :mod:`course_utils.core.style`.
 - ``agent_views``: lesson 06's agent runs;
 - ``memory_views``: lesson 07's figures;
 - ``isolation_views``: lesson 07b's figures;
+- ``fonts``: the Persian edition's printed text in a font with Persian letters;
 - ``a11y``: what a screen reader needs (a text's language and direction, names for slider handles).
 """
