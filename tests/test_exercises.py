@@ -26,12 +26,13 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from course_utils import checks
 from course_utils.window.budget import history_budget
-from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex04_state_messages
+from course_utils.checks import ex01, ex02, ex03, ex04, ex05, ex06, ex07, ex08, ex04_state_messages
 from course_utils.checks.ex05 import ex05_tool_tokens
 from course_utils.checks.questions import statements_of
 from course_utils.window.growth import replay_growth
 from course_utils.core.samples import load_conversation
 from test_exercise04_summaries import eraser, forgetful, summarizer
+import exercise08_answers as E08
 
 import make_student_copies as make_copies  # scripts/, on the tests' path (pyproject's pythonpath)
 
@@ -45,6 +46,7 @@ EXERCISES = {
     "05_threshold_selection_exercise": ex05,
     "06_agent_context_exercise": ex06,
     "07_beyond_one_window_exercise": ex07,
+    "08_provider_side_context_exercise": ex08,
 }
 MASTERS = {name: ROOT / "exercises" / "solutions" / f"{name}.ipynb" for name in EXERCISES}
 COPIES = {name: ROOT / "exercises" / f"{name}.ipynb" for name in EXERCISES}
@@ -875,6 +877,19 @@ WRONG = [
     (ex07.q4, (4, {1, 2, 3}, ...), "wrong", "should be a function"),
     (ex07.q4, (lambda comparison, prices, caching: 4, {1, 2, 3}, ...), "wrong", "your function answered 4"),
     (ex07.q4, (lambda comparison, prices, caching: "4", {1, 2, 3}, ...), "wrong", "whole number"),
+    # 08 q1: server-side compaction under a budget (tests/test_checks_table_08.py holds the hostile ones)
+    (ex08.q1, (E08.no_beta,), "wrong", "betas"),
+    (ex08.q1, (E08.too_late,), "wrong", "reads the whole input"),
+    (ex08.q1, (E08.never_refuses,), "wrong", "ValueError naming `budget`"),
+    (ex08.q1, (E08.binds_instead,), "wrong", "should return a `ChatAnthropic`"),
+    # 08 q2: client- or server-side
+    (ex08.q2, ("a", {1, 2, 3}, ...), "wrong", "encrypted"),
+    (ex08.q2, ("d", {1, 2, 3}, ...), "wrong", "decides what it drops"),
+    (ex08.q2, ("b", {1, 2, 4}, ...), "wrong", "do not justify it"),
+    # 08 q3: server-held state or a resent history, in money (a function, run on unseen patterns)
+    (ex08.q3, (0.1127, {1, 2, 3}, ...), "wrong", "should be a function"),
+    (ex08.q3, (E08.new_only, {1, 2, 3}, ...), "wrong", "bills only the instructions"),
+    (ex08.q3, (E08.no_pauses, {1, 2, 3}, ...), "wrong", "leaves out the pauses"),
 ]
 
 

@@ -268,7 +268,8 @@ def test_every_wrapped_check_string_has_a_persian_translation():
     with PO.open("rb") as f:
         translated = {(m.context, m.id): m.string for m in read_po(f) if m.id}
     found = set()
-    for name in ("machinery", "kinds", "questions", "subagent_decision", *(f"ex{n}" for n in PERSIAN_EXERCISES)):
+    for name in ("machinery", "kinds", "questions", "subagent_decision", "state_costs",
+                 *(f"ex{n}" for n in PERSIAN_EXERCISES)):
         tree = ast.parse((ROOT / "course_utils" / "checks" / f"{name}.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -43,9 +43,10 @@ data: generated cases, rules, known mistakes, reason statements),
 generated conversations), ``cells`` (which answer cells failed),
 ``spies`` (which library functions a learner's code calls), ``record`` (what
 a check leaves for the grader), ``solutions`` (the master's solution lines),
-``subagent_decision`` (exercise 07's money question), ``node_runs`` (a learner's
-LangGraph node run inside a check: every model call it made, exercise 04) and one module per
-exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``, ``ex05``, ``ex06``, ``ex07``.
+``subagent_decision`` (exercise 07's money question), ``state_costs`` (exercise 08's money
+question), ``node_runs`` (a learner's LangGraph node run inside a check: every model call it
+made, exercise 04) and one module per exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``,
+``ex05``, ``ex06``, ``ex07``, ``ex08``.
 
 >>> from course_utils.checks import ex02
 >>> q1 = ex02.questions[0]
