@@ -298,6 +298,34 @@ class ChoiceQuestion:
         return question
 
 
+def judge_function_and_reasons(q: Question, check: Callable[[Question, Any], CheckResult | None], function: Any,
+                               reasons: Any, own: Any, statements: Statements, praise: str) -> CheckResult:
+    """A function checked on its scenarios, then its reasons picked from ``statements``; own words go to the teacher.
+
+    ``check(q, function)`` returns None when the function passes every
+    scenario, else the result that says where it does not. ``praise`` is the
+    message for a right function with the right reasons (already translated).
+    """
+    written = own_words(q, own, statements)
+    result = check(q, function)
+    if result is None:
+        q.need(reasons, "reasons")
+        result = grade_statements(q, reasons, statements)
+    if result is None:
+        result = q.correct(praise)
+    return with_own_words(q, result, written, statements)
+
+
+def register_function_question(exercise: Exercise, spec: Any, title: str, name: str, hints: tuple[str, ...],
+                               judge: Callable[[Question, Any, Any, Any], CheckResult]) -> Question:
+    """Add ``qN.check(<name>, reasons, own_words)`` to ``exercise``, judged by ``judge``; ``spec`` declares it."""
+    number = len(exercise.questions) + 1
+    question = exercise.question(title, f"q{number}.check({name}, reasons, own_words)", hints=hints)(
+        lambda q, function, reasons, own_words: judge(q, function, reasons, own_words))
+    question.spec = spec
+    return question
+
+
 def statements_of(question: Question) -> Statements | None:
     """The reason statements a registered question declares, or None."""
     spec = getattr(question, "spec", None)

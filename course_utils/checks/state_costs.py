@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from course_utils.checks.machinery import CheckResult, Question, describe
-from course_utils.checks.questions import Kind, Statement, Statements, grade_statements, own_words, with_own_words
+from course_utils.checks.questions import Kind, Statement, Statements, judge_function_and_reasons, register_function_question
 from course_utils.core.i18n import _
 from course_utils.window.costs import Call, Prices, bill
 
@@ -226,16 +226,9 @@ STATEMENTS = Statements(
 
 def check_server_state(q: Question, state_costs: Any, reasons: Any, own: Any) -> CheckResult:
     """The checker: the function on every scenario, then the statements; the own words go to the teacher."""
-    written = own_words(q, own, STATEMENTS)
-    result = check_state_costs(q, state_costs)
-    if result is None:
-        q.need(reasons, "reasons")
-        result = grade_statements(q, reasons, STATEMENTS)
-    if result is None:
-        result = q.correct(_(
-            "Right: your function gives the stated pattern's costs and those of patterns and prices you never saw, "
-            "and your reasons are the ones that justify them."))
-    return with_own_words(q, result, written, STATEMENTS)
+    return judge_function_and_reasons(q, check_state_costs, state_costs, reasons, own, STATEMENTS, _(
+        "Right: your function gives the stated pattern's costs and those of patterns and prices you never saw, "
+        "and your reasons are the ones that justify them."))
 
 
 class _ServerState:
@@ -244,11 +237,7 @@ class _ServerState:
     statements = STATEMENTS
 
     def register(self, exercise):
-        number = len(exercise.questions) + 1
-        question = exercise.question(TITLE, f"q{number}.check(state_costs, reasons, own_words)", hints=HINTS)(
-            lambda q, state_costs, reasons, own_words: check_server_state(q, state_costs, reasons, own_words))
-        question.spec = self
-        return question
+        return register_function_question(exercise, self, TITLE, "state_costs", HINTS, check_server_state)
 
 
 SERVER_STATE = _ServerState()

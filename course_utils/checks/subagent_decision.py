@@ -32,9 +32,8 @@ from course_utils.checks.questions import (
     Kind,
     Statement,
     Statements,
-    grade_statements,
-    own_words,
-    with_own_words,
+    judge_function_and_reasons,
+    register_function_question,
 )
 from course_utils.core.i18n import _
 from course_utils.window.costs import Call, Prices, bill, message_key, pair_overhead
@@ -221,16 +220,9 @@ STATEMENTS = Statements(
 
 def check_subagent_decision(q: Question, pays_from: Any, reasons: Any, own: Any) -> CheckResult:
     """The checker: the function on every scenario, then the statements; the own words go to the teacher."""
-    written = own_words(q, own, STATEMENTS)
-    result = check_pays_from(q, pays_from)
-    if result is None:
-        q.need(reasons, "reasons")
-        result = grade_statements(q, reasons, STATEMENTS)
-    if result is None:
-        result = q.correct(_(
-            "Right: your function gives the stated task's answers and those of tasks and prices you never saw, and "
-            "your reasons are the ones that justify it."))
-    return with_own_words(q, result, written, STATEMENTS)
+    return judge_function_and_reasons(q, check_pays_from, pays_from, reasons, own, STATEMENTS, _(
+        "Right: your function gives the stated task's answers and those of tasks and prices you never saw, and "
+        "your reasons are the ones that justify it."))
 
 
 class _PaysFrom:
@@ -239,11 +231,7 @@ class _PaysFrom:
     statements = STATEMENTS
 
     def register(self, exercise):
-        number = len(exercise.questions) + 1
-        question = exercise.question(TITLE, f"q{number}.check(pays_from, reasons, own_words)", hints=HINTS)(
-            lambda q, pays_from, reasons, own_words: check_subagent_decision(q, pays_from, reasons, own_words))
-        question.spec = self
-        return question
+        return register_function_question(exercise, self, TITLE, "pays_from", HINTS, check_subagent_decision)
 
 
 PAYS_FROM = _PaysFrom()
