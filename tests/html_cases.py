@@ -1,24 +1,29 @@
-"""Representative inputs for every HTML view, and the HTML each one gave before the views became templates.
+"""Representative inputs for every HTML view: Persian, Chinese, and text with markup in it (``SPECIAL``).
 
-``tests/data/html_outputs.json`` holds what these cases rendered when the
-HTML was still built with f-strings (commit e8d57dd). ``test_templates.py``
-renders them again and asserts every byte is the same: the stored notebook
-outputs (compared by strict nbval) can only stay identical if these do.
-Regenerate the file only on purpose: ``python tests/html_cases.py``.
+``test_templates.py`` renders them all and checks that ``SPECIAL`` is shown
+escaped wherever a case passes it in (``SPECIAL_CASES``). The bytes a view
+gives are pinned by the lessons' stored outputs, which strict nbval compares,
+so no copy of them is kept here.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
-
-OUTPUTS = Path(__file__).parent / "data" / "html_outputs.json"
 
 PERSIAN = "سلام! پنجره‌ی زمینه چقدر است؟"
 CHINESE = "你好，上下文窗口有多大？"
 SPECIAL = "a <b> & \"quoted\" and 'single' </td>"
+
+#: The cases whose input holds ``SPECIAL`` in text the view shows (a title, a label, a message, an error).
+SPECIAL_CASES = (
+    "error_exc", "error_hint", "growth_turn", "image", "token_bar_over",
+    *(f"trim_report_{strategy}_{budget}" for strategy in ("last", "first") for budget in (0, 25, 45, 1000)),
+    "trim_report_options", "trim_report_untrimmed_over", "trim_report_system_over", "messages_list_empty",
+    "messages_list", "trim_region", "scroll_region",
+    *(f"check_{status}" for status in ("correct", "wrong", "error", "not attempted", "for the teacher")),
+    "check_details", "note_solution", "agent_call_wide_1", "agent_comparison", "agent_comparison_caption",
+    "agent_explorer_1", "widget_trim", "widget_trim_conflict", "widget_trim_conflicts",
+)
 
 
 def _messages(n: int = 6) -> list:
@@ -185,8 +190,3 @@ def _agent_cases() -> dict[str, str]:
     out["agent_explorer_2"] = explorer.static_html()
     return out
 
-
-if __name__ == "__main__":
-    OUTPUTS.parent.mkdir(exist_ok=True)
-    OUTPUTS.write_text(json.dumps(cases(), ensure_ascii=False, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {OUTPUTS}")
