@@ -16,9 +16,7 @@ over 700 lines):
    ``grade``: grading a folder of submissions (``python -m course_utils.grade``).
 
 Each layer's ``__init__`` lists its modules. A lesson imports a name from its
-module, e.g. ``from course_utils.window.tokens import count_tokens``. Code
-written for the earlier flat layout (``course_utils.tokens``) still imports,
-with a FutureWarning that names the new place (:mod:`course_utils.core.moved`).
+module, e.g. ``from course_utils.window.tokens import count_tokens``.
 
 The word "check" has one meaning per place:
 
@@ -37,7 +35,3 @@ __version__ = "0.1.0"
 
 #: The layers, lowest first: a module never imports from a layer after its own.
 LAYERS = ("core", "window", "model", "agentic", "lessons", "pictures", "checks", "inspect", "grade")
-
-from course_utils.core import moved as _moved  # noqa: E402  (old flat paths keep importing)
-
-_moved.install()

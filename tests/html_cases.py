@@ -119,7 +119,7 @@ def cases() -> dict[str, str]:
     # --- checks/machinery.py (the feedback boxes)
     for status in ("correct", "wrong", "error", "not attempted", "for the teacher"):
         out[f"check_{status}"] = CheckResult(f"q1 (keep {SPECIAL})", status,
-                                             f"Use `trim_messages(x < 3)` & see\nline two 'q' \"dq\"")._repr_html_()
+                                             "Use `trim_messages(x < 3)` & see\nline two 'q' \"dq\"")._repr_html_()
     out["check_fa"] = CheckResult("q3 (why)", "wrong", PERSIAN + " `کد`", lang="fa")._repr_html_()
     out["check_zh"] = CheckResult("q3 (why)", "for the teacher", CHINESE, lang="zh")._repr_html_()
     out["check_details"] = CheckResult("q2", "wrong", "short…", details=f"the whole {SPECIAL}\nmessage")._repr_html_()

@@ -37,7 +37,8 @@ from course_utils.agentic.agents import (
 from course_utils.pictures.agent_views import call_html
 from course_utils.model.chat import InvalidToolSequenceError, OfflineChatModel
 from course_utils.window.tokens import exact_counter, shared_counter
-from course_utils.model.tool_calling import places_in, plan_tool_calls, recall_reply
+from course_utils.model.tool_arguments import places_in
+from course_utils.model.tool_calling import plan_tool_calls, recall_reply
 from course_utils.window.sequences import orphaned_tool_messages
 
 WINDOW = 2048

@@ -6,7 +6,6 @@ tests/test_exercises.py; here is the machinery every question shares.
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path

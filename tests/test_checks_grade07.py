@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 COPY = ROOT / "exercises" / "07_beyond_one_window_exercise.ipynb"
 

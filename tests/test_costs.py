@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from course_utils.window.costs import Bill, Call, Prices, bill, cached_prefix_tokens, common_prefix_length
+from course_utils.window.costs import Call, Prices, bill, cached_prefix_tokens, common_prefix_length
 from course_utils.window.models import model_info, priced_models
 from course_utils.agentic.retention import (
     STRATEGIES,

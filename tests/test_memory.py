@@ -5,8 +5,6 @@ tests/test_memory_postgres.py), LangChain's real ``create_agent`` and the
 offline model, which calls the memory tools itself.
 """
 
-import sqlite3
-
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, ToolMessage

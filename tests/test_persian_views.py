@@ -25,7 +25,6 @@ from course_utils.pictures.render import COUNTER_LABELS, budget_bar_html, budget
 from course_utils.pictures.widgets import BudgetCalculator, GrowthExplorer, TrimExplorer
 from course_utils.window.budget import BUDGET_PARTS, budget_working
 from course_utils.window.growth import GROWTH_STRATEGIES, replay_growth
-from course_utils.window.trimming import explain_trim
 
 PERSIAN_LETTER = re.compile(r"[\u0600-\u06ff]")
 

@@ -93,79 +93,103 @@ def _responses_blocks(content: Any, source: str, index: int) -> str | list:
     return blocks
 
 
+class _ResponsesReader:
+    """Responses items read one at a time into messages; output items in a row gather into one AIMessage."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.messages: list[BaseMessage] = []
+        self.positions: list[int] = []
+        self.open_ai: AIMessage | None = None  # the AIMessage that output items are being gathered into
+
+    def flush(self) -> None:
+        """The next output item starts a new AIMessage."""
+        self.open_ai = None
+
+    def ai_message(self, index: int) -> AIMessage:
+        """The AIMessage being gathered, started (at item ``index``) if there is none."""
+        if self.open_ai is None:
+            self.open_ai = AIMessage(content=[], tool_calls=[])
+            self.messages.append(self.open_ai)
+            self.positions.append(index)
+        return self.open_ai
+
+    def add(self, index: int, item: Any) -> None:
+        """One item, by its type."""
+        if not isinstance(item, dict):
+            raise _error(self.source, _("an item must be an object, got {type}").format(type=type(item).__name__),
+                         _("copy the items whole from the request's input or the response's output"), index)
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind == "message":
+            self.message(index, item)
+        elif kind == "reasoning":
+            summary = " ".join(str(s.get("text", "")) for s in item.get("summary") or [] if isinstance(s, dict))
+            ai = self.ai_message(index)
+            ai.content = list(ai.content) + [{"type": "reasoning", "reasoning": summary}]
+        elif kind in ("function_call", "custom_tool_call"):
+            self.call(index, item, kind)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self.output(index, item)
+        else:
+            raise _error(self.source, _("an item of type {kind} is not one this reader knows").format(kind=repr(kind)),
+                         _("the items it reads: {kinds}").format(kinds=", ".join(RESPONSES_ITEM_TYPES)), index)
+
+    def message(self, index: int, item: dict) -> None:
+        """A ``message`` item: the assistant's joins the AIMessage being gathered, any other role is its own."""
+        role = item.get("role")
+        content = _responses_blocks(item.get("content", ""), self.source, index)
+        if role == "assistant":
+            ai = self.ai_message(index)
+            ai.content = list(ai.content) + ([{"type": "text", "text": content}] if isinstance(content, str) else content)
+            return
+        self.flush()
+        cls = {"user": HumanMessage, "system": SystemMessage, "developer": SystemMessage}.get(role)
+        if cls is None:
+            raise _error(self.source, _("unknown role {role}: a message's role must be one of {allowed}").format(
+                role=repr(role), allowed="user, assistant, system, developer"),
+                _("copy the item whole from the request or the response"), index)
+        self.messages.append(cls(content))
+        self.positions.append(index)
+
+    def call(self, index: int, item: dict, kind: str) -> None:
+        """A ``function_call`` (JSON arguments) or ``custom_tool_call`` (free input): a tool call of the AIMessage."""
+        raw = item.get("arguments", item.get("input", "{}"))
+        try:
+            args = json.loads(raw) if isinstance(raw, str) and kind == "function_call" else {"input": raw}
+        except json.JSONDecodeError:
+            args = {"arguments": raw}
+        call_id = item.get("call_id") or item.get("id")
+        if not isinstance(call_id, str) or not isinstance(item.get("name"), str):
+            raise _error(self.source, _("a function_call item needs a string 'call_id' and 'name'"),
+                         _("copy the item whole from the response's output"), index)
+        ai = self.ai_message(index)
+        ai.tool_calls = [*ai.tool_calls, {"name": item["name"], "args": args if isinstance(args, dict) else {"value": args},
+                                          "id": call_id, "type": "tool_call"}]
+
+    def output(self, index: int, item: dict) -> None:
+        """A ``function_call_output`` or ``custom_tool_call_output`` item: a ToolMessage."""
+        self.flush()
+        if not isinstance(item.get("call_id"), str):
+            raise _error(self.source, _("a function_call_output item needs a string 'call_id'"),
+                         _("copy the item whole from the request's input"), index)
+        output = item.get("output", "")
+        self.messages.append(ToolMessage(content=output if isinstance(output, str) else json.dumps(output),
+                                         tool_call_id=item["call_id"]))
+        self.positions.append(index)
+
+
 def responses_messages(items: Any, source: str) -> tuple[list[BaseMessage], list[int]]:
     """Responses API items (or a request's ``input``) as messages, with each message's item index."""
     if isinstance(items, str):
         return [HumanMessage(items)], [0]
-    messages: list[BaseMessage] = []
-    positions: list[int] = []
-    open_ai: AIMessage | None = None  # the AIMessage that output items are being gathered into
-
-    def flush() -> None:
-        nonlocal open_ai
-        open_ai = None
-
-    def ai_message(index: int) -> AIMessage:
-        nonlocal open_ai
-        if open_ai is None:
-            open_ai = AIMessage(content=[], tool_calls=[])
-            messages.append(open_ai)
-            positions.append(index)
-        return open_ai
-
+    reader = _ResponsesReader(source)
     for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise _error(source, _("an item must be an object, got {type}").format(type=type(item).__name__),
-                         _("copy the items whole from the request's input or the response's output"), index)
-        kind = item.get("type", "message" if "role" in item else None)
-        if kind == "message":
-            role = item.get("role")
-            content = _responses_blocks(item.get("content", ""), source, index)
-            if role == "assistant":
-                ai = ai_message(index)
-                ai.content = list(ai.content) + ([{"type": "text", "text": content}] if isinstance(content, str) else content)
-                continue
-            flush()
-            cls = {"user": HumanMessage, "system": SystemMessage, "developer": SystemMessage}.get(role)
-            if cls is None:
-                raise _error(source, _("unknown role {role}: a message's role must be one of {allowed}").format(
-                    role=repr(role), allowed="user, assistant, system, developer"),
-                    _("copy the item whole from the request or the response"), index)
-            messages.append(cls(content))
-            positions.append(index)
-        elif kind == "reasoning":
-            summary = " ".join(str(s.get("text", "")) for s in item.get("summary") or [] if isinstance(s, dict))
-            ai_message(index).content = list(ai_message(index).content) + [{"type": "reasoning", "reasoning": summary}]
-        elif kind in ("function_call", "custom_tool_call"):
-            raw = item.get("arguments", item.get("input", "{}"))
-            try:
-                args = json.loads(raw) if isinstance(raw, str) and kind == "function_call" else {"input": raw}
-            except json.JSONDecodeError:
-                args = {"arguments": raw}
-            call_id = item.get("call_id") or item.get("id")
-            if not isinstance(call_id, str) or not isinstance(item.get("name"), str):
-                raise _error(source, _("a function_call item needs a string 'call_id' and 'name'"),
-                             _("copy the item whole from the response's output"), index)
-            ai = ai_message(index)
-            ai.tool_calls = [*ai.tool_calls, {"name": item["name"], "args": args if isinstance(args, dict) else {"value": args},
-                                              "id": call_id, "type": "tool_call"}]
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            flush()
-            if not isinstance(item.get("call_id"), str):
-                raise _error(source, _("a function_call_output item needs a string 'call_id'"),
-                             _("copy the item whole from the request's input"), index)
-            output = item.get("output", "")
-            messages.append(ToolMessage(content=output if isinstance(output, str) else json.dumps(output),
-                                        tool_call_id=item["call_id"]))
-            positions.append(index)
-        else:
-            raise _error(source, _("an item of type {kind} is not one this reader knows").format(kind=repr(kind)),
-                         _("the items it reads: {kinds}").format(kinds=", ".join(RESPONSES_ITEM_TYPES)), index)
-    for message in messages:  # an AIMessage of text blocks only reads as plain text
+        reader.add(index, item)
+    for message in reader.messages:  # an AIMessage of text blocks only reads as plain text
         if isinstance(message, AIMessage) and isinstance(message.content, list) and all(
                 b.get("type") == "text" for b in message.content):
             message.content = "\n\n".join(b["text"] for b in message.content)
-    return messages, positions
+    return reader.messages, reader.positions
 
 
 # --- Gemini ---------------------------------------------------------------------------------

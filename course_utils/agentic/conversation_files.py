@@ -118,59 +118,74 @@ def _is_sharegpt(items: Any) -> bool:
                                                            for t in items)
 
 
+def _jsonl_shape(value: list, source: str) -> str:
+    """The shape of a JSONL file's lines: a request log, fine-tuning data, ShareGPT, Responses items or records."""
+    if value and all(_is_request(r) for r in value):
+        with_model = sum(1 for r in value if "model" in r)
+        if with_model == len(value):
+            return "request-log"
+        if with_model == 0 and all(isinstance(r.get("messages"), list) for r in value):
+            return "fine-tuning"
+        raise ConversationError(
+            source, _("{with_model} of its {lines} lines name a model and the others do not: a request log or "
+                      "fine-tuning data?").format(with_model=with_model, lines=len(value)),
+            _("say which with --format request-log (each line a call) or --format fine-tuning (each line a "
+              "conversation)"))
+    if value and all(isinstance(r, dict) and isinstance(r.get("conversations"), list) for r in value):
+        return "sharegpt"
+    if _is_responses_items(value):
+        return "responses"
+    return detect_format(value)
+
+
+def _object_shape(value: dict) -> str:
+    """The shape of a JSON object: by its telling key, else the records of its ``messages`` or itself."""
+    for key, shape in (("mapping", "chatgpt"), ("chat_messages", "claude-ai"), ("contents", "gemini"),
+                       ("conversations", "sharegpt")):
+        if key in value:
+            return shape
+    if "input" in value and "messages" not in value:
+        return "responses"
+    if isinstance(value.get("messages"), list):
+        return detect_format(value["messages"])
+    return detect_format([value])
+
+
+def _list_shape(value: list, source: str) -> str:
+    """The shape of a non-empty JSON list: a chat app's export, ShareGPT, Gemini, Responses items or records."""
+    from course_utils.agentic.chat_exports import is_chatgpt, is_claude_export
+
+    if is_chatgpt(value):
+        return "chatgpt"
+    if is_claude_export(value):
+        return "claude-ai"
+    if all(isinstance(c, dict) and isinstance(c.get("conversations"), list) for c in value) or _is_sharegpt(value):
+        return "sharegpt"
+    if _is_gemini_contents(value):
+        return "gemini"
+    if _is_responses_items(value):
+        return "responses"
+    if not any(isinstance(r, dict) and ({"role", "type", "lc"} & set(r)) for r in value):
+        raise ConversationError(
+            source, _("this JSON is none of the shapes the loader knows (its first item's keys: {keys})").format(
+                keys=sorted(value[0])[:12] if isinstance(value[0], dict) else type(value[0]).__name__),
+            _("name the shape with --format ({formats}); the appendix A1 shows each").format(
+                formats=", ".join(FORMATS[:-1])))
+    return detect_format(value)
+
+
 def detect_shape(value: Any, jsonl: bool, source: str) -> str:
     """Which of :data:`FORMATS` a file's decoded JSON is, when that is certain; else a ConversationError asking.
 
     >>> detect_shape({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}, False, "g.json")
     'gemini'
     """
-    from course_utils.agentic.chat_exports import is_chatgpt, is_claude_export
-
     if jsonl:
-        if value and all(_is_request(r) for r in value):
-            with_model = sum(1 for r in value if "model" in r)
-            if with_model == len(value):
-                return "request-log"
-            if with_model == 0 and all(isinstance(r.get("messages"), list) for r in value):
-                return "fine-tuning"
-            raise ConversationError(
-                source, _("{with_model} of its {lines} lines name a model and the others do not: a request log or "
-                          "fine-tuning data?").format(with_model=with_model, lines=len(value)),
-                _("say which with --format request-log (each line a call) or --format fine-tuning (each line a "
-                  "conversation)"))
-        if value and all(isinstance(r, dict) and isinstance(r.get("conversations"), list) for r in value):
-            return "sharegpt"
-        if _is_responses_items(value):
-            return "responses"
-        return detect_format(value)
+        return _jsonl_shape(value, source)
     if isinstance(value, dict):
-        for key, shape in (("mapping", "chatgpt"), ("chat_messages", "claude-ai"), ("contents", "gemini"),
-                           ("conversations", "sharegpt")):
-            if key in value:
-                return shape
-        if "input" in value and "messages" not in value:
-            return "responses"
-        if isinstance(value.get("messages"), list):
-            return detect_format(value["messages"])
-        return detect_format([value])
+        return _object_shape(value)
     if isinstance(value, list) and value:
-        if is_chatgpt(value):
-            return "chatgpt"
-        if is_claude_export(value):
-            return "claude-ai"
-        if all(isinstance(c, dict) and isinstance(c.get("conversations"), list) for c in value) or _is_sharegpt(value):
-            return "sharegpt"
-        if _is_gemini_contents(value):
-            return "gemini"
-        if _is_responses_items(value):
-            return "responses"
-        if not any(isinstance(r, dict) and ({"role", "type", "lc"} & set(r)) for r in value):
-            raise ConversationError(
-                source, _("this JSON is none of the shapes the loader knows (its first item's keys: {keys})").format(
-                    keys=sorted(value[0])[:12] if isinstance(value[0], dict) else type(value[0]).__name__),
-                _("name the shape with --format ({formats}); the appendix A1 shows each").format(
-                    formats=", ".join(FORMATS[:-1])))
-        return detect_format(value)
+        return _list_shape(value, source)
     if isinstance(value, list):
         raise ConversationError(source, _("there are no messages"), _("give at least one message"))
     raise ConversationError(source, _("the file holds a JSON {type}, not messages").format(type=type(value).__name__),

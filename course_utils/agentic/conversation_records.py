@@ -12,7 +12,6 @@ a paused thread (:func:`pending_calls`).
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field

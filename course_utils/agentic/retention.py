@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, trim_messages
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, trim_messages
 
 from course_utils.core.args import check_instance, check_int
 from course_utils.model.chat import OfflineChatModel, get_chat_model

@@ -312,7 +312,7 @@ def _ex03_q3_cases(rng: random.Random | None = None):
     # include_system); 600 and 550 show the trap too, 300 and 800 do not.
     cases = [(_("the agent_tools conversation"), agent, cap) for cap in (1200, 600, 550, 300, 800, 1500)]
     source = rng or random.SystemRandom()
-    for seed in [source.randrange(2 ** 31) for _ in range(2)]:  # made at check time
+    for seed in [source.randrange(2 ** 31) for _draw in range(2)]:  # made at check time
         messages = random_conversation(seed, turns=6, system=True)
         total = count_tokens_approximately(messages)
         for share in (3, 2):

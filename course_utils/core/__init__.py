@@ -5,6 +5,5 @@
 - ``columns``: text tables for ``print`` whose columns line up in English and, right to left, in Persian;
 - ``style``: the course's one palette and its fonts;
 - ``samples``: the sample conversations in ``course_utils/data/``;
-- ``netguard``: the one network guard, used by the tests, the scripts and graded kernels;
-- ``moved``: old flat paths (``course_utils.tokens``) keep importing, with a warning naming the new one.
+- ``netguard``: the one network guard, used by the tests, the scripts and graded kernels.
 """

@@ -87,7 +87,8 @@ def _you(items: list[str]) -> str:
     return join_words(items)
 
 
-def _english(text: str, facts: Facts) -> str | None:
+def _english_allergies(text: str, facts: Facts) -> str | None:
+    """"Am I allergic to X?", "What am I allergic to?"; None for another question."""
     if match := ASKS_IF_ALLERGIC.search(text):
         thing = match.group(1).strip()
         if any(thing.lower() in a.lower() or a.lower() in thing.lower() for a in facts.allergies):
@@ -99,6 +100,11 @@ def _english(text: str, facts: Facts) -> str | None:
         if facts.allergies:
             return f"You're allergic to {_you(facts.allergies)}."
         return NOT_SENT["en"].format(what="what you're allergic to")
+    return None
+
+
+def _english_likes(text: str, facts: Facts) -> str | None:
+    """"What don't I like?", "Do I like X?"; None for another question."""
     if ASKS_DISLIKES.search(text):
         if facts.dislikes:
             return f"You don't like {_you(facts.dislikes)}."
@@ -110,6 +116,11 @@ def _english(text: str, facts: Facts) -> str | None:
         if any(thing.lower() == like.lower() for like in facts.likes):
             return f"Yes: you told me you like {thing}."
         return NOT_SENT["en"].format(what=f"whether you like {thing}")
+    return None
+
+
+def _english_person(text: str, facts: Facts) -> str | None:
+    """Where the user is from, their age, who they are, "Am I a nurse?"; None for another question."""
     if ASKS_ORIGIN.search(text):
         return f"You're from {facts.origin}." if facts.origin else NOT_SENT["en"].format(what="where you're from")
     if ASKS_AGE.search(text):
@@ -122,6 +133,11 @@ def _english(text: str, facts: Facts) -> str | None:
         if any(trait.lower() == t.lower() for t in facts.traits):
             return f"Yes: you told me you're {trait}."
         return NOT_SENT["en"].format(what=f"whether you're {trait}")
+    return None
+
+
+def _english_attribute(text: str, facts: Facts) -> str | None:
+    """"What's my X?" for an attribute stated as "my X is Y"; None for a field of its own, a pet's or someone's."""
     if match := ASKS_ATTRIBUTE.search(text):
         key = attribute_key(match.group(1) or match.group(2))
         if key in OWN_FIELDS or any(kind in key for kind in PET_KINDS) or "'s" in key:
@@ -129,6 +145,15 @@ def _english(text: str, facts: Facts) -> str | None:
         if key in facts.attributes:
             return f"Your {key} is {facts.attributes[key]}."
         return NOT_SENT["en"].format(what=f"your {key}")
+    return None
+
+
+def _english(text: str, facts: Facts) -> str | None:
+    """The answer to an English question about the user from the facts, or None; the first kind that matches answers."""
+    for reply in (_english_allergies, _english_likes, _english_person, _english_attribute):
+        answer = reply(text, facts)
+        if answer is not None:
+            return answer
     return None
 
 

@@ -295,14 +295,8 @@ def stated_like(sentence: str) -> str | None:
     return thing
 
 
-def stated_personal_facts(sentence: str) -> dict[str, Any]:
-    """City, pet, favourite food and job a (non-question) sentence states.
-
-    >>> stated_personal_facts("I also share my flat with a cat called Pistachio.")
-    {'pet': ('cat', 'Pistachio')}
-    """
-    if is_question(sentence):
-        return {}
+def _stated_fields(sentence: str) -> dict[str, Any]:
+    """The city, pet, favourite food and job a sentence states in its own words (English, else a Persian summary's)."""
     found: dict[str, Any] = {}
     if match := CITY_PATTERN.search(sentence):
         found["city"] = match.group(1)
@@ -320,19 +314,34 @@ def stated_personal_facts(sentence: str) -> dict[str, Any]:
         found["job"] = match.group(1).strip()
     elif job := _first([FA_READ["job"]], sentence):
         found["job"] = job
+    return found
+
+
+def _stated_listed(sentence: str) -> dict[str, str]:
+    """The allergy, dislike, origin and age a sentence states, those it states, in that order."""
+    found = {}
+    for key, patterns in (("allergy", ALLERGY_PATTERNS), ("dislike", DISLIKE_PATTERNS), ("origin", ORIGIN_PATTERNS),
+                          ("age", AGE_PATTERNS)):
+        if value := _first(patterns, sentence):
+            found[key] = value
+    return found
+
+
+def stated_personal_facts(sentence: str) -> dict[str, Any]:
+    """City, pet, favourite food and job a (non-question) sentence states.
+
+    >>> stated_personal_facts("I also share my flat with a cat called Pistachio.")
+    {'pet': ('cat', 'Pistachio')}
+    """
+    if is_question(sentence):
+        return {}
+    found = _stated_fields(sentence)
     for key, value in stated_attributes(sentence).items():
         if key in OWN_FIELDS:
             found.setdefault(OWN_FIELDS[key], value)
         else:
             found.setdefault("attributes", {})[key] = value
-    if allergy := _first(ALLERGY_PATTERNS, sentence):
-        found["allergy"] = allergy
-    if dislike := _first(DISLIKE_PATTERNS, sentence):
-        found["dislike"] = dislike
-    if origin := _first(ORIGIN_PATTERNS, sentence):
-        found["origin"] = origin
-    if age := _first(AGE_PATTERNS, sentence):
-        found["age"] = age
+    found.update(_stated_listed(sentence))
     if (trait := stated_trait(sentence)) and trait != stated_name(sentence):
         found["trait"] = trait
     found.pop("name", None)  # a name is stated_name's

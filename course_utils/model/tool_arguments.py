@@ -445,66 +445,71 @@ def _string_value(text: str, param: Parameter) -> tuple[Any, list[Any]]:
     return quoted_in(text), []
 
 
-def read_arguments(text: str, tool: dict, earlier: float | int | None = None, earlier_id: str | None = None) -> Reading:
-    """Read every parameter of ``tool`` from the request ``text`` (see the module docstring).
+@dataclass
+class _Reader:
+    """A :class:`Reading` being filled, with what a reference stands for: the state the steps share."""
 
-    ``earlier`` is the number a reference ("that") stands for, or None when
-    nothing the model was sent holds one; ``earlier_id`` the id a reference
-    stands for in an id parameter ("read that result back"), or None.
-    """
-    text = normalise(text)
-    reading = Reading()
-    params = parameters_of(tool)
-    queue = ordered(mentions(text))
-    taken_enums: set = set()
+    reading: Reading
+    earlier: float | int | None
+    earlier_id: str | None
 
-    def fail(param: Parameter, reason: str = "") -> None:
+    def fail(self, param: Parameter, reason: str = "") -> None:
+        """A parameter not read: missing if it is required (the first reason kept)."""
         if param.required:
-            reading.missing.append(param.name)
-            reading.reason = reading.reason or reason
+            self.reading.missing.append(param.name)
+            self.reading.reason = self.reading.reason or reason
 
-    def put_number(param: Parameter, number: float | int) -> None:
+    def put_number(self, param: Parameter, number: float | int) -> None:
         """Set ``param`` to ``number`` in its schema type, or record why it cannot take it."""
         value, reason = _number_for(param, number)
         if value is None:
-            fail(param, reason)
+            self.fail(param, reason)
         else:
-            reading.args[param.name] = value
+            self.reading.args[param.name] = value
 
-    def resolve(mention: Mention) -> float | int | None:
+    def resolve(self, mention: Mention) -> float | int | None:
+        """The number a mention stands for: its own, or for a reference the earlier one (None: nothing)."""
         if mention.is_reference:
-            reading.used_reference = True
-            if earlier is None:
-                reading.unresolved = reading.unresolved or mention.text
-            return earlier
+            self.reading.used_reference = True
+            if self.earlier is None:
+                self.reading.unresolved = self.reading.unresolved or mention.text
+            return self.earlier
         return mention.value
 
-    # 1. by name
+
+def _values_by_name(text: str, params: list[Parameter], queue: list[Mention]) -> tuple[dict[str, str], list[Mention]]:
+    """Rule 1: the values given by name ("b: 4"), and the number mentions left outside them."""
     named: dict[str, str] = {}
     for param in params:
         value = _named_value(text, param.name)
         if value is not None:
             named[param.name] = value
             queue = [m for m in queue if not (text.find(value) <= m.start < text.find(value) + len(value))]
-    for param in params:
-        if param.name in named:
-            raw = named[param.name]
-            if param.numeric:
-                found = mentions(raw)
-                number = resolve(found[0]) if found else None
-                if number is None:
-                    fail(param, f"{raw!r} is not a number")
-                    continue
-                put_number(param, number)
-            elif param.enum:
-                match = [v for v in param.enum if str(v).lower() == raw.lower()]
-                if match:
-                    reading.args[param.name] = match[0]
-                else:
-                    fail(param, f"{raw!r} is not one of {', '.join(map(str, param.enum))}")
-            else:
-                reading.args[param.name] = raw
-    # 2. optional numbers by a word of their name ("5 results")
+    return named, queue
+
+
+def _put_named(reader: _Reader, param: Parameter, raw: str) -> None:
+    """Rule 1: one parameter from the value given by its name, in its type."""
+    if param.numeric:
+        found = mentions(raw)
+        number = reader.resolve(found[0]) if found else None
+        if number is None:
+            reader.fail(param, f"{raw!r} is not a number")
+        else:
+            reader.put_number(param, number)
+    elif param.enum:
+        match = [v for v in param.enum if str(v).lower() == raw.lower()]
+        if match:
+            reader.reading.args[param.name] = match[0]
+        else:
+            reader.fail(param, f"{raw!r} is not one of {', '.join(map(str, param.enum))}")
+    else:
+        reader.reading.args[param.name] = raw
+
+
+def _counted_optionals(reader: _Reader, text: str, params: list[Parameter], named: dict[str, str],
+                       queue: list[Mention]) -> str:
+    """Rule 2: optional numbers by a word of their name ("5 results"), taken out of ``queue``; the text without them."""
     for param in params:
         if param.name in named or param.required or not param.numeric:
             continue
@@ -513,62 +518,94 @@ def read_arguments(text: str, tool: dict, earlier: float | int | None = None, ea
             if mention.value is not None and following and following.group(1).lower().rstrip("s") in _words_of(param.name):
                 value, _ = _number_for(param, mention.value)
                 if value is not None:
-                    reading.args[param.name] = value
+                    reader.reading.args[param.name] = value
                     queue.remove(mention)
                     # the strings are read without it: "for checkpointers, 3 results" searches "checkpointers"
                     span = text[mention.start : mention.end + following.end()]
                     text = re.sub(rf"[\s,;]*{re.escape(span)}", "", text, count=1)
                 break
-    # 3. required numbers (and arrays of numbers) in order
+    return text
+
+
+def _numbers_in_order(reader: _Reader, params: list[Parameter], named: dict[str, str], queue: list[Mention]) -> None:
+    """Rule 2: required numbers (and arrays of numbers) in the order written, taken out of ``queue``."""
     for param in params:
-        if param.name in named or param.name in reading.args:
+        if param.name in named or param.name in reader.reading.args:
             continue
         if param.kind == "array" and param.items in ("integer", "number"):
-            numbers = [resolve(m) for m in queue]
-            queue = []
+            numbers = [reader.resolve(m) for m in queue]
+            queue.clear()
             if numbers and None not in numbers:
-                reading.args[param.name] = [_number_for(Parameter("", param.items, True), n)[0] for n in numbers]
+                reader.reading.args[param.name] = [_number_for(Parameter("", param.items, True), n)[0] for n in numbers]
             else:
-                fail(param)
+                reader.fail(param)
             continue
         if not param.numeric or not param.required:
             continue
         if not queue:
-            fail(param)
+            reader.fail(param)
             continue
         mention = queue.pop(0)
-        number = resolve(mention)
+        number = reader.resolve(mention)
         if number is None:
-            fail(param, f'"{mention.text}" stands for an earlier result')
+            reader.fail(param, f'"{mention.text}" stands for an earlier result')
             continue
-        put_number(param, number)
-    # 4. strings and enums by what they are called
+        reader.put_number(param, number)
+
+
+def _put_string(reader: _Reader, text: str, param: Parameter) -> None:
+    """Rule 4: a string parameter by what it is called; an id may be a reference to the earlier id."""
+    value, several = _string_value(text, param)
+    if value is None and _is_id(param) and (refs := [m for m in mentions(text) if m.is_reference]):
+        reader.reading.used_reference = True
+        value = reader.earlier_id
+        if value is None:
+            reader.reading.unresolved = reader.reading.unresolved or refs[0].text
+    if value is None:
+        reader.fail(param)
+        return
+    reader.reading.args[param.name] = value
+    if len(several) > 1 and reader.reading.fanned is None:
+        reader.reading.fanned = (param.name, several)
+
+
+def _strings_and_enums(reader: _Reader, text: str, params: list[Parameter], named: dict[str, str]) -> None:
+    """Rule 4: strings and enums by what they are called (an enum value fills one parameter only)."""
+    taken_enums: set = set()
     for param in params:
-        if param.name in named or param.name in reading.args or param.numeric:
+        if param.name in named or param.name in reader.reading.args or param.numeric:
             continue
         if param.enum:
             value = _enum_value(text, param, taken_enums)
             if value is None:
-                fail(param)
+                reader.fail(param)
             else:
-                reading.args[param.name] = value
+                reader.reading.args[param.name] = value
                 taken_enums.add(value)
-            continue
-        if param.kind != "string":
-            fail(param)
-            continue
-        value, several = _string_value(text, param)
-        if value is None and _is_id(param) and (refs := [m for m in mentions(text) if m.is_reference]):
-            reading.used_reference = True
-            value = earlier_id
-            if value is None:
-                reading.unresolved = reading.unresolved or refs[0].text
-        if value is None:
-            fail(param)
-            continue
-        reading.args[param.name] = value
-        if len(several) > 1 and reading.fanned is None:
-            reading.fanned = (param.name, several)
+        elif param.kind != "string":
+            reader.fail(param)
+        else:
+            _put_string(reader, text, param)
+
+
+def read_arguments(text: str, tool: dict, earlier: float | int | None = None, earlier_id: str | None = None) -> Reading:
+    """Read every parameter of ``tool`` from the request ``text`` (see the module docstring).
+
+    ``earlier`` is the number a reference ("that") stands for, or None when
+    nothing the model was sent holds one; ``earlier_id`` the id a reference
+    stands for in an id parameter ("read that result back"), or None.
+    """
+    text = normalise(text)
+    reader = _Reader(Reading(), earlier, earlier_id)
+    reading = reader.reading
+    params = parameters_of(tool)
+    named, queue = _values_by_name(text, params, ordered(mentions(text)))
+    for param in params:
+        if param.name in named:
+            _put_named(reader, param, named[param.name])
+    text = _counted_optionals(reader, text, params, named, queue)
+    _numbers_in_order(reader, params, named, queue)
+    _strings_and_enums(reader, text, params, named)
     reading.args = {p.name: reading.args[p.name] for p in params if p.name in reading.args}  # schema order
     has_text = any(p.kind == "string" and not p.enum for p in params)
     if any(p.numeric for p in params) and not has_text:

@@ -78,14 +78,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from course_utils.model.tool_arguments import (  # re-exported: lessons and tests import them from here
-    day_in,
+from course_utils.model.tool_arguments import (
     last_id,
     last_number,
     mentions,
     parameters_of,
-    places_in,
-    query_in,
     read_arguments,
     signature,
 )

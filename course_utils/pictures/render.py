@@ -34,18 +34,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-
 from course_utils.core.args import check_instance, check_int, check_text
 from course_utils.core.columns import text_table, visible_width
 from course_utils.core.i18n import PDI, RLI, _, get_language, pgettext, translate
-from course_utils.pictures.a11y import lang_attrs, scroll_region_html, with_word
+from course_utils.pictures.a11y import scroll_region_html, with_word
 from course_utils.window.budget import BudgetWorking
 from course_utils.window.growth import GrowthReport
-from course_utils.core.style import FONT, LIMIT_BACKGROUND, LIMIT_COLOUR, MONO, NEUTRAL, PART_COLOURS, STATUS_COLOURS
+from course_utils.core.style import LIMIT_BACKGROUND, LIMIT_COLOUR, MONO, PART_COLOURS, STATUS_COLOURS
 from course_utils.pictures.templates import Markup, render_template
-from course_utils.window.tokens import TokenSplit, check_messages, counter_name, message_text
-from course_utils.window.trimming import NO_TRIM, STATUSES, TrimReport
+from course_utils.window.tokens import TokenSplit
+from course_utils.window.trimming import TrimReport
 from course_utils.pictures.trim_view import (  # the trim table's pictures live there; re-exported for the lessons
     message_ref,
     messages_list_html,

@@ -22,7 +22,6 @@ The splitting is :func:`course_utils.window.tokens.split_tokens`; the HTML is
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
 
 import ipywidgets as widgets
 import traitlets

@@ -40,15 +40,14 @@ except ImportError:  # pragma: no cover
     _openai_role = None
 
 from course_utils.core.args import check_bool, check_choice, check_text
-from course_utils.window.vocab import (  # loading the tokenizers, verified; re-exported for the course
-    CL100K_SHA256,
+from course_utils.window.vocab import (  # loading the tokenizers, verified; "X as X": re-exported for the course
+    CL100K_SHA256 as CL100K_SHA256,
     ENCODING_NAMES,
-    OFFLINE_ENCODING_NAME,
     TokenizerStatus,
     load_encoding,
-    bundled_cl100k_path,
+    bundled_cl100k_path as bundled_cl100k_path,
     check_encoding,
-    tokenizer_status,
+    tokenizer_status as tokenizer_status,
 )
 
 TokenCounter = Callable[[list[BaseMessage]], int]
