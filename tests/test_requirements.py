@@ -61,16 +61,22 @@ def editable_names(path: Path) -> list[str]:
 
 
 def reached(start: list[Requirement]) -> dict[str, str]:
-    """Every distribution ``start`` installs, transitively: {name: the chain that brings it in}."""
+    """Every distribution ``start`` installs, transitively: {name: the chain that first brings it in}.
+
+    A distribution met again with extras not yet followed (``jsonschema[format-nongpl]``) is followed again
+    for those extras."""
     seen: dict[str, str] = {}
+    followed: dict[str, set[str]] = {}  # name -> the extras ("" for none) whose requirements were followed
     todo = [(requirement, "requirements.txt") for requirement in start]
     missing = []
     while todo:
         requirement, via = todo.pop()
         name = canonicalize_name(requirement.name)
-        if name in seen:
+        extras = {"", *requirement.extras} - followed.setdefault(name, set())
+        if not extras:
             continue
-        seen[name] = f"{via} -> {name}"
+        followed[name] |= extras
+        seen.setdefault(name, f"{via} -> {name}")
         try:
             requires = metadata.requires(requirement.name) or []
         except metadata.PackageNotFoundError:
@@ -78,10 +84,8 @@ def reached(start: list[Requirement]) -> dict[str, str]:
             continue
         for line in requires:
             dependency = Requirement(line)
-            wanted = not dependency.marker or any(
-                dependency.marker.evaluate({**default_environment(), "extra": extra})
-                for extra in ["", *sorted(requirement.extras)])
-            if wanted:
+            if not dependency.marker or any(
+                    dependency.marker.evaluate({**default_environment(), "extra": extra}) for extra in sorted(extras)):
                 todo.append((dependency, seen[name]))
     assert not missing, f"not installed here, so not followed (install requirements-dev.txt): {missing}"
     return seen
