@@ -27,7 +27,7 @@ def axe_script() -> str:
     try:
         import axe_playwright_python
     except ImportError:
-        reason = "axe-playwright-python is not installed (pip install -r requirements.txt)"
+        reason = "axe-playwright-python is not installed (pip install -r requirements-dev.txt)"
         if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
             pytest.fail(f"COURSE_REQUIRE_BROWSER=1 but the accessibility test cannot run: {reason}")
         pytest.skip(reason)

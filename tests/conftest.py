@@ -1,6 +1,7 @@
 """Shared test set-up: no network, ever, in this process or any kernel it starts."""
 
 import os
+from fnmatch import fnmatch
 from pathlib import Path
 
 from course_utils.core import netguard
@@ -33,6 +34,42 @@ settings.load_profile("course")
 # loadfile runs each file whole on one worker, so a notebook's cells run in order in one
 # kernel (nbval). No scheduler hook: the session fixtures below (JupyterLab, Chromium, the
 # PostgreSQL server) are built at most once per worker, on the first test that asks.
+
+
+# --- two tiers: `-m "not full"` is the quick run (README: <!-- quick-test-command -->), no -m the full one ---
+# The `full` marker (registered in pyproject.toml) goes on what is slow and is covered in kind by a quick
+# test: whole files and notebooks by path here (nbval collects the notebooks, so they cannot carry a
+# decorator), single tests by `@pytest.mark.full` in their file (tests/test_grade.py, test_grade_forgery.py,
+# test_grade_persian.py: the grader's runs; tests/test_grade_quick.py is the quick tier's one grader run).
+FULL = {  # path pattern (from the repository's root) -> why it waits for the full run
+    "tests/test_browser_*.py": "every browser file but tests/test_browser.py (the TrimExplorer driven by keyboard), "
+                               "including test_browser_a11y.py's axe-core sweep of every lesson",
+    "tests/test_grade_isolation.py": "the grader's bubblewrap sandbox run as nobody inside an outer one",
+    "tests/test_checks_grade*.py": "exercises 04 to 08 through the grader (a kernel per notebook); their checks "
+                                   "stay quick through nbval on the masters and the unit tests",
+    "tests/test_ci.py": ".ci/run on stub READMEs",
+    "notebooks/fa/*.ipynb": "the Persian lessons run the English lessons' code, which nbval runs quick",
+    "exercises/fa/solutions/*.ipynb": "likewise the Persian masters",
+}
+QUICK_AFTER_ALL = {  # matched above, kept quick: one Persian lesson and one Persian master, the shortest
+    "notebooks/fa/00_start_here.ipynb",
+    "exercises/fa/solutions/02_token_budgets_exercise.ipynb",
+}
+
+
+def is_full(relpath: str) -> bool:
+    """Whether a file (a path from the repository's root, with /) is in the full tier only."""
+    return relpath not in QUICK_AFTER_ALL and any(fnmatch(relpath, pattern) for pattern in FULL)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        try:
+            relpath = item.path.resolve().relative_to(ROOT).as_posix()
+        except ValueError:  # a file outside the repository (a test's own tmp_path run)
+            continue
+        if is_full(relpath):
+            item.add_marker(pytest.mark.full)
 
 
 @pytest.fixture

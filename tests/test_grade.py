@@ -228,6 +228,7 @@ def statuses(table, student: str) -> list[str]:
 # --- the gradebook --------------------------------------------------------------------------------
 
 
+@pytest.mark.full
 def test_every_case_is_recorded_as_what_it_is(graded):
     table = rows(graded[1][0][1])
     assert len(table) == 9 * 4 + 2
@@ -251,6 +252,7 @@ def test_every_case_is_recorded_as_what_it_is(graded):
     assert table[("heidi", "")]["exercise"] == "?" and table[("heidi", "")]["status"] == "not run"
 
 
+@pytest.mark.full
 def test_messages_hints_and_details(graded):
     table = rows(graded[1][0][1])
     bob = table[("bob", "q1")]
@@ -271,6 +273,7 @@ def test_messages_hints_and_details(graded):
         "room(8192, 1200, 450, 1024) returned 'no key found'; room should return a whole number of tokens.")
 
 
+@pytest.mark.full
 def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissions):
     before, runs, _peak = graded
     after = {p: p.read_bytes() for p in submissions.rglob("*") if p.is_file()}
@@ -284,12 +287,14 @@ def test_other_submissions_are_unchanged_and_no_secret_is_seen(graded, submissio
     assert "Error" in table[(EVIL, "q1")]["notebook_detail"]
 
 
+@pytest.mark.full
 def test_gradebook_is_the_same_bytes_on_a_second_run(graded):
     (_, first), (_, second) = graded[1]
     for name in ("gradebook.csv", "gradebook.html"):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
+@pytest.mark.full
 def test_html_escapes_student_text_and_shows_every_status(graded):
     page = (graded[1][0][1] / "gradebook.html").read_text(encoding="utf-8")
     assert "<img" not in page and "mallory&lt;img src=x onerror=alert(1)&gt;" in page
@@ -298,6 +303,7 @@ def test_html_escapes_student_text_and_shows_every_status(graded):
     assert "02 \u00b7 " + ex02.title in page and 'title="q1 (compute B): wrong. room(8192, 1200, 450, 1024) returned 5519' in page
 
 
+@pytest.mark.full
 def test_progress_and_summary_on_stderr(graded):
     proc = graded[1][0][0]
     lines = [line for line in proc.stderr.splitlines() if line.startswith("[")]
@@ -345,6 +351,7 @@ def test_detected_isolation_is_described():
         assert isolation.protected  # as root on Linux the submissions are read-only from inside
 
 
+@pytest.mark.full
 def test_process_isolation_still_grades(tmp_path):
     """The fallback (no namespaces): a plain process with the stripped environment and the limits."""
     folder = tmp_path / "subs"
@@ -506,6 +513,7 @@ def attacked(tmp_path_factory, grader_tmp):
     return proc, out, listener.heard, sampler.peak
 
 
+@pytest.mark.full
 def test_attacks_do_not_stop_the_run(attacked):
     proc, out, _heard, _peak = attacked
     assert proc.returncode == 0, proc.stderr
@@ -520,6 +528,7 @@ def test_attacks_do_not_stop_the_run(attacked):
     assert odd["file"] == "b\\xffob.ipynb" and odd["notebook_status"] == "ok"
 
 
+@pytest.mark.full
 def test_unix_sockets_under_tmp_are_out_of_reach(attacked):
     proc, out, heard, _peak = attacked
     assert heard == []
@@ -647,6 +656,7 @@ def notebook_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*.ipynb") if p.is_file() and not p.is_symlink())
 
 
+@pytest.mark.full
 def test_disk_limit_with_bubblewrap(graded, attacked, submissions):
     """Big files (judy), many small files, empty files and a file grown by appending are each stopped at the
     limit; a notebook within it runs to the end; the tmpfs of --disk MB is the one writable folder besides
@@ -666,6 +676,7 @@ def test_disk_limit_with_bubblewrap(graded, attacked, submissions):
     assert attacks_peak <= 4 * MB, attacks_peak
 
 
+@pytest.mark.full
 def test_disk_limit_in_process_mode(tmp_path, grader_tmp, monkeypatch):
     """The same attacks without namespaces: the watchdog (and RLIMIT_FSIZE) stop each at the limit, the
     answers kept before the stop are graded, and a solved master that writes 5 MB more grades fully correct.

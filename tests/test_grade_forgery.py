@@ -157,6 +157,7 @@ def correct(result) -> list[int]:
     return [q.number for q in result.questions if q.status == "correct"]
 
 
+@pytest.mark.full
 def test_an_honest_solution_gets_full_marks_and_the_untouched_copy_none(graded):
     _mode, results, _out = graded
     assert [q.status for q in results["solved"].questions] == ["correct"] * QUESTIONS, results["solved"]
@@ -166,6 +167,7 @@ def test_an_honest_solution_gets_full_marks_and_the_untouched_copy_none(graded):
 
 
 @pytest.mark.parametrize("attack", sorted(attacks()))
+@pytest.mark.full
 def test_no_attack_earns_a_correct(graded, attack):
     _mode, results, _out = graded
     result = results[attack]
@@ -173,6 +175,7 @@ def test_no_attack_earns_a_correct(graded, attack):
     assert all(q.status in ("not attempted", "not run", "wrong", "error") for q in result.questions)
 
 
+@pytest.mark.full
 def test_forged_records_are_reported_as_ignored(graded):
     _mode, results, out = graded
     for attack in ("forged-start", "forged-middle", "forged-end", "deleted-checks"):
@@ -185,6 +188,7 @@ def test_forged_records_are_reported_as_ignored(graded):
     assert rows and all("ignored: not from a grading cell" in r["notebook_detail"] for r in rows)
 
 
+@pytest.mark.full
 def test_an_answer_that_loops_inside_the_grading_cells_stops_at_their_limit(graded):
     _mode, results, _out = graded
     result = results["looping-answer"]
@@ -192,6 +196,7 @@ def test_an_answer_that_loops_inside_the_grading_cells_stops_at_their_limit(grad
     assert [q.status for q in result.questions] == ["correct"] + ["not run"] * (QUESTIONS - 1)
 
 
+@pytest.mark.full
 def test_a_value_its_answer_cell_failed_to_set_is_not_graded(graded):
     """As in a learner's notebook (checks/cells.py): the stale total_sent left by an earlier cell is not graded."""
     _mode, results, _out = graded
@@ -200,6 +205,7 @@ def test_a_value_its_answer_cell_failed_to_set_is_not_graded(graded):
     assert [q.status for q in results["stale-answer"].questions[1:]] == ["correct"] * (QUESTIONS - 1)
 
 
+@pytest.mark.full
 def test_deleted_and_edited_checks_are_graded_from_the_teachers_calls(graded):
     _mode, results, _out = graded
     assert [q.status for q in results["deleted-checks"].questions] == ["not attempted"] * QUESTIONS
@@ -208,6 +214,7 @@ def test_deleted_and_edited_checks_are_graded_from_the_teachers_calls(graded):
     assert "`total_sent` is still `...`" in edited.questions[0].message
 
 
+@pytest.mark.full
 def test_the_other_isolation_mode_runs_the_same_record_protocol(graded, tmp_path):
     """The matrix ran in one mode; in the other, an honest solution's grading-cell records count and a
     written and a printed forgery are ignored, exactly as there."""
@@ -274,6 +281,7 @@ def test_a_grading_line_counts_only_with_this_runs_secret(monkeypatch):
     assert json.loads(line.split(" ", 2)[2])["status"] == "not attempted"
 
 
+@pytest.mark.full
 def test_a_kernel_that_ignores_the_interrupt_gets_nothing_graded(tmp_path):
     """At the time limit the kernel is interrupted; one that ignores SIGINT cannot run the grading cells."""
     nb = master()

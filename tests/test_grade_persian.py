@@ -46,6 +46,7 @@ def test_the_teachers_calls_are_the_persian_masters_calls():
     assert sorted(master_calls("02").values()) == sorted(persian)
 
 
+@pytest.mark.full
 def test_a_persian_master_grades_fully_correct(tmp_path):
     folder = tmp_path / "subs"
     (folder / "dara").mkdir(parents=True)
@@ -70,6 +71,7 @@ def test_a_persian_master_grades_fully_correct(tmp_path):
     assert persian.count("\u2713 درست</td>") == 4 and ">محاسبهٔ B</td>" in persian
 
 
+@pytest.mark.full
 def test_grading_with_lang_fa_from_the_command_line_writes_a_persian_page(tmp_path):
     folder, out = tmp_path / "subs", tmp_path / "out"
     (folder / "dara").mkdir(parents=True)
