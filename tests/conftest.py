@@ -108,7 +108,12 @@ def reference_messages():
 
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory):
-    """JupyterLab on loopback, serving a scratch folder; a browser test copies in the notebooks it opens."""
+    """JupyterLab on loopback, serving a scratch folder; a browser test copies in the notebooks it opens.
+
+    Pages are opened with browser_support.open_lab, which shuts down the kernels a page started when
+    the test (or fixture) that opened it ends; the autouse checks every test_browser*.py imports fail
+    a test or module that leaves a kernel running.
+    """
     from browser_support import LabServer, skip_or_fail_without_browser
 
     skip_or_fail_without_browser()
@@ -118,18 +123,18 @@ def lab_server(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def chromium_browser():
-    """Debian's Chromium driven by Playwright, shared by the browser tests of one worker."""
-    from browser_support import CHROMIUM_ARGS, chromium_path, skip_or_fail_without_browser
+    """Debian's Chromium driven by Playwright, shared by the browser tests of one worker.
+
+    Each test's pages live in browser contexts of their own, closed when the test (or its
+    fixture) ends: browser_support's autouse checks fail a test that leaves one open.
+    """
+    from browser_support import launched_chromium, skip_or_fail_without_browser
 
     skip_or_fail_without_browser()
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with sync_playwright() as playwright, launched_chromium(playwright) as chromium:
+        yield chromium
 
 
 # --- a real PostgreSQL server (tests/postgres_support.py): one per worker, for every file that needs it ---

@@ -34,7 +34,8 @@ from course_utils.core.samples import load_conversation
 from course_utils.window.tokens import get_token_counter
 from course_utils.window.trimming import explain_trim
 
-from browser_support import OUTPUT, LabPage, scratch_notebook
+from browser_support import OUTPUT, LabPage, open_lab, scratch_notebook
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "03b_valid_boundaries.ipynb"
@@ -100,17 +101,15 @@ def browser(chromium_browser):
 def demo(server, browser):
     """The generated notebook, opened and run once; tests then act on it in order."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1280, "height": 1600})
-    page = LabPage(context.new_page(), server)
-    started = time.monotonic()
-    page.open_notebook(DEMO)
-    page.run_all_cells(".demo-agent", rows=len(load_conversation("agent_tools")))
-    page.page.wait_for_function(
-        "(output) => document.querySelectorAll(output + ' .trim-explorer').length === 3", arg=OUTPUT, timeout=30_000
-    )
-    print(f"\nbrowser: notebook open and run in {time.monotonic() - started:.1f} s")
-    yield page
-    context.close()
+    with open_lab(browser, server, viewport={"width": 1280, "height": 1600}) as page:
+        started = time.monotonic()
+        page.open_notebook(DEMO)
+        page.run_all_cells(".demo-agent", rows=len(load_conversation("agent_tools")))
+        page.page.wait_for_function(
+            "(output) => document.querySelectorAll(output + ' .trim-explorer').length === 3", arg=OUTPUT, timeout=30_000
+        )
+        print(f"\nbrowser: notebook open and run in {time.monotonic() - started:.1f} s")
+        yield page
 
 
 def screenshot(page: LabPage, name: str, selector: str | None = None) -> Path:
@@ -216,9 +215,7 @@ def test_budget_and_growth_widgets_draw_and_respond(demo):
 
 def test_the_trimming_lesson_explorer_responds_to_its_slider(server, browser):
     assert lesson_uses_trim_explorer(), f"{LESSON.name} must end with a TrimExplorer"
-    context = browser.new_context(viewport={"width": 1280, "height": 1600})
-    page = LabPage(context.new_page(), server)
-    try:
+    with open_lab(browser, server, viewport={"width": 1280, "height": 1600}) as page:
         started = time.monotonic()
         page.open_notebook(LESSON.name)
         page.run_all_cells(".trim-explorer", timeout_ms=90_000)
@@ -232,6 +229,25 @@ def test_the_trimming_lesson_explorer_responds_to_its_slider(server, browser):
         after = page.wait_for_statuses_to_change(".trim-explorer", before)
         assert after != before and len(after) == len(before)
         screenshot(page, "11_lesson_after", ".trim-explorer")
-    finally:
-        context.close()
 
+
+
+# --- the kernel checks ---------------------------------------------------------------------------------
+
+
+def test_every_browser_test_file_imports_the_kernel_checks():
+    """The autouse checks only run in a file that imports them: each ``test_browser*.py`` must."""
+    import ast
+
+    checks = {"no_kernel_outlives_the_module", "no_kernel_outlives_the_test"}
+    missing = []
+    for path in sorted(Path(__file__).parent.glob("test_browser*.py")):
+        imported = {
+            alias.name
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and node.module == "browser_support"
+            for alias in node.names
+        }
+        if not checks <= imported:
+            missing.append(path.name)
+    assert not missing, f"import {sorted(checks)} from browser_support in {missing}"

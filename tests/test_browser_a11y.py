@@ -35,7 +35,8 @@ import pytest
 from course_utils.pictures.a11y import TRIM_HELP
 
 from axe_support import AXE_TAGS, axe_script, describe, failing_violations
-from browser_support import OUTPUT, LabPage
+from browser_support import OUTPUT, open_lab
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -84,11 +85,8 @@ def course_server(lab_server):
 
 @pytest.fixture
 def lab(chromium_browser, course_server):
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        yield LabPage(context.new_page(), course_server)
-    finally:
-        context.close()
+    with open_lab(chromium_browser, course_server, viewport={"width": 1280, "height": 900}) as lab:
+        yield lab
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)

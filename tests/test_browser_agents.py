@@ -19,7 +19,13 @@ import shutil
 import time
 from pathlib import Path
 
-from browser_support import KERNEL_IDLE_JS, OUTPUT, LabPage
+from browser_support import (  # noqa: F401 (autouse checks)
+    KERNEL_IDLE_JS,
+    OUTPUT,
+    no_kernel_outlives_the_module,
+    no_kernel_outlives_the_test,
+    open_lab,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "06b_agent_failure_modes.ipynb"
@@ -81,9 +87,8 @@ def test_agent_step_explorer_in_jupyterlab(lab_server, chromium_browser):
     runs = lesson_runs()
     first = next(iter(runs.values()))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page = chromium_browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        lab = LabPage(page, lab_server)
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1280, "height": 900}) as lab:
+        page = lab.page
         lab.open_notebook(LESSON.name)
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         wait_for_all_cells(page)
@@ -112,8 +117,6 @@ def test_agent_step_explorer_in_jupyterlab(lab_server, chromium_browser):
         assert "cleared tool results" in statuses
         lab.reveal(EXPLORER)
         page.screenshot(path=str(ARTIFACTS / "lesson06b-explorer-cleared.png"))
-    finally:
-        page.close()
 
 
 LESSON_07B = ROOT / "notebooks" / "07b_isolating_and_selecting.ipynb"
@@ -122,16 +125,15 @@ LESSON_07B = ROOT / "notebooks" / "07b_isolating_and_selecting.ipynb"
 def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
     """Lesson 07b, Run All in JupyterLab: the accounting check prints True, the windows figure shows with the
     alt text computed here from the same runs, the verdict in dollars prints, and the selector's failure shows."""
+    from course_utils.agentic.subagents import compare_isolation
     from course_utils.model.chat import OfflineChatModel
     from course_utils.pictures.isolation_views import windows_text
-    from course_utils.agentic.subagents import compare_isolation
 
     shutil.copy(LESSON_07B, lab_server.root / LESSON_07B.name)
     comparison = compare_isolation(OfflineChatModel(context_window=100_000))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page = chromium_browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        lab = LabPage(page, lab_server)
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1280, "height": 900}) as lab:
+        page = lab.page
         lab.open_notebook(LESSON_07B.name)
         lab.run_every_cell()
         # textContent, not innerText: JupyterLab does not render off-screen cells' text
@@ -151,5 +153,3 @@ def test_lesson_07b_runs_in_jupyterlab(lab_server, chromium_browser):
             page.locator(f"{OUTPUT} img").last.evaluate("img => img.scrollIntoView({block: 'center'})")
             time.sleep(0.5)
         page.screenshot(path=str(ARTIFACTS / "lesson07b-schemas.png"))
-    finally:
-        page.close()

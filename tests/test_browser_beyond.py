@@ -15,7 +15,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from browser_support import OUTPUT, LabPage
+from browser_support import (  # noqa: F401 (autouse checks)
+    OUTPUT,
+    no_kernel_outlives_the_module,
+    no_kernel_outlives_the_test,
+    open_lab,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "07_beyond_one_window.ipynb"
@@ -25,9 +30,8 @@ ARTIFACTS = ROOT / "test-artifacts" / "browser"
 def test_lesson_07_runs_in_jupyterlab(lab_server, chromium_browser):
     shutil.copy(LESSON, lab_server.root / LESSON.name)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page = chromium_browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        lab = LabPage(page, lab_server)
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1280, "height": 900}) as lab:
+        page = lab.page
         lab.open_notebook(LESSON.name)
         lab.run_every_cell()
         errors = page.locator(f"{OUTPUT} .jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']").count()
@@ -47,5 +51,3 @@ def test_lesson_07_runs_in_jupyterlab(lab_server, chromium_browser):
         for n, image in enumerate(page.locator(f"{OUTPUT} img").all(), start=1):
             image.evaluate("i => i.scrollIntoView({block: 'center'})")
             page.screenshot(path=str(ARTIFACTS / f"lesson07-figure-{n}.png"))
-    finally:
-        page.close()

@@ -27,7 +27,8 @@ from course_utils.inspect.analysis import custom_model
 from course_utils.inspect.report import report_html
 from course_utils.core.samples import load_conversation
 
-from browser_support import OUTPUT, LabPage
+from browser_support import OUTPUT, open_lab
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 from test_browser_a11y import describe, failing_violations, run_axe, trim_explorer_lesson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,9 +144,7 @@ def trim_lab(lab_server):
 
 def test_the_trim_explorer_shows_every_row_its_summary_counts(chromium_browser, trim_lab):
     server, lesson = trim_lab
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 900})
-    try:
-        lab = LabPage(context.new_page(), server)
+    with open_lab(chromium_browser, server, viewport={"width": 1400, "height": 900}) as lab:
         lab.open_notebook(lesson)
         lab.run_all_cells(".trim-explorer")
         lab.reveal(".trim-explorer")
@@ -172,5 +171,3 @@ def test_the_trim_explorer_shows_every_row_its_summary_counts(chromium_browser, 
                 arg=OUTPUT, timeout=15_000,
             )
         assert len({tuple(sorted(c.items())) for c in seen}) > 1, f"the slider never changed the counts: {seen}"
-    finally:
-        context.close()

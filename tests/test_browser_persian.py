@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import LabPage
+from browser_support import open_lab
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 from test_browser_a11y import NOTEBOOK_SETTINGS, describe, failing_violations, run_axe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,11 +53,8 @@ def persian_server(lab_server):
 
 @pytest.fixture
 def lab(chromium_browser, persian_server):
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        yield LabPage(context.new_page(), persian_server)
-    finally:
-        context.close()
+    with open_lab(chromium_browser, persian_server, viewport={"width": 1280, "height": 900}) as lab:
+        yield lab
 
 
 DIRECTIONS_JS = """(PANEL) => {

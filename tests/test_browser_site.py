@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from axe_support import AXE_TAGS, axe_script, describe, failing_violations
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 from site_support import ROOT, external_request, html_pages
 
 ARTIFACTS = ROOT / "test-artifacts" / "site"

@@ -25,7 +25,8 @@ from course_utils.pictures.render import message_ref
 from course_utils.core.samples import load_conversation
 from course_utils.window.trimming import explain_trim
 
-from browser_support import OUTPUT, LabPage, scratch_notebook
+from browser_support import OUTPUT, open_lab, scratch_notebook
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
@@ -80,12 +81,10 @@ MEASURE_JS = """([output, css]) => {
 def page(lab_server, chromium_browser):
     nbformat.write(static_notebook(), lab_server.root / NOTEBOOK)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 1600})
-    lab = LabPage(context.new_page(), lab_server)
-    lab.open_notebook(NOTEBOOK)
-    lab.run_all_cells(".static-persian", rows=len(load_conversation("dialogue_fa")))
-    yield lab
-    context.close()
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1280, "height": 1600}) as lab:
+        lab.open_notebook(NOTEBOOK)
+        lab.run_all_cells(".static-persian", rows=len(load_conversation("dialogue_fa")))
+        yield lab
 
 
 @pytest.mark.parametrize("css", list(TABLES))

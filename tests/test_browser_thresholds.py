@@ -7,7 +7,13 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import OUTPUT, LabPage
+from browser_support import (  # noqa: F401 (autouse checks)
+    OUTPUT,
+    LabPage,
+    no_kernel_outlives_the_module,
+    no_kernel_outlives_the_test,
+    open_lab,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "05b_cost_and_caching.ipynb"
@@ -24,11 +30,9 @@ IDLE_AND_DONE_JS = """() => {
 }"""
 
 
-def _run_all(lab_server, chromium_browser, path: Path, done_text: str, width: int = 1280):
-    shutil.copy(path, lab_server.root / path.name)
+def _run_all(page: LabPage, path: Path, done_text: str) -> None:
+    shutil.copy(path, page.server.root / path.name)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = chromium_browser.new_context(viewport={"width": width, "height": 1400})
-    page = LabPage(context.new_page(), lab_server)
     page.open_notebook(path.name)
     # Run All, as a learner does, and wait until no cell is queued, twice in a row.
     page.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
@@ -41,21 +45,20 @@ def _run_all(lab_server, chromium_browser, path: Path, done_text: str, width: in
     while settled < 2 and time.monotonic() < deadline:
         settled = settled + 1 if page.page.evaluate(IDLE_AND_DONE_JS) else 0
         time.sleep(0.3)
-    return context, page
 
 
 @pytest.fixture(scope="module")
 def lesson(lab_server, chromium_browser):
-    context, page = _run_all(lab_server, chromium_browser, LESSON, "a rerun of section 2", width=1400)
-    yield page
-    context.close()
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1400, "height": 1400}) as page:
+        _run_all(page, LESSON, "a rerun of section 2")
+        yield page
 
 
 @pytest.fixture(scope="module")
 def thresholds(lab_server, chromium_browser):
-    context, page = _run_all(lab_server, chromium_browser, THRESHOLDS, "Sara's whole conversation fills")
-    yield page
-    context.close()
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1280, "height": 1400}) as page:
+        _run_all(page, THRESHOLDS, "Sara's whole conversation fills")
+        yield page
 
 
 def output_text(page: LabPage) -> str:

@@ -19,7 +19,8 @@ import pytest
 from course_utils.pictures.token_view import sample_text
 from course_utils.window.tokens import count_text_tokens
 
-from browser_support import OUTPUT, LabPage, scratch_notebook
+from browser_support import OUTPUT, LabPage, open_lab, scratch_notebook
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 
 from test_browser import ARTIFACTS, screenshot
 
@@ -53,19 +54,17 @@ def demo_notebook() -> nbformat.NotebookNode:
 def page(lab_server, chromium_browser):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     nbformat.write(demo_notebook(), lab_server.root / NOTEBOOK)
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 1200})
-    lab = LabPage(context.new_page(), lab_server)
-    started = time.monotonic()
-    lab.open_notebook(NOTEBOOK)
-    lab.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    lab.page.wait_for_function(
-        "(OUTPUT) => document.querySelectorAll(OUTPUT + ' .token-view .cu-token-split').length === 4",
-        arg=OUTPUT,
-        timeout=60_000,
-    )
-    print(f"\nbrowser: token view notebook open and run in {time.monotonic() - started:.1f} s")
-    yield lab
-    context.close()
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1280, "height": 1200}) as lab:
+        started = time.monotonic()
+        lab.open_notebook(NOTEBOOK)
+        lab.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        lab.page.wait_for_function(
+            "(OUTPUT) => document.querySelectorAll(OUTPUT + ' .token-view .cu-token-split').length === 4",
+            arg=OUTPUT,
+            timeout=60_000,
+        )
+        print(f"\nbrowser: token view notebook open and run in {time.monotonic() - started:.1f} s")
+        yield lab
 
 
 def panes(lab: LabPage, selector: str) -> list[dict]:

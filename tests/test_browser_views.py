@@ -34,7 +34,8 @@ from course_utils.window.growth import replay_growth
 from course_utils.core.samples import load_conversation
 from course_utils.window.tokens import exact_counter
 
-from browser_support import OUTPUT, LabPage, scratch_notebook
+from browser_support import OUTPUT, LabPage, open_lab, scratch_notebook
+from browser_support import no_kernel_outlives_the_module, no_kernel_outlives_the_test  # noqa: F401 (autouse checks)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts" / "browser_views"
@@ -73,13 +74,11 @@ def views_notebook() -> nbformat.NotebookNode:
 def lab(lab_server, chromium_browser):
     nbformat.write(views_notebook(), lab_server.root / NOTEBOOK)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = chromium_browser.new_context(viewport={"width": 1400, "height": 1200})
-    page = LabPage(context.new_page(), lab_server)
-    page.open_notebook(NOTEBOOK)
-    page.run_every_cell(timeout_ms=120_000)
-    page.page.wait_for_selector(f"{OUTPUT} .views-explorer .growth-turn-summary", state="attached", timeout=30_000)
-    yield page
-    context.close()
+    with open_lab(chromium_browser, lab_server, viewport={"width": 1400, "height": 1200}) as page:
+        page.open_notebook(NOTEBOOK)
+        page.run_every_cell(timeout_ms=120_000)
+        page.page.wait_for_selector(f"{OUTPUT} .views-explorer .growth-turn-summary", state="attached", timeout=30_000)
+        yield page
 
 
 # --- lesson 01's growth table ----------------------------------------------------------------------
