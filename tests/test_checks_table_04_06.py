@@ -14,11 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import HumanMessage, RemoveMessage, ToolMessage
 
 from course_utils import checks
+from course_utils.agentic.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
 from course_utils.checks import ex04, ex05, ex06
 from course_utils.checks.questions import Kind, statements_of
 from course_utils.checks.status import Status
+from course_utils.window.sequences import valid_tail
 
 sys.path.insert(0, str(Path(__file__).parent))
 import exercise04_06_answers as A  # noqa: E402
@@ -128,18 +131,186 @@ def test_ex04_q4(answers, status):
     check_row(ex04.q4, answers, status)
 
 
+def _summary_parts(state, keep_last):
+    """What the how-to's node works with: (messages, prompt, kept tail, older messages)."""
+    summary = state.get("summary", "")
+    prompt = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
+    messages = state["messages"]
+    kept = valid_tail(messages, keep_last)
+    return messages, prompt, kept, messages[: len(messages) - len(kept)]
+
+
+def _summary_node(body):
+    """A make_summarize_node whose node is ``body(model, keep_last, state)``."""
+    def make_summarize_node(model, keep_last=2):
+        def summarize_conversation(state):
+            return body(model, keep_last, state)
+        return summarize_conversation
+    return make_summarize_node
+
+
+def _removals(older):
+    return [RemoveMessage(id=m.id) for m in older]
+
+
+def _right_written_otherwise(model, keep_last, state):
+    """Right: the prompt as a keyword, the older messages found by id, the keys the other way round."""
+    messages, prompt, kept, _older = _summary_parts(state, keep_last)
+    reply = model.invoke([*messages, HumanMessage(content=prompt)])
+    keep = {m.id for m in kept}
+    return {"messages": _removals([m for m in messages if m.id not in keep]), "summary": reply.content}
+
+
+def _removals_as_a_tuple(model, keep_last, state):
+    """Hostile: right, but the removals in a tuple, which add_messages reads as one ("role", "text") message."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    reply = model.invoke([*messages, HumanMessage(prompt)])
+    return {"summary": reply.content, "messages": tuple(_removals(older))}
+
+
+def _history_first(model, keep_last, state):
+    """Hostile: the state's messages without the prompt first (a 'look' at the history), then the right call."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    model.invoke(messages)
+    return {"summary": model.invoke(messages + [HumanMessage(prompt)]).content, "messages": _removals(older)}
+
+
+def _extra_call_after(model, keep_last, state):
+    """Hostile: the right call first, then a second one that asks the model to shorten its summary (its first call
+    right is not enough: every call is sent and billed)."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    first = model.invoke(messages + [HumanMessage(prompt)])
+    reply = model.invoke(messages + [HumanMessage(prompt), first, HumanMessage("Shorten it.")])
+    return {"summary": reply.content, "messages": _removals(older)}
+
+
+def _tail_sent(model, keep_last, state):
+    """Hostile: sends only the kept tail and the prompt (a 'trimmed' call)."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    return {"summary": model.invoke(kept + [HumanMessage(prompt)]).content, "messages": _removals(older)}
+
+
+def _slice_without_leading_tools(model, keep_last, state):
+    """Hostile: the plain slice, with the tool results it starts with dropped too (no orphan kept, the turn cut)."""
+    messages, prompt, _kept, _older = _summary_parts(state, keep_last)
+    reply = model.invoke(messages + [HumanMessage(prompt)])
+    kept = messages[-keep_last:]
+    while kept and isinstance(kept[0], ToolMessage):
+        kept = kept[1:]
+    return {"summary": reply.content, "messages": _removals(messages[: len(messages) - len(kept)])}
+
+
+def _keep_two(model, keep_last, state):
+    """Hostile: keep_last typed in as the how-to's 2."""
+    return A.summary_right(model, keep_last=2)(state)
+
+
+def _old_summary_kept(model, keep_last, state):
+    """Hostile: keeps the summary it had, when it had one (the model's reply is thrown away)."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    reply = model.invoke(messages + [HumanMessage(prompt)])
+    return {"summary": state.get("summary") or reply.content, "messages": _removals(older)}
+
+
+def _reply_message(model, keep_last, state):
+    """Hostile: the reply itself (an AIMessage) as the summary, not its text."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    return {"summary": model.invoke(messages + [HumanMessage(prompt)]), "messages": _removals(older)}
+
+
+def _removes_and_keeps(model, keep_last, state):
+    """Hostile: the RemoveMessages, then the kept tail sent back too. add_messages merges the tail into itself, but
+    the question's update holds only RemoveMessages (the how-to's contract): it gets that rule's words, not the
+    "nothing is removed" hint."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    reply = model.invoke(messages + [HumanMessage(prompt)])
+    return {"summary": reply.content, "messages": _removals(older) + list(kept)}
+
+
+def _mutates(model, keep_last, state):
+    """Hostile: deletes the older messages from the state's own list, and returns the removals too."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    reply = model.invoke(messages + [HumanMessage(prompt)])
+    removals = _removals(older)
+    del state["messages"][: len(older)]
+    return {"summary": reply.content, "messages": removals}
+
+
+def _unformatted_extend(model, keep_last, state):
+    """Hostile: the extend prompt with its {summary} left unfilled."""
+    messages, prompt, kept, older = _summary_parts(state, keep_last)
+    if state.get("summary"):
+        prompt = EXTEND_SUMMARY_PROMPT
+    return {"summary": model.invoke(messages + [HumanMessage(prompt)]).content, "messages": _removals(older)}
+
+
+def _one_more_kept(model, keep_last, state):
+    """Hostile: the valid tail of keep_last + 1 (one message too many kept)."""
+    return A.summary_right(model, keep_last=keep_last + 1)(state)
+
+
 EX04_Q5 = [
-    (A.summary_right, OK),
-    (A.summary_slice, NO), (A.summary_keeps, NO), (A.summary_always_create, NO),
+    ("summary_right", A.summary_right, OK), ("right_written_otherwise", _summary_node(_right_written_otherwise), OK),
+    ("summary_slice", A.summary_slice, NO), ("summary_keeps", A.summary_keeps, NO),
+    ("summary_always_create", A.summary_always_create, NO),
     # hostile
-    (A.summary_typed, None), (A.summary_twice, None), (lambda model, keep_last=2: None, None),
-    (lambda model, keep_last=2: (lambda state: {"summary": "Bob", "messages": []}), None), ("node", None),
+    ("summary_typed", A.summary_typed, None), ("summary_twice", A.summary_twice, None),
+    ("factory_returns_none", lambda model, keep_last=2: None, None),
+    ("no_model_call", lambda model, keep_last=2: (lambda state: {"summary": "Bob", "messages": []}), None),
+    ("a_string", "node", None),
+    # hostile, issue 'Correct means correct, by design': each must be "Not quite"
+    ("history_then_prompt", _summary_node(_history_first), NO),
+    ("a_second_call_after", _summary_node(_extra_call_after), NO),
+    ("only_the_tail_sent", _summary_node(_tail_sent), NO),
+    ("slice_minus_leading_tools", _summary_node(_slice_without_leading_tools), NO),
+    ("keep_last_typed_as_2", _summary_node(_keep_two), NO),
+    ("old_summary_kept", _summary_node(_old_summary_kept), NO),
+    ("reply_message_as_summary", _summary_node(_reply_message), NO),
+    ("removes_and_keeps", _summary_node(_removes_and_keeps), NO),
+    ("mutates_the_state", _summary_node(_mutates), NO),
+    ("extend_prompt_unformatted", _summary_node(_unformatted_extend), NO),
+    ("one_message_more_kept", _summary_node(_one_more_kept), NO),
+    ("removals_as_a_tuple", _summary_node(_removals_as_a_tuple), NO),
 ]
 
 
-@pytest.mark.parametrize("answer, status", EX04_Q5, ids=_name)
+@pytest.mark.usefixtures("edition")
+@pytest.mark.parametrize("answer, status", [pytest.param(answer, status, id=name) for name, answer, status in EX04_Q5])
 def test_ex04_q5(answer, status):
     check_row(ex04.q5, (answer,), status)
+
+
+@pytest.mark.parametrize("answer, words", [
+    (_summary_node(_history_first), "model call 1: the last message sent to the model should be a HumanMessage"),
+    (_summary_node(_extra_call_after), "model call 2: the last message sent to the model should be a HumanMessage"),
+    (A.summary_twice, "your node called the model 2 times"),
+    (_summary_node(_keep_two), "should keep `valid_tail(messages, "),
+    (_summary_node(_mutates), "your node changed the state it was given"),
+    (_summary_node(_removes_and_keeps), "the update's \"messages\" should hold only RemoveMessages"),
+    (_summary_node(_removals_as_a_tuple), "`add_messages` reads a tuple as one message"),
+], ids=["history_then_prompt", "a_second_call_after", "summary_twice", "keep_last_typed_as_2", "mutates_the_state",
+        "removes_and_keeps", "removals_as_a_tuple"])
+def test_ex04_q5_names_the_mistake(answer, words):
+    """Every model call is checked, not only the last, and each known mistake gets its own words."""
+    result = ex04.q5.check(answer)
+    assert result.status == NO and words in result.message, result.message
+
+
+def test_ex04_q5_cases_are_drawn_and_one_orphans_a_tool_result():
+    """The states are drawn from the check's random source; in each draw a plain slice orphans a tool result, and
+    keep_last is not always the how-to's 2 where it changes what valid_tail keeps."""
+    from course_utils.checks.ex04 import Q5
+    from course_utils.window.sequences import orphaned_tool_messages, valid_tail
+
+    labels = set()
+    for seed in range(5):
+        cases = Q5.cases(random.Random(seed))
+        direct = [c for c in cases if not c["graph"]]
+        assert len(direct) == 5 and sum(c["graph"] for c in cases) == 1
+        assert any(orphaned_tool_messages(c["history"][-c["keep_last"]:]) for c in direct)
+        assert any(valid_tail(c["history"], c["keep_last"]) != valid_tail(c["history"], 2) for c in direct)
+        labels.add(tuple(c.label for c in cases))
+    assert len(labels) > 1, "the cases are not drawn: every seed gave the same states"
 
 
 # --- exercise 05 ----------------------------------------------------------------------------------------

@@ -45,7 +45,8 @@ generated conversations), ``cells`` (which answer cells failed),
 a check leaves for the grader), ``solutions`` (the master's solution lines),
 ``subagent_decision`` (exercise 07's money question), ``state_costs`` (exercise 08's money
 question), ``node_runs`` (a learner's LangGraph node run inside a check: every model call it
-made, exercise 04) and one module per exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``,
+made, exercise 04), ``summary_runs`` (exercise 04 q5's summary node run on a state and in the
+how-to's graph, with the reference for each run) and one module per exercise: ``ex01``, ``ex02``, ``ex03``, ``ex04``,
 ``ex05``, ``ex06``, ``ex07``, ``ex08``.
 
 >>> from course_utils.checks import ex02

@@ -6,16 +6,17 @@ keep (``add_messages`` merges it, so nothing is removed) and a privacy rule that
 file, read back, must obey (RemoveMessage leaves earlier checkpoints; erasing deletes the
 thread), and the how-to's summary node, which must keep a valid tail.
 
-Questions 1, 2 and 4 are data (:mod:`course_utils.checks.questions`): cases drawn at check time (states, thread
-ids, caps whose trims differ), rules checked on every model call of every turn
-(:mod:`course_utils.checks.node_runs`), and known mistakes, each with its hint.
+Questions 1, 2, 4 and 5 are data (:mod:`course_utils.checks.questions`): cases drawn at check time (states,
+thread ids, caps whose trims differ, keep_last values where a plain slice orphans a tool result), rules checked on
+every model call of every turn (:mod:`course_utils.checks.node_runs`; q5's on every run of the summary node), and
+known mistakes, each with its hint.
 """
 
 from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from course_utils.checks.kinds import (
     snapshot,
     random_conversation,
 )
-from course_utils.checks.machinery import message_ids, is_stub, short_list, describe, Exercise
+from course_utils.checks.machinery import message_ids, describe, Exercise
 from course_utils.checks.node_runs import (
     DIALOGUE as EX04_DIALOGUE,
     SENT_MISTAKES,
@@ -54,25 +55,16 @@ from course_utils.checks.node_runs import (
     node_messages,
     one_node_graph,
     pairs,
-    text_label,
     turn_rule,
 )
 from course_utils.agentic.checkpoints import close_checkpointer, sqlite_checkpointer
+from course_utils.checks import summary_runs as sr
+from course_utils.checks.summary_runs import BOB_DIALOGUE
 from course_utils.core.i18n import _
 from course_utils.window.sequences import orphaned_tool_messages
 
 ex04 = Exercise("04", "LangGraph integration", "04_langgraph_integration")
 EX04_CAP = 128
-
-
-def _fresh_seed() -> int:
-    """A seed drawn now, so a remembered answer does not fit the next check."""
-    return random.SystemRandom().randrange(1000, 1_000_000)
-
-
-def _thread_id() -> str:
-    """A thread id made now (``thread-4821``): an answer that types the id it saw once does not fit."""
-    return f"thread-{random.SystemRandom().randrange(1000, 10_000)}"
 
 
 def ex04_state_messages() -> list[BaseMessage]:
@@ -505,53 +497,71 @@ Q4.register(ex04)
 
 # --- question 5: the how-to's summary node, with a valid tail -----------------------------------
 
-#: (what the state is, messages, summary so far, keep_last): the states q5 calls the node on.
-def _ex04_q5_cases() -> list[tuple[str, list[BaseMessage], str, int]]:
+#: The how-to's dialogue the graph case runs (see :mod:`course_utils.checks.summary_runs`).
+EX04_Q5_BOB = BOB_DIALOGUE
+#: The summary so far of the chat q5 asks to *extend*.
+EX04_Q5_SUMMARY = "The user's name is Ana. The user likes jazz."
+#: A fact the user states in that chat (drawn), which the extended summary must add.
+EX04_Q5_FACTS = ("I live in Porto.", "I live in Valencia.", "My favourite food is rice.", "I work as a nurse.",
+                 "I have a cat called Milo.")
+#: The keep_last a chat generated at check time is drawn from.
+EX04_Q5_KEEPS = (2, 3, 4)
+#: The keep_last the how-to's graph (and the first three states) use.
+EX04_Q5_GRAPH_KEEP = 2
+
+
+def _q5_agent_run(rng: random.Random) -> tuple[list[BaseMessage], int]:
+    """A generated agent run with a tool call at the cut, and its keep_last (3 or 4): the plain slice
+    ``[-keep_last:]`` orphans a tool result, and ``valid_tail`` keeps other messages than with keep_last=2, so
+    neither the how-to's slice nor a node that types 2 passes it."""
+    from course_utils.window.sequences import valid_tail
+
+    for _attempt in range(1000):  # about one conversation in four fits
+        messages = random_conversation(rng.randrange(1000, 1_000_000), turns=5, system=False)
+        for keep in rng.sample((3, 4), 2):
+            if orphaned_tool_messages(messages[-keep:]) and message_ids(valid_tail(messages, keep)) != message_ids(
+                    valid_tail(messages, EX04_Q5_GRAPH_KEEP)):
+                return messages, keep
+    raise RuntimeError("no generated agent run has a tool call at the cut")  # pragma: no cover - p < 1e-100
+
+
+def _q5_told(rng: random.Random) -> list[BaseMessage]:
+    """A chat generated now whose first turn states a new fact (drawn), so extending the summary changes it: a node
+    that keeps the old summary does not pass."""
+    seed = rng.randrange(1000, 1_000_000)
+    return [HumanMessage(rng.choice(EX04_Q5_FACTS), id=f"r{seed}-00-human"), AIMessage("Noted.", id=f"r{seed}-00-ai"),
+            *random_conversation(seed, turns=3, system=False, tools=False)]
+
+
+def _q5_cases(rng: random.Random) -> list[Case]:
+    """Five states the node is called on directly (drawn now, but for the travel agent), then the how-to's graph."""
     from course_utils.core.samples import load_conversation
 
-    agent = load_conversation("agent_tools")[1:16]  # lesson 04b's travel agent before its last question
-    keep = random.SystemRandom().choice((2, 3, 4))
-    return [
-        (_("a chat with no summary yet"), random_conversation(81, turns=5, system=False, tools=False), "", 2),
-        (_("a chat that already has a summary"), random_conversation(82, turns=4, system=False, tools=False),
-         "The user's name is Ana. The user likes jazz.", 2),
-        (_("lesson 04b's travel agent, whose last turn called tools"), agent, "", 2),
-        (_("a generated agent run, keep_last=3"), random_conversation(EX04_Q5_TOOL_SEED, turns=5, system=False), "", 3),
+    agent, agent_keep = _q5_agent_run(rng)
+    keep = rng.choice(EX04_Q5_KEEPS)
+    states = [
+        (_("a chat with no summary yet"), random_conversation(rng.randrange(1000, 1_000_000), turns=5,
+                                                              system=False, tools=False), "", EX04_Q5_GRAPH_KEEP),
+        (_("a chat that already has a summary"), _q5_told(rng), EX04_Q5_SUMMARY, EX04_Q5_GRAPH_KEEP),
+        # lesson 04b's travel agent before its last question
+        (_("lesson 04b's travel agent, whose last turn called tools"), load_conversation("agent_tools")[1:16], "",
+         EX04_Q5_GRAPH_KEEP),
+        (_("a generated agent run, keep_last={keep}").format(keep=agent_keep), agent, "", agent_keep),
         (_("a chat generated now, keep_last={keep}").format(keep=keep), random_conversation(
-            _fresh_seed(), turns=6, system=False, tools=True), "", keep),
+            rng.randrange(1000, 1_000_000), turns=6, system=False, tools=True), "", keep),
     ]
+    cases = [Case(_("{about} ({counts})").format(about=about, counts=counts_of(messages)),
+                  {"graph": False, "history": messages, "summary": summary, "keep_last": keep_last})
+             for about, messages, summary, keep_last in states]
+    thread = f"thread-{rng.randrange(1000, 10_000)}"
+    cases.append(Case(_("the how-to's graph on the Bob dialogue, thread {thread!r}").format(thread=thread),
+                      {"graph": True, "thread": thread, "keep_last": EX04_Q5_GRAPH_KEEP}))
+    return cases
 
 
-#: A seed whose conversation ends with a tool call, so a plain slice of the last 3 orphans a tool result.
-EX04_Q5_TOOL_SEED = 109
-
-
-def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMessage], summary: str) -> str | None:
-    from course_utils.agentic.graphs import CREATE_SUMMARY_PROMPT, EXTEND_SUMMARY_PROMPT
-
-    expected = EXTEND_SUMMARY_PROMPT.format(summary=summary) if summary else CREATE_SUMMARY_PROMPT
-    last = sent[-1] if sent else None
-    if not isinstance(last, HumanMessage) or last.content != expected:
-        got = describe(last.content if isinstance(last, BaseMessage) else last)
-        if isinstance(last, BaseMessage) and last.content == CREATE_SUMMARY_PROMPT and summary:
-            return _("the state already has a summary, so ask the model to *extend* it: "
-                     "`EXTEND_SUMMARY_PROMPT.format(summary=summary)`, not CREATE_SUMMARY_PROMPT.")
-        if summary == "" and isinstance(last, BaseMessage) and isinstance(last.content, str) \
-                and last.content.startswith("This is summary"):
-            return _("there is no summary yet, so ask the model to *create* one: CREATE_SUMMARY_PROMPT.")
-        return _("the last message sent to the model should be a HumanMessage with the how-to's prompt "
-                 "({prompt}); it was {got}.").format(
-            prompt='EXTEND_SUMMARY_PROMPT.format(summary=...)' if summary else 'CREATE_SUMMARY_PROMPT', got=got)
-    if not same_messages(sent[:-1], messages):
-        return _("send the model the state's messages, then the prompt: `state[\"messages\"] + "
-                 "[HumanMessage(prompt)]`. It was sent {count} messages before the prompt instead of "
-                 "{expected}.").format(count=len(sent) - 1, expected=len(messages))
-    return None
-
-
-@ex04.question(
+Q5 = CodeQuestion(
     "write the summary node",
-    "q5.check(make_summarize_node)",
+    ("make_summarize_node",),
     hints=(
         "Choose the prompt: `EXTEND_SUMMARY_PROMPT.format(summary=summary)` when `state.get(\"summary\")` is not "
         "empty, else `CREATE_SUMMARY_PROMPT`; send `state[\"messages\"] + [HumanMessage(prompt)]` to the model.",
@@ -560,139 +570,75 @@ def _ex04_prompt_problem(sent: Sequence[BaseMessage], messages: Sequence[BaseMes
         "Return `{\"summary\": response.content, \"messages\": [RemoveMessage(id=m.id) for m in older]}`, where "
         "`older` is every message before the kept tail.",
     ),
+    prepare=lambda q, answers: (q.need_function(answers[0], "make_summarize_node"),),
+    cases=_q5_cases,
+    run=sr.run,
+    rules=(
+        sr.run_rule("the state it is given is left alone", lambda run: not run["changed"],
+                 "{where} your node changed the state it was given. Say what changes in the update you return "
+                 "instead."),
+        sr.run_rule("the update holds the summary and the messages", lambda run: sr.update(run) is not None,
+                 "a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours returned "
+                 "{value}.", lambda run: {"value": describe(run["out"])}),
+        sr.run_rule("the model is called", lambda run: bool(run["calls"]),
+                 "{where} your node did not call `model.invoke`."),
+        sr.run_rule("every call is sent the state's messages, then the how-to's prompt",
+                 lambda run: sr.bad_call(run) is None, "{where}: {problem}", sr.bad_call_details),
+        sr.run_rule("one call writes the summary", lambda run: len(run["calls"]) == 1,
+                 "{where} your node called the model {count} times: one call writes the summary; every call is "
+                 "sent (and billed).", lambda run: {"count": len(run["calls"])}),
+        sr.run_rule("the summary is the reply's text", lambda run: sr.update(run)[0] == run["reference"]["reply"],
+                 "{where} the update's \"summary\" is {value}; it should be the text of the model's reply "
+                 "(`response.content`).", lambda run: {"value": describe(sr.update(run)[0])}),
+        sr.run_rule("the update's messages are RemoveMessages",
+                 lambda run: all(isinstance(m, RemoveMessage) for m in sr.update(run)[1]),
+                 "{where} the update's \"messages\" should hold only RemoveMessages (the messages to delete); it "
+                 "holds {value}.", lambda run: {"value": describe(sr.update(run)[1])}),
+        sr.run_rule("no tool result is kept without its call", lambda run: not sr.new_orphans(run),
+                 "{where} you keep the last {keep_last} messages, {tail}, but {orphans} tool result(s) among them "
+                 "answer a tool call you delete, and a provider refuses that. Keep `valid_tail(messages, "
+                 "keep_last)` instead: it moves the cut back to the human message that starts the turn ({kept} "
+                 "messages here).", sr.orphan_details),
+        sr.run_rule("what comes before valid_tail is removed",
+                 lambda run: sorted(sr.removed(run)) == sorted(run["reference"]["removed"]),
+                 "{where} you remove {removed} messages and keep {count}; the node should keep "
+                 "`valid_tail(messages, {keep_last})`, the last {kept}, and remove the {expected} before them.",
+                 sr.removal_details),
+        sr.graph_rule("after turn 4 the thread holds a summary", lambda turns: bool(turns[4]["summary"]),
+                   "in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold a summary "
+                   "and the last 2 messages; it holds {count} messages and no summary.",
+                   lambda turns: {"count": turns[4]["stored"]}),
+        sr.graph_rule("after turn 4 the thread holds the last 2 messages", lambda turns: turns[4]["stored"] == 2,
+                   "in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold a summary "
+                   "and the last 2 messages; it holds {count} messages and a summary.",
+                   lambda turns: {"count": turns[4]["stored"]}),
+        sr.graph_rule("turn 5 answers from the summary", lambda turns: "Bob" in turns[5]["reply"],
+                   "in the how-to's graph, turn 5 asks \"what's my name?\" and the answer should come from the "
+                   "summary, but it was {reply!r}.", lambda turns: {"reply": turns[5]["reply"]}),
+    ),
+    mistakes=(
+        Mistake("the summary ignored", "the state already has a summary, so ask the model to *extend* it: "
+                "`EXTEND_SUMMARY_PROMPT.format(summary=summary)`, not CREATE_SUMMARY_PROMPT.",
+                sr.prompt_is(lambda run, text: bool(run["summary"]) and text == sr.prompts()[0])),
+        Mistake("no summary to extend", "there is no summary yet, so ask the model to *create* one: "
+                "CREATE_SUMMARY_PROMPT.",
+                sr.prompt_is(lambda run, text: not run["summary"] and text.startswith(
+                    sr.prompts()[1].split("{summary}")[0]))),
+        Mistake("a tuple of removals", "the update's \"messages\" is a tuple: `add_messages` reads a tuple as one "
+                "message, (\"role\", \"text\"), and raises NotImplementedError. Return a list: "
+                "`[RemoveMessage(id=m.id) for m in older]`.",
+                lambda obs, case: sr.first_run(obs, lambda run: isinstance(run["out"]["messages"], tuple)) is not None),
+        Mistake("the kept messages", "your node returns the messages to keep under \"messages\". `add_messages` "
+                "merges them into the state by id, where they already are, so nothing is removed. Return "
+                "`RemoveMessage(id=m.id)` for each older message instead.",
+                lambda obs, case: sr.first_run(obs, sr.returns_kept) is not None),
+    ),
+    praise="the node creates or extends the summary with the how-to's prompts, keeps a valid tail (no tool result "
+           "without its call) and deletes the rest with RemoveMessage; in the how-to's graph, Bob's name survives "
+           "the summary at turn 4.",
+    seeds=1,  # five states, their keep_last and the thread id are drawn now
 )
-def _ex04_q5(q, make_summarize_node):
-    factory = q.need_function(make_summarize_node, "make_summarize_node")
-    for about, messages, summary, keep_last in _ex04_q5_cases():
-        problem = _ex04_q5_case(q, factory, about, messages, summary, keep_last)
-        if problem is not None:
-            return problem
-    return _ex04_q5_graph(q, factory)
-
-
-def _ex04_q5_case(q, factory, about, messages, summary, keep_last):
-    """None when the node is right on one state; else the result that says what is wrong."""
-    from course_utils.model.chat import OfflineChatModel
-
-    model = OfflineChatModel(token_counter="approximate")
-    node = q.call(factory, model, keep_last=keep_last, about=f"(model, keep_last={keep_last})")
-    if not callable(node):
-        return q.wrong(_("`{name}` should return the node function, but it returned {value}.").format(
-            name="make_summarize_node", value=describe(node)))
-    if is_stub(node):
-        return q.not_attempted(_("the body of `{name}` is still `...`: write it.").format(
-            name=getattr(node, '__name__', 'node')))
-    state = {"messages": list(messages), "summary": summary}
-    what = _("{about} ({counts})").format(about=about, counts=counts_of(messages))
-    where = _("for {about}").format(about=what)
-    out = q.call(node, state, about=what)
-    if snapshot(state["messages"]) != snapshot(messages) or state["summary"] != summary:
-        return q.wrong(_("{where} your node changed the state it was given. Say what changes in the update "
-                         "you return instead.").format(where=where))
-    if not isinstance(out, Mapping) or "summary" not in out or "messages" not in out:
-        return q.wrong(_("a summary node returns `{{\"summary\": ..., \"messages\": [...]}}`; {where} yours "
-                         "returned {value}.").format(where=where, value=describe(out)))
-    if not model.calls:
-        return q.wrong(_("{where} your node did not call `model.invoke`.").format(where=where))
-    if len(model.calls) != 1:
-        return q.wrong(_("{where} your node called the model {count} times: one call writes the summary; every "
-                         "call is sent (and billed).").format(where=where, count=len(model.calls)))
-    problem = _ex04_prompt_problem(model.calls[-1], messages, summary)
-    if problem:
-        return q.wrong(_("{where}: {problem}").format(where=where, problem=problem))
-    written = OfflineChatModel(token_counter="approximate").invoke(model.calls[-1]).content
-    if out["summary"] != written:
-        return q.wrong(_("{where} the update's \"summary\" is {value}; it should be the text "
-                         "of the model's reply (`response.content`).").format(where=where, value=describe(out['summary'])))
-    return _ex04_q5_removals(q, out["messages"], messages, keep_last, where)
-
-
-def _ex04_q5_removals(q, update, messages, keep_last, where):
-    """None when the update removes exactly what comes before ``valid_tail``; else what is wrong."""
-    from course_utils.window.sequences import valid_tail
-
-    update = list(update) if isinstance(update, (list, tuple)) else [update]
-    kept = valid_tail(messages, keep_last)
-    if not all(isinstance(m, RemoveMessage) for m in update):
-        if same_messages([m for m in update if not isinstance(m, RemoveMessage)], messages[-keep_last:]) or \
-                same_messages(update, kept):
-            return q.wrong(_("{where} your node returns the messages to keep under \"messages\". `add_messages` "
-                             "merges them into the state by id, where they already are, so nothing is "
-                             "removed. Return `RemoveMessage(id=m.id)` for each older message instead.").format(
-                where=where))
-        return q.wrong(_("{where} the update's \"messages\" should hold only RemoveMessages (the messages to "
-                         "delete); it holds {value}.").format(where=where, value=describe(update)))
-    removed = [m.id for m in update]
-    expected = [m.id for m in messages[: len(messages) - len(kept)]]
-    if removed == expected or sorted(removed) == sorted(expected):
-        return None
-    naive = [m.id for m in messages[:-keep_last]] if keep_last else [m.id for m in messages]
-    if sorted(removed) == sorted(naive):
-        orphans = orphaned_tool_messages(messages[-keep_last:])
-        return q.wrong(_("{where} you keep the last {keep_last} messages, "
-                         "{tail}, but "
-                         "{orphans} tool result(s) among them answer a tool call you delete, and a provider "
-                         "refuses that. Keep `valid_tail(messages, keep_last)` instead: it moves the cut back "
-                         "to the human message that starts the turn ({kept} messages here).").format(
-            where=where, keep_last=keep_last, tail=short_list([text_label(m) for m in messages[-keep_last:]], 4),
-            orphans=len(orphans), kept=len(kept)))
-    return q.wrong(_("{where} you remove {removed} messages and keep {count}; "
-                     "the node should keep `valid_tail(messages, {keep_last})`, the last {kept}, and remove "
-                     "the {expected} before them.").format(
-        where=where, removed=len(removed), count=len(messages) - len(set(removed)), keep_last=keep_last,
-        kept=len(kept), expected=len(expected)))
-
-
-def _ex04_q5_graph(q, factory):
-    """In the how-to's graph, on the Bob dialogue: the summary at turn 4 keeps Bob's name for turn 5."""
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.graph import END, START, StateGraph
-
-    from course_utils.agentic.graphs import SUMMARY_PREFIX, SummaryState
-    from course_utils.model.chat import OfflineChatModel
-
-    model = OfflineChatModel(token_counter="approximate")
-
-    def call_model(state):
-        summary = state.get("summary", "")
-        messages = state["messages"]
-        if summary:
-            messages = [SystemMessage(SUMMARY_PREFIX + summary), *messages]
-        return {"messages": [model.invoke(messages)]}
-
-    def should_continue(state):
-        return "summarize_conversation" if len(state["messages"]) > 6 else END
-
-    builder = StateGraph(SummaryState)
-    builder.add_node("conversation", call_model)
-    builder.add_node("summarize_conversation", q.call(factory, model, keep_last=2, about="(model, keep_last=2)"))
-    builder.add_edge(START, "conversation")
-    builder.add_conditional_edges("conversation", should_continue, ["summarize_conversation", END])
-    builder.add_edge("summarize_conversation", END)
-    graph = builder.compile(checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": _thread_id()}}
-    for turn, text in enumerate(EX04_Q5_BOB, start=1):
-        reply = q.call(graph.invoke, {"messages": [HumanMessage(text)]}, config,
-                       about=_("turn {turn} ({text!r}) of the how-to's graph").format(turn=turn, text=text))["messages"][-1]
-        values = graph.get_state(config).values
-        stored = len(values.get("messages", []))
-        if turn == 4 and (stored != 2 or not values.get("summary")):
-            if values.get("summary"):
-                return q.wrong(_("in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold "
-                                 "a summary and the last 2 messages; it holds {count} messages and "
-                                 "a summary.").format(count=stored))
-            return q.wrong(_("in the how-to's graph, after turn 4 (8 messages, more than 6) the thread should hold "
-                             "a summary and the last 2 messages; it holds {count} messages and "
-                             "no summary.").format(count=stored))
-        if turn == 5 and "Bob" not in reply.content:
-            return q.wrong(_("in the how-to's graph, turn 5 asks \"what's my name?\" and the answer should come from "
-                             "the summary, but it was {reply!r}.").format(reply=reply.content))
-    return q.correct(_("the node creates or extends the summary with the how-to's prompts, keeps a valid tail "
-                       "(no tool result without its call) and deletes the rest with RemoveMessage; in the how-to's "
-                       "graph, Bob's name survives the summary at turn 4."))
-
-
-EX04_Q5_BOB = ("hi! I'm bob", "what's my name?", "i like the celtics!", "i like how much they win", "what's my name?")
+Q5.register(ex04)
 
 
 def __getattr__(name: str):
