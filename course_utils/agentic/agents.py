@@ -65,6 +65,12 @@ TRIP_TASK = (
     "Read the file trip_notes.md.",
     "Search the web for trains from Lisbon to Porto.",
 )
+#: The most graph steps one turn may take (LangGraph's ``recursion_limit``). The trip task's
+#: turns take under 20; an agent whose middleware hides the tool results from the model
+#: calls its tools again and again, and LangGraph's default (10,000 steps) would let that
+#: run for most of a minute before the turn is recorded as failed.
+TURN_STEP_LIMIT = 60
+
 #: A short summary prompt (LangChain's default is a long checklist; either works with a real
 #: model). ``{messages}`` is where SummarizationMiddleware puts the messages to summarise.
 AGENT_SUMMARY_PROMPT = (
@@ -213,7 +219,8 @@ def _final_answer(new_messages: Sequence[BaseMessage]) -> str:
 def _invoke(agent: Any, history: list[BaseMessage], request: HumanMessage, recorder: CallRecorder):
     """One turn: returns (new history, new messages, error)."""
     try:
-        state = agent.invoke({"messages": [*history, request]}, {"callbacks": [recorder]})
+        state = agent.invoke({"messages": [*history, request]},
+                             {"callbacks": [recorder], "recursion_limit": TURN_STEP_LIMIT})
     except Exception as error:  # a provider's refusal ends the turn, not the lesson
         return history, [], f"{type(error).__name__}: {error}"
     messages = list(state["messages"])
