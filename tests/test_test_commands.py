@@ -63,3 +63,15 @@ def test_ci_reads_the_full_command():
     done = subprocess.run(["awk", program, str(ROOT / "README.md")], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == command_after((ROOT / "README.md").read_text(encoding="utf-8"),
                                                 "<!-- test-command -->")
+
+
+@pytest.mark.parametrize("readme", READMES, ids=lambda p: p.name)
+def test_both_commands_say_how_long_they_took_and_when(readme):
+    """Around the two test commands the README gives two measured times, each with its date, no placeholder."""
+    text = readme.read_text(encoding="utf-8")
+    heading = text.split("<!-- test-command -->", 1)[0].rsplit("\n#", 1)[0]
+    around = text[len(heading):text.index("<!-- quick-test-command -->")]
+    assert not re.search(r"[A-Z]+_MINUTES", around), f"{readme.name}: a placeholder instead of a time"
+    times = re.findall(r"\b\d+ (?:minutes|دقیقه)", around)
+    assert len(times) >= 2, f"{readme.name}: the full and the quick run should each say how long they take"
+    assert len(re.findall(r"\b20\d\d-\d\d-\d\d\b", around)) >= 2, f"{readme.name}: each time needs its date"
