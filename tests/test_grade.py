@@ -35,6 +35,7 @@ from course_utils import grade
 from course_utils.checks import ex02
 from course_utils.checks.record import valid_record
 
+from grade_support import cleared
 from socket_support import Listener
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,15 +72,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 
 # --- building the submissions ----------------------------------------------------------------------
-
-
-def cleared(path: Path) -> nbformat.NotebookNode:
-    """A solved notebook with its outputs cleared, as a student would hand it in."""
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    return nb
 
 
 def master() -> nbformat.NotebookNode:

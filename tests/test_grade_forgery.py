@@ -31,6 +31,7 @@ from course_utils.checks import ex01
 from course_utils.checks.record import GRADING_MARK
 from course_utils.grade.grading_cells import answer_source, with_answer_cells
 from course_utils.grade.masters import master_calls
+from grade_support import cleared
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISE = "01_measuring_growth_exercise.ipynb"
@@ -85,11 +86,7 @@ def student_copy() -> nbformat.NotebookNode:
 
 
 def master() -> nbformat.NotebookNode:
-    nb = nbformat.read(ROOT / "exercises" / "solutions" / EXERCISE, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    return nb
+    return cleared(ROOT / "exercises" / "solutions" / EXERCISE)
 
 
 def index_of(nb, startswith: str) -> int:

@@ -18,6 +18,7 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from course_utils import grade
+from grade_support import cleared
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISE = "02_token_budgets_exercise.ipynb"
@@ -34,20 +35,12 @@ for q in (1, 2, 3, 4):
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the grader is tested on Linux")
 
 
-def notebook(path: Path) -> nbformat.NotebookNode:
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    return nb
-
-
 def master() -> nbformat.NotebookNode:
-    return notebook(ROOT / "exercises" / "solutions" / EXERCISE)
+    return cleared(ROOT / "exercises" / "solutions" / EXERCISE)
 
 
 def student_copy() -> nbformat.NotebookNode:
-    return notebook(ROOT / "exercises" / EXERCISE)
+    return cleared(ROOT / "exercises" / EXERCISE)
 
 
 def index_of(nb, startswith: str) -> int:
