@@ -182,16 +182,26 @@ def pairs(messages: Sequence[BaseMessage]) -> list[tuple[str, Any]]:
     return [(m.type, m.content) for m in messages]
 
 
+def every_rule(name: str, items: str, key: str, test, message: str, details=None) -> Rule:
+    """A rule that ``test(item)`` holds for every item of ``obs[items]``: it fails on the first item where it is
+    false, and its message gets that item's ``key`` and ``details(item)`` (:func:`turn_rule`, and ``run_rule`` of
+    :mod:`course_utils.checks.summary_runs`)."""
+    def failing(obs):
+        return next((item for item in obs[items] if not test(item)), None)
+
+    def holds(obs, case):
+        return failing(obs) is None
+
+    def said(obs, case):
+        item = failing(obs)
+        return {key: item[key], **(details(item) if details else {})}
+    return Rule(name, holds, message, said)
+
+
 def turn_rule(name: str, test, message: str, details=None) -> Rule:
     """A rule on the graph's turns: it fails on the first turn where ``test(turn)`` is false, and its message gets
     that turn's number and ``details(turn)``."""
-    def holds(obs, case):
-        return first_turn(obs, lambda t: not test(t)) is None
-
-    def said(obs, case):
-        t = first_turn(obs, lambda t: not test(t))
-        return {"turn": t["turn"], **(details(t) if details else {})}
-    return Rule(name, holds, message, said)
+    return every_rule(name, "turns", "turn", test, message, details)
 
 
 def labels(messages) -> str:

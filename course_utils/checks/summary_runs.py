@@ -24,7 +24,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage, Sy
 
 from course_utils.checks.kinds import same_messages, snapshot
 from course_utils.checks.machinery import describe, is_stub, short_list
-from course_utils.checks.node_runs import named, text_label
+from course_utils.checks.node_runs import every_rule, named, text_label
 from course_utils.checks.questions import Case, Rule
 from course_utils.core.i18n import _
 from course_utils.window.sequences import orphaned_tool_messages
@@ -239,13 +239,7 @@ def last_text(sent) -> str:
 def run_rule(name: str, test, message: str, details=None) -> Rule:
     """A rule on every run of the node: it fails on the first run where ``test(run)`` is false; its message gets
     that run's ``{where}`` and ``details(run)`` (which may name a ``where`` of its own)."""
-    def holds(obs, case):
-        return first_run(obs, lambda run: not test(run)) is None
-
-    def said(obs, case):
-        run = first_run(obs, lambda run: not test(run))
-        return {"where": run["where"], **(details(run) if details else {})}
-    return Rule(name, holds, message, said)
+    return every_rule(name, "runs", "where", test, message, details)
 
 
 def graph_rule(name: str, test, message: str, details) -> Rule:
