@@ -315,3 +315,22 @@ def test_a1_sentences_in_persian_with_the_english_numbers(persian):
     lines = fa.splitlines()
     assert all(line.lstrip().startswith(i18n.RLI) and len(plain(line)) <= 100 for line in lines), lines
 
+
+
+def test_no_catalogue_entry_is_left_unused():
+    """An entry no source can ask for (a lesson's print moved into its cells, a check rewritten) is removed."""
+    result = subprocess.run([sys.executable, str(ROOT / "scripts/prune_catalogues.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_unused_entry_finder_sees_looked_up_texts():
+    """Texts translated where they are shown (``_(reason)``, a question's hints) count as used, literal calls too."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import prune_catalogues
+
+    from course_utils.window import trimming
+
+    used = prune_catalogues.used_texts()
+    assert trimming.FITS in used and "(open to see them)" in used
+    assert "a sentence no source has ever held" not in used
