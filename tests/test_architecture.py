@@ -1,4 +1,4 @@
-"""The shape of ``course_utils``: layers that import only downward, no import circles, small modules.
+"""The shape of ``course_utils``: layers that import only downward, no import circles.
 
 The layers are ``course_utils.LAYERS``, lowest first; every module lives in
 one of them (a package of that name), so there is no list of modules to keep
@@ -8,15 +8,22 @@ The import graph is read statically with :mod:`ast` from the source files,
 including imports inside functions (a function-level import that closes a
 circle is still a circle: it only hides it until the function runs).
 Imports under ``if TYPE_CHECKING:`` are left out, as they never run.
+
+The layers themselves are import-linter's ``layers`` contract in pyproject.toml
+(``lint-imports``, run here); this file holds its list equal to
+``course_utils.LAYERS`` and finds the circles import-linter does not look for.
+Size is not a rule: ruff's C901 (pyproject.toml, at most 15) keeps functions
+small, and a module is split by idea.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
-
-import pytest
 
 PACKAGE = "course_utils"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
@@ -24,9 +31,6 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 import course_utils
 
 LAYERS: tuple[str, ...] = course_utils.LAYERS
-
-#: Past about this many lines a module is doing two jobs (notebooks/AUTHORING.md keeps this rule).
-MAX_LINES = 700
 
 
 def module_name(path: Path) -> str:
@@ -91,23 +95,6 @@ def import_graph() -> dict[str, set[str]]:
     return {module_name(p): imports_of(p, modules) for p in paths}
 
 
-def layer_of(module: str) -> str:
-    """``course_utils.checks.ex01`` -> ``checks``: the layer (top-level package) a module belongs to."""
-    return module.split(".")[1] if module.count(".") else module
-
-
-def upward_imports(graph: dict[str, set[str]], layers: tuple[str, ...]) -> list[str]:
-    """Every import from a layer to a later one, as "a imports b (layer x -> y)"."""
-    rank = {layer: position for position, layer in enumerate(layers)}
-    return sorted(
-        f"{module} imports {target} ({layer_of(module)} -> {layer_of(target)})"
-        for module, targets in graph.items()
-        if module != PACKAGE
-        for target in targets
-        if rank[layer_of(target)] > rank[layer_of(module)]
-    )
-
-
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Every strongly connected group of more than one module (Tarjan), each sorted."""
     index: dict[str, int] = {}
@@ -168,16 +155,24 @@ def test_every_module_lives_in_a_layer():
     assert sorted(LAYERS) == packages, "course_utils.LAYERS must name every top-level package once"
 
 
-def test_an_upward_import_is_caught():
-    # The rule itself, on made-up graphs: window -> pictures goes up; pictures -> window goes down.
-    up = {f"{PACKAGE}.window.x": {f"{PACKAGE}.pictures.y"}, f"{PACKAGE}.pictures.y": set()}
-    down = {f"{PACKAGE}.pictures.y": {f"{PACKAGE}.window.x"}, f"{PACKAGE}.window.x": set()}
-    assert upward_imports(up, LAYERS) == [f"{PACKAGE}.window.x imports {PACKAGE}.pictures.y (window -> pictures)"]
-    assert upward_imports(down, LAYERS) == []
+def contract_layers() -> list[str]:
+    """The ``layers`` of pyproject.toml's import-linter contract, highest first (as import-linter lists them)."""
+    text = (ROOT.parent / "pyproject.toml").read_text(encoding="utf-8")
+    contract = text.split("[[tool.importlinter.contracts]]", 1)[1]
+    return json.loads(re.search(r"^layers = (\[.*\])$", contract, re.M).group(1))
+
+
+def test_the_import_contract_lists_the_layers_of_course_utils():
+    assert contract_layers() == list(reversed(LAYERS)), "pyproject.toml's layers must be course_utils.LAYERS, reversed"
 
 
 def test_no_layer_imports_a_later_layer():
-    assert upward_imports(import_graph(), LAYERS) == [], "a layer may import only from itself and the layers before it"
+    """import-linter's layers contract, function-level imports included (tools: requirements-dev.txt)."""
+    done = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; "
+                           "sys.exit(lint_imports(no_cache=True, no_logo=True))"],
+                          cwd=ROOT.parent, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "1 kept, 0 broken" in done.stdout, done.stdout[-2000:]
 
 
 def test_each_layer_lists_its_modules():
@@ -190,26 +185,3 @@ def test_each_layer_lists_its_modules():
             if not path.stem.startswith("__") and not named:
                 missing.append(f"{layer}.{path.stem}")
     assert missing == [], f"list these modules in their layer's docstring: {missing}"
-
-
-@pytest.mark.parametrize("path", sorted(ROOT.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_module_over_700_lines(path):
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(ROOT.parent)} has {lines} lines (at most {MAX_LINES})"
-
-
-def test_no_module_imports_another_modules_private_names():
-    """What one module needs from another is public and documented: no ``from course_utils.x import _name``.
-
-    The one exception is gettext's conventional ``_`` (translate this text), from ``course_utils.core.i18n``.
-    """
-    offenders = []
-    for path in sorted(ROOT.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
-                private = [a.name for a in node.names
-                           if a.name.startswith("_") and not a.name.startswith("__")
-                           and not (a.name == "_" and node.module == f"{PACKAGE}.core.i18n")]
-                if private:
-                    offenders.append(f"{path.relative_to(ROOT.parent)} imports {private} from {node.module}")
-    assert not offenders, "\n".join(offenders)
