@@ -7,7 +7,9 @@ question data, the package catalogue kept the old sentences. An entry is
 come from:
 
 - a string constant of any module of ``course_utils`` (so texts looked up
-  later, such as ``_(STRATEGY_LABELS[name])`` or a question's hints, count);
+  later, such as ``_(STRATEGY_LABELS[name])`` or a question's hints, count),
+  and the strings its modules hold once imported (``LOSS_RULE`` is built from
+  a docstring);
 - the text of the package's templates and data files (``{{ n }}`` in a
   Jinja2 ``{% trans %}`` block is ``%(n)s`` in its msgid);
 - a code cell of a lesson or an exercise, in either edition (the exercises
@@ -62,6 +64,39 @@ def code_cells(path: Path) -> list[str]:
     return ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
 
 
+def runtime_strings() -> list[str]:
+    """The string values of every ``course_utils`` module's globals, and the strings inside its containers.
+
+    Some texts are built when the module loads (``LOSS_RULE`` is a paragraph of a docstring, joined onto one
+    line): no source holds them as written, but the module does.
+    """
+    import importlib
+    import pkgutil
+
+    sys.path.insert(0, str(ROOT))
+    import course_utils
+
+    found = []
+
+    def collect(value, depth=0):
+        if isinstance(value, str):
+            found.append(value)
+        elif depth < 3 and isinstance(value, dict):
+            for key, item in value.items():
+                collect(key, depth + 1)
+                collect(item, depth + 1)
+        elif depth < 3 and isinstance(value, (list, tuple, set, frozenset)):
+            for item in value:
+                collect(item, depth + 1)
+
+    names = [info.name for info in pkgutil.walk_packages(course_utils.__path__, "course_utils.")
+             if not info.name.endswith("__main__")]
+    for name in ["course_utils", *names]:
+        for value in list(vars(importlib.import_module(name)).values()):
+            collect(value)
+    return found
+
+
 def used_texts() -> str:
     """All the text a translated string can come from, joined; a msgid is used when it is a substring."""
     texts = []
@@ -76,6 +111,7 @@ def used_texts() -> str:
     for path in sorted([*ROOT.glob("notebooks/**/*.ipynb"), *ROOT.glob("exercises/**/*.ipynb")]):
         for source in code_cells(path):
             texts += [source, *string_constants(source)]
+    texts += runtime_strings()
     joined = "\n\0".join(texts)
     return joined + "\n\0" + re.sub(r"\{\{\s*(\w+)\s*\}\}", r"%(\1)s", joined)
 

@@ -333,4 +333,7 @@ def test_the_unused_entry_finder_sees_looked_up_texts():
 
     used = prune_catalogues.used_texts()
     assert trimming.FITS in used and "(open to see them)" in used
+    from course_utils.model.summaries import LOSS_RULE  # built from a docstring when the module loads
+
+    assert LOSS_RULE in used
     assert "a sentence no source has ever held" not in used
