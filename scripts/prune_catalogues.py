@@ -73,7 +73,8 @@ def runtime_strings() -> list[str]:
     import importlib
     import pkgutil
 
-    sys.path.insert(0, str(ROOT))
+    if str(ROOT) not in sys.path:  # run as a script, the course's folder is not on the path
+        sys.path.insert(0, str(ROOT))
     import course_utils
 
     found = []

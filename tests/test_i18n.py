@@ -324,9 +324,9 @@ def test_no_catalogue_entry_is_left_unused():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_the_unused_entry_finder_sees_looked_up_texts():
+def test_the_unused_entry_finder_sees_looked_up_texts(monkeypatch):
     """Texts translated where they are shown (``_(reason)``, a question's hints) count as used, literal calls too."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     import prune_catalogues
 
     from course_utils.window import trimming
